@@ -1,0 +1,1 @@
+# bench: rules arrive with its issue.

@@ -1,0 +1,79 @@
+/*
+ * registry.h: the broker's SQLite registry. The only module that writes SQL.
+ *
+ * One `struct registry` wraps one sqlite3 connection opened in WAL mode with a busy timeout;
+ * it is not shared between threads (each broker worker opens its own, WAL lets them read while
+ * one writes). Every function returns 0 on success, REGISTRY_NOT_FOUND when the row asked for
+ * does not exist, REGISTRY_DENIED when the caller may not change that row, or -1 on error,
+ * with a message in registry_error().
+ */
+#ifndef QCG_REGISTRY_H
+#define QCG_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define REGISTRY_NOT_FOUND 1
+#define REGISTRY_DENIED 2
+
+struct registry;
+
+/* Open (creating if needed) the database at path and bring its schema up to date. */
+int registry_open(const char *path, struct registry **out, char *err, size_t errlen);
+void registry_close(struct registry *reg);
+/* The last error message of this connection. */
+const char *registry_error(const struct registry *reg);
+/* The schema version (PRAGMA user_version) after migrations. */
+int registry_schema_version(struct registry *reg);
+
+/* Clusters. Registering an existing name replaces it only when caller_dn matches the DN that
+ * registered it first (REGISTRY_DENIED otherwise). */
+int registry_put_cluster(struct registry *reg, const struct cluster *c, const char *caller_dn);
+int registry_delete_cluster(struct registry *reg, const char *name, const char *caller_dn);
+int registry_get_cluster(struct registry *reg, const char *name, struct cluster *out);
+/* All clusters, ordered by name, into a malloc'ed array the caller frees. */
+int registry_list_clusters(struct registry *reg, struct cluster **out, size_t *count);
+
+/* Proxies, keyed by endpoint. put sets out_id to the row id. */
+int registry_put_proxy(struct registry *reg, const struct proxy *p, int64_t *out_id);
+int registry_delete_proxy(struct registry *reg, const char *endpoint);
+int registry_list_proxies(struct registry *reg, struct proxy **out, size_t *count);
+/* Add delta (may be negative, floor 0) to a proxy's load. */
+int registry_add_proxy_load(struct registry *reg, const char *endpoint, int64_t delta);
+
+/* Jobs. */
+int registry_put_job(struct registry *reg, const struct job *j);
+int registry_set_job_state(struct registry *reg, const char *id, enum job_state state,
+    int exit_code, int64_t when);
+/* out->description is malloc'ed (or NULL); free it with free(). */
+int registry_get_job(struct registry *reg, const char *id, struct job *out);
+/* Jobs ordered by submission time, newest first, at most limit; descriptions are not loaded. */
+int registry_list_jobs(struct registry *reg, size_t limit, struct job **out, size_t *count);
+
+/* Access points, unique by (job, port) so that two clusters with the same private range work
+ * in one job. Registering the same (job, port) again replaces the row. */
+int registry_put_access_point(struct registry *reg, const struct access_point *ap);
+/* Find the access point a process in `job` listens on at address:port. */
+int registry_find_access_point(struct registry *reg, const char *job, const char *address,
+    uint16_t port, struct access_point *out);
+int registry_list_access_points(struct registry *reg, const char *job, struct access_point **out,
+    size_t *count);
+/* Remove all of a job's access points; *removed (may be NULL) gets how many. */
+int registry_delete_job_access_points(struct registry *reg, const char *job, size_t *removed);
+
+/* The connection log. */
+int registry_log_connection(struct registry *reg, const struct connection_record *rec);
+int registry_list_connections(struct registry *reg, const char *job,
+    struct connection_record **out, size_t *count);
+
+/* Multicast groups: allocate a free group for job from 239.192.0.0/16 (administratively scoped),
+ * never one another job holds; release all of a job's groups. */
+int registry_allocate_multicast_group(struct registry *reg, const char *job,
+    struct multicast_group *out);
+int registry_release_multicast_groups(struct registry *reg, const char *job);
+int registry_list_multicast_groups(struct registry *reg, const char *job,
+    struct multicast_group **out, size_t *count);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * model.h: the grid's domain types, shared by the registry (db/), the broker's decision and
+ * the SOAP handlers. Plain fixed-size structs: they cross module boundaries by value, and every
+ * string field has a hard length limit that parsers enforce before copying.
+ */
+#ifndef QCG_MODEL_H
+#define QCG_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define QCG_NAME_MAX 64       /* cluster, node, job names (bytes, with the NUL) */
+#define QCG_ADDR_MAX 64       /* an IPv4/IPv6 address or host name */
+#define QCG_ENDPOINT_MAX 256  /* a URL such as https://gw.site-a:8443/ */
+#define QCG_NETWORKS_MAX 512  /* comma-separated CIDR list */
+#define QCG_DN_MAX 512        /* an X.509 distinguished name, one-line RFC 2253 form */
+#define QCG_PROCESS_MAX 128   /* a process identity, e.g. Open MPI's "jobid.vpid" */
+#define QCG_RELAY_ID_BYTES 16 /* relay ids are 128 bits */
+
+/* How a cluster's firewall treats connections from outside (DESIGN.md section 3). */
+enum cluster_policy {
+	POLICY_OPEN = 0,       /* every port of every node is reachable from outside */
+	POLICY_PORT_RANGE = 1, /* only ports in [port_min, port_max] are reachable */
+	POLICY_NAT = 2,        /* nodes may connect out (NAT); nothing comes in unsolicited */
+	POLICY_CLOSED = 3,     /* nodes reach only their own gateway */
+};
+
+/* Connection methods, best first; the order is the fall-through order. */
+enum connect_method {
+	METHOD_DIRECT = 0,
+	METHOD_PORT_RANGE = 1,
+	METHOD_REVERSAL = 2,
+	METHOD_TRAVERSAL = 3,
+	METHOD_RELAY = 4,       /* through one proxy */
+	METHOD_RELAY_CHAIN = 5, /* through two proxies */
+	METHOD_NONE = 6,        /* nothing can connect these two */
+};
+#define METHOD_COUNT 6 /* number of real methods (NONE excluded) */
+
+struct cluster {
+	char name[QCG_NAME_MAX];
+	enum cluster_policy policy;
+	uint16_t port_min, port_max;           /* the open range, for POLICY_PORT_RANGE */
+	char public_address[QCG_ADDR_MAX];     /* the gateway's address on the WAN */
+	char private_networks[QCG_NETWORKS_MAX]; /* the nodes' networks, "10.1.0.0/24,..." */
+	bool traversal_allowed;                /* may its nodes take part in TCP traversal */
+	char frontend_endpoint[QCG_ENDPOINT_MAX];
+	char frontend_dn[QCG_DN_MAX];          /* who registered it; only they may change it */
+};
+
+struct proxy {
+	int64_t id;                       /* registry row id */
+	char endpoint[QCG_ENDPOINT_MAX];  /* "host:port" of its relay (data) port */
+	char networks[QCG_NETWORKS_MAX];  /* served networks; "0.0.0.0/0" means the WAN */
+	char cluster[QCG_NAME_MAX];       /* the cluster whose gateway hosts it, or "" */
+	int64_t load;                     /* relays handed out and not yet reported done */
+};
+
+enum job_state {
+	JOB_PENDING = 0, /* reserved, not yet started */
+	JOB_RUNNING = 1,
+	JOB_DONE = 2,
+	JOB_FAILED = 3,
+	JOB_CANCELLED = 4,
+};
+
+struct job {
+	char id[QCG_NAME_MAX];
+	char owner_dn[QCG_DN_MAX];
+	enum job_state state;
+	int64_t submitted, started, finished; /* unix seconds; 0 = not yet */
+	int exit_code;
+	char *description;                    /* heap, owned by the struct's user; may be NULL */
+};
+
+struct access_point {
+	char job[QCG_NAME_MAX];
+	char cluster[QCG_NAME_MAX];
+	char node[QCG_NAME_MAX];
+	char address[QCG_ADDR_MAX];
+	uint16_t port;
+	char process[QCG_PROCESS_MAX];
+};
+
+struct connection_record {
+	char job[QCG_NAME_MAX];
+	char from_cluster[QCG_NAME_MAX], from_node[QCG_NAME_MAX];
+	char to_cluster[QCG_NAME_MAX], to_node[QCG_NAME_MAX];
+	uint16_t to_port;
+	enum connect_method method;
+	bool succeeded;
+	int64_t setup_usec;   /* time from resolve to an established connection */
+	int64_t when;         /* unix seconds */
+};
+
+struct multicast_group {
+	char job[QCG_NAME_MAX];
+	char address[QCG_ADDR_MAX]; /* e.g. "239.192.0.17" */
+	uint16_t port;
+	int64_t allocated;          /* unix seconds */
+};
+
+/* Names as they appear in configuration, the WSDL and the registry. */
+const char *cluster_policy_name(enum cluster_policy policy);
+int cluster_policy_parse(const char *name, enum cluster_policy *out);
+const char *connect_method_name(enum connect_method method);
+int connect_method_parse(const char *name, enum connect_method *out);
+const char *job_state_name(enum job_state state);
+int job_state_parse(const char *name, enum job_state *out);
+
+#endif

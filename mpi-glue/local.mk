@@ -1,0 +1,1 @@
+# mpi-glue: rules arrive with its issue.

@@ -1,0 +1,58 @@
+/*
+ * decision.h: how two processes connect. A plain C module with no I/O: it takes the two sides'
+ * clusters and the known proxies and returns what each side must do (DESIGN.md section 3,
+ * paper 000 section 4).
+ *
+ * Methods are tried best first: direct, port range, reversal, traversal, relay through one
+ * proxy, relay through a chain of two. When the initiator reports that a method failed, the
+ * broker asks again with `after` set to that method and gets the next one that the policies
+ * allow.
+ */
+#ifndef QCG_DECISION_H
+#define QCG_DECISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* What the broker knows about one end of the connection. */
+struct decision_side {
+	const struct cluster *cluster; /* its cluster's declared policy */
+	const char *node;              /* node name, for the log */
+};
+
+/* The answer. For direct and port-range the initiator connects to the target's published
+ * address; for reversal the target side connects to the initiator's helper; for traversal both
+ * sides open simultaneously to each other's public mapping; for relays both sides connect to
+ * proxy[0] (and for a chain, proxy[0] forwards to proxy[1], the target's side). */
+struct decision {
+	enum connect_method method;
+	uint8_t relay_id[QCG_RELAY_ID_BYTES]; /* fresh and random, for RELAY and RELAY_CHAIN */
+	size_t proxy_count;                   /* 0, 1 or 2 */
+	struct proxy proxy[2];                /* [0]: the initiator's proxy, [1]: the target's */
+};
+
+/* Round-robin state over proxies; the broker keeps one and passes it to every call. */
+struct decision_cursor {
+	uint64_t next;
+};
+
+/*
+ * Choose the best method strictly after `after` (-1 to start from the best) that the two
+ * clusters' policies allow for a connection from initiator to target on target_port. Relay ids come from the OS's CSPRNG. Returns 0 and fills out, or -1 when no
+ * method remains (out->method is METHOD_NONE).
+ */
+int decision_choose(const struct decision_side *initiator, const struct decision_side *target,
+    uint16_t target_port, const struct proxy *proxies, size_t proxy_count, int after,
+    struct decision_cursor *cursor, struct decision *out);
+
+/* Whether a node of cluster c can open a TCP connection to proxy p. */
+int decision_proxy_reachable(const struct cluster *c, const struct proxy *p);
+
+/* Format a relay id as 32 lowercase hex digits (buf of at least 33 bytes) and parse it back
+ * (returns -1 unless exactly 32 hex digits). */
+void relay_id_format(const uint8_t id[QCG_RELAY_ID_BYTES], char *buf);
+int relay_id_parse(const char *text, uint8_t id[QCG_RELAY_ID_BYTES]);
+
+#endif

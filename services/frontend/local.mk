@@ -1,0 +1,1 @@
+# services/frontend: rules arrive with its issue.

@@ -1,0 +1,1 @@
+# services/helper: rules arrive with its issue.

@@ -1,0 +1,1 @@
+# services/proxy: rules arrive with its issue.

@@ -1,0 +1,1 @@
+# tests/: unit tests (tests/unit), integration tests on loopback (tests/integration).

@@ -1,0 +1,1 @@
+# wsdl/: the service contract; gSOAP code is generated from it at build time.
