@@ -1,0 +1,1 @@
+# bench/coll: collectives benchmark (issue 7).

@@ -1,0 +1,1 @@
+# bench/relay: proxy relay benchmark (issue 3).

@@ -1,0 +1,1 @@
+# deploy/: qcg-testbed and its delay line (issue 4).
