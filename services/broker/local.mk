@@ -1,1 +1,2 @@
 # services/broker/: qcg-broker.
+include services/broker/decision.mk

@@ -1,0 +1,574 @@
+/*
+ * decision.c: the broker's connection decision (DESIGN.md section 3, paper 000 sections 3.1
+ * and 4). Given the two sides' declared cluster policies and the known proxies, say which method
+ * the initiator tries next. No sockets, no database: only the OS's CSPRNG for relay ids.
+ *
+ * Reachability model (what a node of cluster X may open towards cluster Y):
+ *
+ *   | Y's policy  | from a node of Y itself | from another cluster (X not closed) |
+ *   |-------------|-------------------------|-------------------------------------|
+ *   | open        | any port                | any port                            |
+ *   | port-range  | any port                | ports in [port_min, port_max]       |
+ *   | nat         | any port                | never (nothing unsolicited comes in)|
+ *   | closed      | any port                | never                               |
+ *
+ *   A node of a closed cluster opens nothing outside its cluster except a proxy on its own
+ *   gateway. Every other node can connect out to the WAN.
+ *
+ * Methods, in fall-through order; a method is offered only when its own row holds, and
+ * `after` = m skips straight to the first method after m whose row holds:
+ *
+ *   | method      | offered when (I = initiator's cluster, T = target's cluster)              |
+ *   |-------------|---------------------------------------------------------------------------|
+ *   | direct      | I == T; or T open and I not closed                                        |
+ *   | port-range  | I != T, T port-range, target_port in T's range, I not closed              |
+ *   | reversal    | I == T; or T not closed and I open or port-range (the initiator's helper  |
+ *   |             | listens inside I's range, so T's node can reach it)                       |
+ *   | traversal   | I != T, neither closed, both traversal_allowed, and none of direct,       |
+ *   |             | port-range, reversal is offered (traversal only serves pairs that no      |
+ *   |             | straight connection can serve; when a declared straight path failed, the  |
+ *   |             | declaration is wrong and a relay is the robust next step)                 |
+ *   | relay       | some proxy is reachable by both sides (decision_proxy_reachable)          |
+ *   | relay-chain | no proxy is reachable by both, and there are two different proxies, both  |
+ *   |             | serving the WAN (so they reach each other), [0] reachable by I and [1]    |
+ *   |             | reachable by T                                                            |
+ *
+ *   Within one cluster there is no firewall: direct and reversal are both offered (reversal is
+ *   a different path: the target's helper opens the socket), port-range and traversal are not
+ *   (they would repeat direct), and a relay through a proxy both reach is the last resort.
+ *   A chain is never possible within one cluster: both sides reach the same proxies.
+ *
+ * Proxies: p is reachable from cluster c when p serves the WAN (its networks list holds
+ * 0.0.0.0/0) and c is not closed, or when p sits on c's own gateway (p.cluster == c.name).
+ * A proxy whose networks list does not parse is unreachable from everywhere.
+ *
+ * Relays and chains are round-robined over every candidate, in the order of the array the
+ * caller gives (for chains: pairs ordered by proxy[0]'s index, then proxy[1]'s): the
+ * cursor's value modulo the number of candidates picks one, then the cursor advances. After a
+ * relay comes a chain, never another single relay: picking another proxy is the caller's
+ * business.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "decision.h"
+#include "log.h"
+
+/* The most proxies one decision considers: keeps the per-call tables on the stack and the
+ * chain search (quadratic in the proxies) bounded. */
+#define DECISION_PROXIES_MAX 1024
+
+/* getrandom(2) interrupted this many times in a row means something is badly wrong. */
+#define DECISION_RANDOM_TRIES 64
+
+/* One CIDR entry's text at most: an IPv6 address, '/', three digits. */
+#define CIDR_TEXT_MAX (INET6_ADDRSTRLEN + 4)
+
+/* What one decision knows about the pair and, once needed, about each proxy. */
+struct decision_pair {
+	const struct cluster *ini, *tgt;
+	uint16_t port;
+	bool same;                                  /* one cluster: no firewall between them */
+	const struct proxy *proxies;
+	size_t proxy_count;
+	bool by_ini[DECISION_PROXIES_MAX];           /* reachable by the initiator's cluster */
+	bool by_tgt[DECISION_PROXIES_MAX];           /* reachable by the target's cluster */
+	bool wan[DECISION_PROXIES_MAX];              /* serves the WAN (and parses) */
+};
+
+/* Whether s holds a NUL within its first max bytes, so it is safe to treat as a string. */
+static bool
+bounded_string(const char *s, size_t max)
+{
+	return memchr(s, '\0', max) != NULL;
+}
+
+/* Check one side's cluster; on error set *why to the reason. */
+static int
+cluster_check(const struct cluster *c, const char **why)
+{
+	if (c == NULL) {
+		*why = "missing";
+		return -1;
+	}
+	if (!bounded_string(c->name, sizeof(c->name)) || c->name[0] == '\0') {
+		*why = "name empty or not terminated";
+		return -1;
+	}
+	if ((unsigned)c->policy > POLICY_CLOSED) {
+		*why = "unknown cluster policy";
+		return -1;
+	}
+	if (c->policy == POLICY_PORT_RANGE && c->port_min > c->port_max) {
+		*why = "port range with port_min > port_max";
+		return -1;
+	}
+	return 0;
+}
+
+static bool
+connects_out(const struct cluster *c)
+{
+	return c->policy != POLICY_CLOSED;
+}
+
+/* Parse a decimal CIDR prefix length: 1 to 3 digits, no leading zero, at most max. */
+static int
+prefix_parse(const char *s, size_t len, unsigned max, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Whether every bit of addr (bytes long) after the first `prefix` bits is zero. */
+static bool
+host_bits_zero(const uint8_t *addr, size_t bytes, unsigned prefix)
+{
+	for (size_t i = 0; i < bytes; i++) {
+		unsigned first = (unsigned)i * 8; /* index of this byte's first bit */
+		uint8_t mask;
+		if (first + 8 <= prefix)
+			continue;
+		mask = first >= prefix ? 0xff : (uint8_t)(0xff >> (prefix - first));
+		if (addr[i] & mask)
+			return false;
+	}
+	return true;
+}
+
+/* Parse one "address/prefix" entry (len bytes, not terminated). Sets *is_wan when it is
+ * 0.0.0.0/0. Rejects a missing prefix, set host bits and anything inet_pton rejects. */
+static int
+cidr_parse(const char *s, size_t len, bool *is_wan)
+{
+	char addr_text[CIDR_TEXT_MAX + 1];
+	uint8_t addr[16];
+	const char *slash = memchr(s, '/', len);
+	size_t addr_len;
+	unsigned prefix;
+	int family;
+
+	if (slash == NULL || len > CIDR_TEXT_MAX)
+		return -1;
+	addr_len = (size_t)(slash - s);
+	memcpy(addr_text, s, addr_len);
+	addr_text[addr_len] = '\0';
+	family = memchr(addr_text, ':', addr_len) ? AF_INET6 : AF_INET;
+	if (inet_pton(family, addr_text, addr) != 1)
+		return -1;
+	if (prefix_parse(slash + 1, len - addr_len - 1, family == AF_INET ? 32 : 128, &prefix) < 0)
+		return -1;
+	if (!host_bits_zero(addr, family == AF_INET ? 4 : 16, prefix))
+		return -1;
+	*is_wan = family == AF_INET && prefix == 0;
+	return 0;
+}
+
+/* Parse a proxy's comma-separated CIDR list strictly (no spaces, no empty entries). Sets
+ * *serves_wan when one entry is 0.0.0.0/0. Returns -1 on any garbage. */
+static int
+networks_parse(const char networks[QCG_NETWORKS_MAX], bool *serves_wan)
+{
+	const char *s = networks;
+	size_t total;
+
+	if (!bounded_string(networks, QCG_NETWORKS_MAX) || networks[0] == '\0')
+		return -1;
+	total = strlen(networks);
+	*serves_wan = false;
+	while (s <= networks + total) {
+		const char *comma = memchr(s, ',', (size_t)(networks + total - s));
+		size_t len = comma ? (size_t)(comma - s) : (size_t)(networks + total - s);
+		bool wan = false;
+		if (cidr_parse(s, len, &wan) < 0)
+			return -1;
+		*serves_wan = *serves_wan || wan;
+		s += len + 1;
+	}
+	return 0;
+}
+
+/* Reachability of a proxy whose networks already parsed (serves_wan says what they hold). */
+static bool
+proxy_reachable_parsed(const struct cluster *c, const struct proxy *p, bool serves_wan)
+{
+	if (serves_wan && connects_out(c))
+		return true;
+	/* c's name is never empty (cluster_check), so a proxy on no gateway ("") never matches. */
+	return bounded_string(p->cluster, sizeof(p->cluster)) && strcmp(p->cluster, c->name) == 0;
+}
+
+int
+decision_proxy_reachable(const struct cluster *c, const struct proxy *p)
+{
+	const char *why;
+	bool wan;
+
+	if (p == NULL || cluster_check(c, &why) < 0 || networks_parse(p->networks, &wan) < 0)
+		return 0;
+	return proxy_reachable_parsed(c, p, wan);
+}
+
+/* Whether the target's cluster admits a connection from another cluster on port. */
+static bool
+admits_inbound(const struct cluster *c, uint16_t port)
+{
+	switch (c->policy) {
+	case POLICY_OPEN:
+		return true;
+	case POLICY_PORT_RANGE:
+		return port >= c->port_min && port <= c->port_max;
+	case POLICY_NAT:
+	case POLICY_CLOSED:
+		break;
+	}
+	return false;
+}
+
+static bool
+direct_offered(const struct decision_pair *p)
+{
+	return p->same || (p->tgt->policy == POLICY_OPEN && connects_out(p->ini));
+}
+
+static bool
+port_range_offered(const struct decision_pair *p)
+{
+	return !p->same && p->tgt->policy == POLICY_PORT_RANGE && connects_out(p->ini) &&
+	    admits_inbound(p->tgt, p->port);
+}
+
+static bool
+reversal_offered(const struct decision_pair *p)
+{
+	/* The target's node connects to the initiator's helper, which listens inside the
+	 * initiator's port range when it has one. */
+	return p->same || (connects_out(p->tgt) && (p->ini->policy == POLICY_OPEN ||
+	    p->ini->policy == POLICY_PORT_RANGE));
+}
+
+static bool
+traversal_offered(const struct decision_pair *p)
+{
+	return !p->same && connects_out(p->ini) && connects_out(p->tgt) &&
+	    p->ini->traversal_allowed && p->tgt->traversal_allowed && !direct_offered(p) &&
+	    !port_range_offered(p) && !reversal_offered(p);
+}
+
+/* Fill the per-proxy tables once a relay is being considered. */
+static void
+proxies_classify(struct decision_pair *p)
+{
+	for (size_t i = 0; i < p->proxy_count; i++) {
+		const struct proxy *x = &p->proxies[i];
+		bool wan = false;
+		if (networks_parse(x->networks, &wan) < 0) {
+			log_debug("decision: proxy %zu has an unparsable networks list; skipped", i);
+			p->by_ini[i] = p->by_tgt[i] = p->wan[i] = false;
+			continue;
+		}
+		p->wan[i] = wan;
+		p->by_ini[i] = proxy_reachable_parsed(p->ini, x, wan);
+		p->by_tgt[i] = proxy_reachable_parsed(p->tgt, x, wan);
+	}
+}
+
+/* Count the single-proxy candidates; when pick is not NULL, copy the k-th (0-based). */
+static size_t
+relay_candidates(const struct decision_pair *p, size_t k, struct decision *pick)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->proxy_count; i++) {
+		if (!p->by_ini[i] || !p->by_tgt[i])
+			continue;
+		if (pick != NULL && n == k) {
+			pick->proxy[0] = p->proxies[i];
+			pick->proxy_count = 1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Whether proxies i and j are the same relay (the registry keys proxies by endpoint). */
+static bool
+same_proxy(const struct decision_pair *p, size_t i, size_t j)
+{
+	const struct proxy *a = &p->proxies[i], *b = &p->proxies[j];
+	return i == j || strncmp(a->endpoint, b->endpoint, sizeof(a->endpoint)) == 0;
+}
+
+/* Count the chain candidates (pairs ordered by first index, then second); when pick is not
+ * NULL, copy the k-th. None when a single proxy would do. */
+static size_t
+chain_candidates(const struct decision_pair *p, size_t k, struct decision *pick)
+{
+	size_t n = 0;
+
+	if (relay_candidates(p, 0, NULL) > 0)
+		return 0;
+	for (size_t i = 0; i < p->proxy_count; i++) {
+		if (!p->by_ini[i] || !p->wan[i])
+			continue;
+		for (size_t j = 0; j < p->proxy_count; j++) {
+			if (!p->by_tgt[j] || !p->wan[j] || same_proxy(p, i, j))
+				continue;
+			if (pick != NULL && n == k) {
+				pick->proxy[0] = p->proxies[i];
+				pick->proxy[1] = p->proxies[j];
+				pick->proxy_count = 2;
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Fill buf with n bytes from the OS's CSPRNG, retrying a bounded number of interruptions. */
+static int
+random_fill(uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	for (int tries = 0; got < n; tries++) {
+		ssize_t r;
+		if (tries == DECISION_RANDOM_TRIES) {
+			log_error("decision: getrandom interrupted %d times", DECISION_RANDOM_TRIES);
+			return -1;
+		}
+		r = getrandom(buf + got, n - got, 0);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r < 0 && errno != EINTR) {
+			log_error("decision: getrandom: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Draw a fresh relay id. All-zero is reserved (it means "no id"); drawing it twice in a row
+ * (probability 2^-256) says the generator is broken. */
+static int
+relay_id_fresh(uint8_t id[QCG_RELAY_ID_BYTES])
+{
+	static const uint8_t zero[QCG_RELAY_ID_BYTES];
+
+	for (int draw = 0; draw < 2; draw++) {
+		if (random_fill(id, QCG_RELAY_ID_BYTES) < 0)
+			return -1;
+		if (memcmp(id, zero, sizeof(zero)) != 0)
+			return 0;
+	}
+	log_error("decision: the CSPRNG returned an all-zero relay id twice");
+	return -1;
+}
+
+/* Check decision_choose's arguments; on error set *why to the reason and *who to what it
+ * is about ("" when the reason says it). */
+static int
+arguments_check(const struct decision_side *initiator, const struct decision_side *target,
+    uint16_t target_port, const struct proxy *proxies, size_t proxy_count, int after,
+    const struct decision_cursor *cursor, const char **who, const char **why)
+{
+	if (initiator == NULL || target == NULL) {
+		*why = "no initiator or no target";
+		return -1;
+	}
+	if (cluster_check(initiator->cluster, why) < 0) {
+		*who = "initiator's cluster: ";
+		return -1;
+	}
+	if (cluster_check(target->cluster, why) < 0) {
+		*who = "target's cluster: ";
+		return -1;
+	}
+	if (target_port == 0) {
+		*why = "target port 0";
+		return -1;
+	}
+	if ((proxies == NULL && proxy_count > 0) || proxy_count > DECISION_PROXIES_MAX) {
+		*why = "no proxy array, or more proxies than DECISION_PROXIES_MAX (1024)";
+		return -1;
+	}
+	if (after < -1 || after >= METHOD_NONE) {
+		*why = "`after` is neither -1 nor a method";
+		return -1;
+	}
+	if (cursor == NULL) {
+		*why = "no round-robin cursor";
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether one of the straight methods (direct .. traversal) is offered to the pair. */
+static bool
+straight_offered(const struct decision_pair *p, enum connect_method m)
+{
+	switch (m) {
+	case METHOD_DIRECT:
+		return direct_offered(p);
+	case METHOD_PORT_RANGE:
+		return port_range_offered(p);
+	case METHOD_REVERSAL:
+		return reversal_offered(p);
+	case METHOD_TRAVERSAL:
+		return traversal_offered(p);
+	default:
+		return false;
+	}
+}
+
+/* Hand out a relay or a chain: 1 when no candidate exists, 0 when out is filled, -1 when no
+ * relay id could be drawn. The cursor advances only for a relay actually handed out. */
+static int
+relay_hand_out(const struct decision_pair *p, enum connect_method m,
+    struct decision_cursor *cursor, struct decision *out)
+{
+	size_t n = m == METHOD_RELAY ? relay_candidates(p, 0, NULL) : chain_candidates(p, 0, NULL);
+	size_t k;
+
+	if (n == 0)
+		return 1;
+	if (relay_id_fresh(out->relay_id) < 0)
+		return -1;
+	k = (size_t)(cursor->next % n);
+	if (m == METHOD_RELAY)
+		relay_candidates(p, k, out);
+	else
+		chain_candidates(p, k, out);
+	cursor->next++;
+	out->method = m;
+	return 0;
+}
+
+static void
+decision_log(const struct decision_side *initiator, const struct decision_side *target,
+    uint16_t port, const struct decision *d)
+{
+	log_debug("decision: %s/%s -> %s/%s port %u: %s via %s%s%s", initiator->cluster->name,
+	    initiator->node ? initiator->node : "?", target->cluster->name,
+	    target->node ? target->node : "?", (unsigned)port, connect_method_name(d->method),
+	    d->proxy_count > 0 ? d->proxy[0].endpoint : "-", d->proxy_count > 1 ? " > " : "",
+	    d->proxy_count > 1 ? d->proxy[1].endpoint : "");
+}
+
+int
+decision_choose(const struct decision_side *initiator, const struct decision_side *target,
+    uint16_t target_port, const struct proxy *proxies, size_t proxy_count, int after,
+    struct decision_cursor *cursor, struct decision *out)
+{
+	struct decision_pair pair;
+	const char *who = "", *why = NULL;
+	int m;
+
+	if (out == NULL) {
+		log_warn("decision: rejected: no place for the answer");
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->method = METHOD_NONE;
+	if (arguments_check(initiator, target, target_port, proxies, proxy_count, after, cursor,
+	    &who, &why) < 0) {
+		log_warn("decision: rejected: %s%s", who, why);
+		return -1;
+	}
+	pair.ini = initiator->cluster;
+	pair.tgt = target->cluster;
+	pair.port = target_port;
+	pair.same = strcmp(pair.ini->name, pair.tgt->name) == 0;
+	pair.proxies = proxies;
+	pair.proxy_count = proxy_count;
+
+	for (m = after + 1; m < METHOD_RELAY; m++) {
+		if (straight_offered(&pair, (enum connect_method)m)) {
+			out->method = (enum connect_method)m;
+			decision_log(initiator, target, target_port, out);
+			return 0;
+		}
+	}
+	proxies_classify(&pair);
+	for (; m <= METHOD_RELAY_CHAIN; m++) {
+		int rc = relay_hand_out(&pair, (enum connect_method)m, cursor, out);
+		if (rc == 0) {
+			decision_log(initiator, target, target_port, out);
+			return 0;
+		}
+		if (rc < 0) {
+			memset(out, 0, sizeof(*out));
+			out->method = METHOD_NONE;
+			return -1;
+		}
+	}
+	log_debug("decision: %s -> %s port %u: no method left after %s", pair.ini->name,
+	    pair.tgt->name, (unsigned)target_port,
+	    after < 0 ? "none" : connect_method_name((enum connect_method)after));
+	return -1;
+}
+
+void
+relay_id_format(const uint8_t id[QCG_RELAY_ID_BYTES], char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < QCG_RELAY_ID_BYTES; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 0x0f];
+	}
+	buf[2 * QCG_RELAY_ID_BYTES] = '\0';
+}
+
+/* The value of one hex digit, or -1. */
+static int
+hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+relay_id_parse(const char *text, uint8_t id[QCG_RELAY_ID_BYTES])
+{
+	uint8_t tmp[QCG_RELAY_ID_BYTES];
+
+	if (text == NULL)
+		return -1;
+	/* Reading stops at the first non-hex byte (the NUL included), so a short string is
+	 * never read past its end. */
+	for (size_t i = 0; i < QCG_RELAY_ID_BYTES; i++) {
+		int hi = hex_value(text[2 * i]), lo;
+		if (hi < 0)
+			return -1;
+		lo = hex_value(text[2 * i + 1]);
+		if (lo < 0)
+			return -1;
+		tmp[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (text[2 * QCG_RELAY_ID_BYTES] != '\0')
+		return -1;
+	memcpy(id, tmp, sizeof(tmp));
+	return 0;
+}
