@@ -29,10 +29,11 @@
  *   |             | straight connection can serve; when a declared straight path failed, the  |
  *   |             | declaration is wrong and a relay is the robust next step)                 |
  *   | relay       | some proxy is reachable by both sides (decision_proxy_reachable)          |
- *   | relay-chain | no proxy is reachable by both, and there are two different proxies, both  |
- *   |             | serving the WAN (so they reach each other), [0] reachable by I and [1]    |
- *   |             | reachable by T                                                            |
+ *   | relay-chain | no proxy is reachable by both, and two proxies with different endpoints   |
+ *   |             | (the registry's key) both serve the WAN (so they reach each other), [0]   |
+ *   |             | reachable by I and [1] reachable by T                                     |
  *
+ *   I == T means equal cluster names (the broker loads each side's cluster separately).
  *   Within one cluster there is no firewall: direct and reversal are both offered (reversal is
  *   a different path: the target's helper opens the socket), port-range and traversal are not
  *   (they would repeat direct), and a relay through a proxy both reach is the last resort.
