@@ -18,6 +18,9 @@
 #define REGISTRY_NOT_FOUND 1
 #define REGISTRY_DENIED 2
 
+/* The longest job description the registry stores (bytes, without the NUL). */
+#define REGISTRY_DESCRIPTION_MAX (1024 * 1024)
+
 struct registry;
 
 /* Open (creating if needed) the database at path and bring its schema up to date. */
@@ -27,6 +30,8 @@ void registry_close(struct registry *reg);
 const char *registry_error(const struct registry *reg);
 /* The schema version (PRAGMA user_version) after migrations. */
 int registry_schema_version(struct registry *reg);
+/* How many migrations registry_open applied to this database (0 when it was up to date). */
+int registry_migrations_applied(const struct registry *reg);
 
 /* Clusters. Registering an existing name replaces it only when caller_dn matches the DN that
  * registered it first (REGISTRY_DENIED otherwise). */

@@ -1,0 +1,112 @@
+/*
+ * registry_internal.h: what the registry's files share and nobody else sees: the connection
+ * struct with its cache of prepared statements, error reporting, bounded string copies between
+ * the fixed-size fields of lib/model.h and SQLite, transactions and list building.
+ *
+ * Every statement is prepared once per connection, on first use, and kept (the broker calls the
+ * registry in its request path). A statement is taken with reg_stmt() and must be given back
+ * with reg_release() on every path, which resets it so that it holds no read snapshot open (an
+ * open snapshot would keep WAL checkpoints from completing).
+ */
+#ifndef QCG_REGISTRY_INTERNAL_H
+#define QCG_REGISTRY_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "registry.h"
+
+#define REG_ERROR_MAX 512
+/* No list the registry returns grows past this many rows: a bound on the memory one call takes. */
+#define REG_LIST_MAX 1000000
+
+/* One slot per cached statement. Each slot is used by exactly one SQL text. */
+enum reg_stmt {
+	STMT_BEGIN_IMMEDIATE,
+	STMT_COMMIT,
+	STMT_ROLLBACK,
+	STMT_USER_VERSION,
+	STMT_CLUSTER_UPSERT,
+	STMT_CLUSTER_GET,
+	STMT_CLUSTER_DN,
+	STMT_CLUSTER_DELETE,
+	STMT_CLUSTER_LIST,
+	STMT_PROXY_UPSERT,
+	STMT_PROXY_ID,
+	STMT_PROXY_DELETE,
+	STMT_PROXY_LIST,
+	STMT_PROXY_ADD_LOAD,
+	STMT_JOB_UPSERT,
+	STMT_JOB_SET_STATE,
+	STMT_JOB_STATE,
+	STMT_JOB_GET,
+	STMT_JOB_LIST,
+	STMT_AP_UPSERT,
+	STMT_AP_FIND,
+	STMT_AP_LIST,
+	STMT_AP_DELETE_JOB,
+	STMT_CONN_INSERT,
+	STMT_CONN_LIST,
+	STMT_MCAST_TAKEN,
+	STMT_MCAST_INSERT,
+	STMT_MCAST_RELEASE,
+	STMT_MCAST_LIST,
+	STMT_COUNT
+};
+
+struct registry {
+	sqlite3 *db;                       /* the one connection; never shared between threads */
+	sqlite3_stmt *stmt[STMT_COUNT];    /* prepared on first use, finalized by registry_close */
+	int migrations_applied;            /* how many migrations registry_open applied */
+	char error[REG_ERROR_MAX];         /* the last error, "operation: reason" */
+};
+
+/* Record "op: <sqlite's message for the connection>" as the error; returns -1. */
+int reg_fail_sqlite(struct registry *reg, const char *op);
+/* Record a formatted error message; returns -1. */
+int reg_failf(struct registry *reg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The cached statement for slot `which`, preparing `sql` on first use; NULL (error set) on failure. */
+sqlite3_stmt *reg_stmt(struct registry *reg, enum reg_stmt which, const char *sql, const char *op);
+/* Reset a statement taken with reg_stmt and clear its bindings; NULL is allowed. */
+void reg_release(sqlite3_stmt *st);
+
+/* Step a statement that returns no rows; 0 or -1 with the error set. */
+int reg_step_done(struct registry *reg, sqlite3_stmt *st, const char *op);
+
+/* Bind helpers; each returns 0 or -1 with "op: ..." set. reg_bind_text refuses a value that does
+ * not fit in a field of `size` bytes (with its NUL) and names `field` in the error. */
+int reg_bind_text(struct registry *reg, sqlite3_stmt *st, int idx, const char *value, size_t size,
+    const char *op, const char *field);
+int reg_bind_int64(struct registry *reg, sqlite3_stmt *st, int idx, int64_t value, const char *op);
+
+/* Column readers for the current row; each returns 0 or -1 with "op: ..." set. reg_column_text
+ * copies into dst of `size` bytes and refuses a stored value that does not fit (or holds a NUL);
+ * NULL reads as "". reg_column_int64 refuses anything that is not an integer, and
+ * reg_column_range also anything outside [min, max]. */
+int reg_column_text(struct registry *reg, sqlite3_stmt *st, int col, char *dst, size_t size,
+    const char *op);
+int reg_column_int64(struct registry *reg, sqlite3_stmt *st, int col, int64_t *out, const char *op);
+int reg_column_range(struct registry *reg, sqlite3_stmt *st, int col, int64_t min, int64_t max,
+    int64_t *out, const char *op);
+
+/* BEGIN IMMEDIATE (takes the write lock now, so a read-then-write cannot be raced), COMMIT and
+ * ROLLBACK. reg_rollback keeps the error already recorded. */
+int reg_begin(struct registry *reg, const char *op);
+int reg_commit(struct registry *reg, const char *op);
+void reg_rollback(struct registry *reg);
+
+/* Reads one row of st into dst (an element of a list); 0 or -1 with the error set. */
+typedef int (*reg_row_reader)(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op);
+/* Step st to the end, reading each row with read_row into a malloc'ed array of elem_size
+ * elements. On success *out (NULL when empty) and *count are set; on failure nothing is
+ * returned. Releases st either way. */
+int reg_collect(struct registry *reg, sqlite3_stmt *st, size_t elem_size, reg_row_reader read_row,
+    void **out, size_t *count, const char *op);
+
+/* Check that a caller-supplied string fits a field of `size` bytes (NUL included). */
+int reg_check_length(struct registry *reg, const char *value, size_t size, const char *op,
+    const char *field);
+
+#endif

@@ -1,0 +1,819 @@
+/*
+ * test_registry.c: the registry (db/) against real SQLite files in a private temporary
+ * directory: migrations, every table's round trip, the ownership rules, the bounds on strings,
+ * and that what was committed survives closing, reopening and a killed process.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "registry.h"
+
+#define DN_A "CN=frontend,OU=site-a,O=Grid"
+#define DN_B "CN=frontend,OU=site-b,O=Grid"
+#define USER_DN "CN=Jane Doe,O=Grid"
+
+static char tmpdir[] = "/tmp/test_registry.XXXXXX";
+static int db_serial;
+
+/* A path for a new database file in the test's directory. */
+static void
+new_db_path(char *path, size_t size)
+{
+	snprintf(path, size, "%s/registry-%d.db", tmpdir, ++db_serial);
+}
+
+/* Open a new, empty registry; aborts the program if that fails (nothing else could run). */
+static struct registry *
+open_fresh(char *path, size_t size)
+{
+	struct registry *reg;
+	char err[512];
+
+	new_db_path(path, size);
+	if (registry_open(path, &reg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cannot open %s: %s\n", path, err);
+		exit(1);
+	}
+	return reg;
+}
+
+/* Run one SQL statement on the file directly, around the registry (to set up odd states). */
+static int
+raw_sql(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+	int rc;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		fprintf(stderr, "raw_sql: %s: %s\n", sql, msg ? msg : "?");
+	sqlite3_free(msg);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static struct cluster
+make_cluster(const char *name, enum cluster_policy policy)
+{
+	struct cluster c;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	c.policy = policy;
+	if (policy == POLICY_PORT_RANGE) {
+		c.port_min = 40000;
+		c.port_max = 40100;
+	}
+	snprintf(c.public_address, sizeof(c.public_address), "198.51.100.7");
+	snprintf(c.private_networks, sizeof(c.private_networks), "192.168.1.0/24,10.9.0.0/16");
+	c.traversal_allowed = true;
+	snprintf(c.frontend_endpoint, sizeof(c.frontend_endpoint), "https://gw.%s:8443/", name);
+	return c;
+}
+
+static struct job
+make_job(const char *id, int64_t submitted)
+{
+	struct job j;
+
+	memset(&j, 0, sizeof(j));
+	snprintf(j.id, sizeof(j.id), "%s", id);
+	snprintf(j.owner_dn, sizeof(j.owner_dn), USER_DN);
+	j.state = JOB_PENDING;
+	j.submitted = submitted;
+	return j;
+}
+
+static struct access_point
+make_ap(const char *job, const char *cluster, const char *address, uint16_t port)
+{
+	struct access_point ap;
+
+	memset(&ap, 0, sizeof(ap));
+	snprintf(ap.job, sizeof(ap.job), "%s", job);
+	snprintf(ap.cluster, sizeof(ap.cluster), "%s", cluster);
+	snprintf(ap.node, sizeof(ap.node), "node-%u", (unsigned)port);
+	snprintf(ap.address, sizeof(ap.address), "%s", address);
+	ap.port = port;
+	snprintf(ap.process, sizeof(ap.process), "1234.%u", (unsigned)port);
+	return ap;
+}
+
+/* A registry with clusters "a" and "b" (both on 192.168.1.0/24) and jobs "j1", "j2". */
+static struct registry *
+open_with_two_clusters_and_jobs(char *path, size_t size)
+{
+	struct registry *reg = open_fresh(path, size);
+	struct cluster a = make_cluster("a", POLICY_NAT), b = make_cluster("b", POLICY_CLOSED);
+	struct job j1 = make_job("j1", 100), j2 = make_job("j2", 200);
+
+	CHECK_INT_EQ(registry_put_cluster(reg, &a, DN_A), 0);
+	CHECK_INT_EQ(registry_put_cluster(reg, &b, DN_B), 0);
+	CHECK_INT_EQ(registry_put_job(reg, &j1), 0);
+	CHECK_INT_EQ(registry_put_job(reg, &j2), 0);
+	return reg;
+}
+
+static void
+migrations_bring_new_file_to_latest_and_second_open_applies_nothing(void)
+{
+	char path[256], err[512];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	int latest = registry_schema_version(reg);
+
+	CHECK(latest >= 1);
+	CHECK_INT_EQ(registry_migrations_applied(reg), latest);
+	registry_close(reg);
+
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_migrations_applied(reg), 0);
+	CHECK_INT_EQ(registry_schema_version(reg), latest);
+	registry_close(reg);
+}
+
+static void
+database_from_a_newer_schema_is_refused(void)
+{
+	char path[256], err[512], sql[64];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	int latest = registry_schema_version(reg);
+
+	registry_close(reg);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", latest + 1);
+	CHECK_INT_EQ(raw_sql(path, sql), 0);
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), -1);
+	CHECK(reg == NULL);
+	CHECK(strstr(err, "newer") != NULL);
+	CHECK(strstr(err, path) != NULL);
+}
+
+static void
+failed_migration_changes_nothing(void)
+{
+	char path[256], err[512];
+	struct registry *reg;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	/* A stray table makes 001_initial fail half-way; none of its other tables may remain. */
+	new_db_path(path, sizeof(path));
+	CHECK_INT_EQ(raw_sql(path, "CREATE TABLE jobs (x)"), 0);
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), -1);
+	CHECK(strstr(err, "001_initial.sql") != NULL);
+	CHECK(strstr(err, "jobs") != NULL);
+
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM sqlite_master), "
+	    "(SELECT user_version FROM pragma_user_version)", -1, &st, NULL), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+	CHECK_INT_EQ(sqlite3_column_int(st, 0), 1);
+	CHECK_INT_EQ(sqlite3_column_int(st, 1), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static void
+cluster_round_trips_every_field(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct cluster in = make_cluster("zeta", POLICY_PORT_RANGE), other = make_cluster("alpha",
+	    POLICY_OPEN), out, *list = NULL;
+	size_t n = 0;
+
+	CHECK_INT_EQ(registry_put_cluster(reg, &in, DN_A), 0);
+	CHECK_INT_EQ(registry_put_cluster(reg, &other, DN_B), 0);
+	memset(&out, 0x5a, sizeof(out));
+	CHECK_INT_EQ(registry_get_cluster(reg, "zeta", &out), 0);
+	CHECK_STR_EQ(out.name, "zeta");
+	CHECK_INT_EQ(out.policy, POLICY_PORT_RANGE);
+	CHECK_INT_EQ(out.port_min, 40000);
+	CHECK_INT_EQ(out.port_max, 40100);
+	CHECK_STR_EQ(out.public_address, "198.51.100.7");
+	CHECK_STR_EQ(out.private_networks, "192.168.1.0/24,10.9.0.0/16");
+	CHECK(out.traversal_allowed);
+	CHECK_STR_EQ(out.frontend_endpoint, "https://gw.zeta:8443/");
+	CHECK_STR_EQ(out.frontend_dn, DN_A); /* the caller's DN, not whatever the struct said */
+
+	CHECK_INT_EQ(registry_get_cluster(reg, "nowhere", &out), REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_list_clusters(reg, &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	if (n == 2) {
+		CHECK_STR_EQ(list[0].name, "alpha"); /* ordered by name */
+		CHECK_INT_EQ(list[0].policy, POLICY_OPEN);
+		CHECK_STR_EQ(list[0].frontend_dn, DN_B);
+		CHECK_STR_EQ(list[1].name, "zeta");
+		CHECK_INT_EQ(list[1].port_max, 40100);
+	}
+	free(list);
+	registry_close(reg);
+}
+
+static void
+cluster_belongs_to_the_dn_that_registered_it(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct cluster c = make_cluster("site-a", POLICY_NAT), out;
+
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), 0);
+	c.policy = POLICY_OPEN;
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_B), REGISTRY_DENIED);
+	CHECK(strstr(registry_error(reg), "registry_put_cluster") != NULL);
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK_INT_EQ(out.policy, POLICY_NAT);
+	CHECK_STR_EQ(out.frontend_dn, DN_A);
+
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), 0); /* the owner may replace it */
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK_INT_EQ(out.policy, POLICY_OPEN);
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, ""), -1);
+
+	CHECK_INT_EQ(registry_delete_cluster(reg, "site-a", DN_B), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK_INT_EQ(registry_delete_cluster(reg, "site-a", DN_A), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_delete_cluster(reg, "site-a", DN_A), REGISTRY_NOT_FOUND);
+	registry_close(reg);
+}
+
+static void
+cluster_constraints_reject_bad_values(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct cluster c = make_cluster("bad", POLICY_PORT_RANGE);
+
+	c.port_min = 0;
+	c.port_max = 0;
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), -1); /* port-range without a range */
+	CHECK(strstr(registry_error(reg), "CHECK constraint") != NULL);
+	c = make_cluster("bad", (enum cluster_policy)9);
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), -1);
+	CHECK(strstr(registry_error(reg), "policy 9") != NULL);
+	c = make_cluster("", POLICY_OPEN);
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), -1);
+	registry_close(reg);
+}
+
+static struct proxy
+make_proxy(const char *endpoint, int64_t load)
+{
+	struct proxy p;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.endpoint, sizeof(p.endpoint), "%s", endpoint);
+	snprintf(p.networks, sizeof(p.networks), "0.0.0.0/0");
+	p.load = load;
+	return p;
+}
+
+static void
+proxies_put_list_and_load_floors_at_zero(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct proxy p1 = make_proxy("wan1:9000", 0), p2 = make_proxy("wan2:9000", 5), *list = NULL;
+	int64_t id1 = 0, id2 = 0, again = 0;
+	size_t n = 0;
+
+	snprintf(p2.cluster, sizeof(p2.cluster), "site-c");
+	CHECK_INT_EQ(registry_put_proxy(reg, &p1, &id1), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p2, &id2), 0);
+	CHECK(id1 > 0 && id2 > 0 && id1 != id2);
+	/* registering the same endpoint again keeps its id */
+	snprintf(p1.networks, sizeof(p1.networks), "10.0.0.0/8");
+	CHECK_INT_EQ(registry_put_proxy(reg, &p1, &again), 0);
+	CHECK_INT_EQ(again, id1);
+
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "wan1:9000", 7), 0);
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "wan2:9000", -2), 0);
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "nowhere:1", 1), REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	if (n == 2) { /* least loaded first */
+		CHECK_STR_EQ(list[0].endpoint, "wan2:9000");
+		CHECK_INT_EQ(list[0].load, 3);
+		CHECK_INT_EQ(list[0].id, id2);
+		CHECK_STR_EQ(list[0].cluster, "site-c");
+		CHECK_STR_EQ(list[1].endpoint, "wan1:9000");
+		CHECK_INT_EQ(list[1].load, 7);
+		CHECK_STR_EQ(list[1].networks, "10.0.0.0/8");
+	}
+	free(list);
+
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "wan2:9000", -10), 0);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
+	CHECK(n == 2 && list[0].load == 0 && strcmp(list[0].endpoint, "wan2:9000") == 0);
+	free(list);
+
+	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000"), 0);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000"), REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
+	CHECK_INT_EQ(n, 1);
+	free(list);
+	registry_close(reg);
+}
+
+static void
+jobs_round_trip_change_state_and_list_newest_first(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct job a = make_job("job-a", 1000), b = make_job("job-b", 3000), c = make_job("job-c",
+	    2000), out, *list = NULL;
+	size_t n = 0;
+
+	a.description = "<job><processes>4</processes></job>";
+	CHECK_INT_EQ(registry_put_job(reg, &a), 0);
+	CHECK_INT_EQ(registry_put_job(reg, &b), 0);
+	CHECK_INT_EQ(registry_put_job(reg, &c), 0);
+
+	CHECK_INT_EQ(registry_get_job(reg, "job-a", &out), 0);
+	CHECK_STR_EQ(out.owner_dn, USER_DN);
+	CHECK_INT_EQ(out.state, JOB_PENDING);
+	CHECK_INT_EQ(out.submitted, 1000);
+	CHECK_STR_EQ(out.description, a.description);
+	free(out.description);
+	CHECK_INT_EQ(registry_get_job(reg, "job-b", &out), 0);
+	CHECK(out.description == NULL);
+
+	CHECK_INT_EQ(registry_set_job_state(reg, "job-a", JOB_RUNNING, 0, 1010), 0);
+	CHECK_INT_EQ(registry_set_job_state(reg, "job-a", JOB_DONE, 3, 1050), 0);
+	CHECK_INT_EQ(registry_get_job(reg, "job-a", &out), 0);
+	CHECK_INT_EQ(out.state, JOB_DONE);
+	CHECK_INT_EQ(out.started, 1010);
+	CHECK_INT_EQ(out.finished, 1050);
+	CHECK_INT_EQ(out.exit_code, 3);
+	free(out.description);
+	/* a finished job stays finished */
+	CHECK_INT_EQ(registry_set_job_state(reg, "job-a", JOB_CANCELLED, 0, 1060), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_set_job_state(reg, "no-job", JOB_RUNNING, 0, 1), REGISTRY_NOT_FOUND);
+
+	/* another owner cannot take over the id */
+	snprintf(b.owner_dn, sizeof(b.owner_dn), "CN=Mallory,O=Grid");
+	CHECK_INT_EQ(registry_put_job(reg, &b), REGISTRY_DENIED);
+
+	CHECK_INT_EQ(registry_list_jobs(reg, 10, &list, &n), 0);
+	CHECK_INT_EQ(n, 3);
+	if (n == 3) {
+		CHECK_STR_EQ(list[0].id, "job-b");
+		CHECK_STR_EQ(list[1].id, "job-c");
+		CHECK_STR_EQ(list[2].id, "job-a");
+		CHECK_INT_EQ(list[2].state, JOB_DONE);
+		CHECK(list[2].description == NULL);
+	}
+	free(list);
+	CHECK_INT_EQ(registry_list_jobs(reg, 2, &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	free(list);
+	registry_close(reg);
+}
+
+static void
+access_points_are_keyed_by_job_and_port_not_address(void)
+{
+	char path[256];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	/* both clusters use 192.168.1.0/24: the same address in one job, told apart by port */
+	struct access_point in_a = make_ap("j1", "a", "192.168.1.10", 41000),
+	    in_b = make_ap("j1", "b", "192.168.1.10", 41001), out, *list = NULL;
+	size_t n = 0;
+
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), 0);
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_b), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 41000, &out), 0);
+	CHECK_STR_EQ(out.cluster, "a");
+	CHECK_STR_EQ(out.node, "node-41000");
+	CHECK_STR_EQ(out.process, "1234.41000");
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 41001, &out), 0);
+	CHECK_STR_EQ(out.cluster, "b");
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41001, &out), 0);
+	CHECK_STR_EQ(out.cluster, "b");
+	/* the address must agree when given; the job scopes everything */
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.99", 41001, &out),
+	    REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j2", "192.168.1.10", 41000, &out),
+	    REGISTRY_NOT_FOUND);
+
+	/* the same (job, port) again replaces the row */
+	in_b = make_ap("j1", "b", "192.168.1.20", 41001);
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_b), 0);
+	CHECK_INT_EQ(registry_list_access_points(reg, "j1", &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	if (n == 2) {
+		CHECK_INT_EQ(list[0].port, 41000);
+		CHECK_STR_EQ(list[1].address, "192.168.1.20");
+	}
+	free(list);
+
+	/* access points belong to registered jobs and clusters */
+	in_a = make_ap("no-such-job", "a", "192.168.1.10", 41000);
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), -1);
+	CHECK(strstr(registry_error(reg), "not registered") != NULL);
+	in_a = make_ap("j1", "a", "192.168.1.10", 0);
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), -1);
+	registry_close(reg);
+}
+
+static void
+deleting_a_jobs_access_points_leaves_other_jobs(void)
+{
+	char path[256];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct access_point ap, *list = NULL;
+	size_t n = 0, removed = 0;
+
+	for (uint16_t port = 42000; port < 42005; port++) {
+		ap = make_ap("j1", "a", "192.168.1.10", port);
+		CHECK_INT_EQ(registry_put_access_point(reg, &ap), 0);
+		ap = make_ap("j2", "b", "192.168.1.10", port); /* same ports, other job */
+		CHECK_INT_EQ(registry_put_access_point(reg, &ap), 0);
+	}
+	CHECK_INT_EQ(registry_delete_job_access_points(reg, "j1", &removed), 0);
+	CHECK_INT_EQ(removed, 5);
+	CHECK_INT_EQ(registry_list_access_points(reg, "j1", &list, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	free(list);
+	CHECK_INT_EQ(registry_list_access_points(reg, "j2", &list, &n), 0);
+	CHECK_INT_EQ(n, 5);
+	free(list);
+	CHECK_INT_EQ(registry_delete_job_access_points(reg, "j1", NULL), 0);
+	registry_close(reg);
+}
+
+static void
+connection_log_round_trips(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct connection_record rec, *list = NULL;
+	size_t n = 0;
+
+	for (int i = 0; i <= METHOD_NONE; i++) {
+		memset(&rec, 0, sizeof(rec));
+		snprintf(rec.job, sizeof(rec.job), i % 2 ? "odd" : "even");
+		snprintf(rec.from_cluster, sizeof(rec.from_cluster), "a");
+		snprintf(rec.from_node, sizeof(rec.from_node), "a-n%d", i);
+		snprintf(rec.to_cluster, sizeof(rec.to_cluster), "b");
+		snprintf(rec.to_node, sizeof(rec.to_node), "b-n%d", i);
+		rec.to_port = (uint16_t)(50000 + i);
+		rec.method = (enum connect_method)i;
+		rec.succeeded = i != METHOD_NONE;
+		rec.setup_usec = 1000 * i + 7;
+		rec.when = 500 - i; /* listed by time: reverse of insertion */
+		CHECK_INT_EQ(registry_log_connection(reg, &rec), 0);
+	}
+	CHECK_INT_EQ(registry_list_connections(reg, "even", &list, &n), 0);
+	CHECK_INT_EQ(n, 4); /* methods 0, 2, 4, 6 */
+	if (n == 4) {
+		CHECK_INT_EQ(list[0].method, METHOD_NONE);
+		CHECK(!list[0].succeeded);
+		CHECK_INT_EQ(list[0].when, 494);
+		CHECK_INT_EQ(list[3].method, METHOD_DIRECT);
+		CHECK(list[3].succeeded);
+		CHECK_STR_EQ(list[3].from_node, "a-n0");
+		CHECK_STR_EQ(list[3].to_cluster, "b");
+		CHECK_STR_EQ(list[3].to_node, "b-n0");
+		CHECK_INT_EQ(list[3].to_port, 50000);
+		CHECK_INT_EQ(list[1].setup_usec, 4007);
+	}
+	free(list);
+	rec.method = (enum connect_method)42;
+	CHECK_INT_EQ(registry_log_connection(reg, &rec), -1);
+	registry_close(reg);
+}
+
+static void
+multicast_groups_never_collide_and_are_reused_after_release(void)
+{
+	char path[256];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct multicast_group g1, g2, g3, g4, *list = NULL;
+	size_t n = 0;
+
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j1", &g1), 0);
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j2", &g2), 0);
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j1", &g3), 0);
+	CHECK_STR_EQ(g1.address, "239.192.0.1");
+	CHECK_STR_EQ(g2.address, "239.192.0.2");
+	CHECK_STR_EQ(g3.address, "239.192.0.3");
+	CHECK_INT_EQ(g1.port, 7000);
+	CHECK_STR_EQ(g2.job, "j2");
+	CHECK(g1.allocated > 0);
+
+	CHECK_INT_EQ(registry_list_multicast_groups(reg, "j1", &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	if (n == 2) {
+		CHECK_STR_EQ(list[0].address, "239.192.0.1");
+		CHECK_STR_EQ(list[1].address, "239.192.0.3");
+		CHECK_INT_EQ(list[1].port, 7000);
+	}
+	free(list);
+
+	CHECK_INT_EQ(registry_release_multicast_groups(reg, "j1"), 0);
+	CHECK_INT_EQ(registry_list_multicast_groups(reg, "j1", &list, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	free(list);
+	/* the lowest freed group comes back first; j2's stays j2's */
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j1", &g4), 0);
+	CHECK_STR_EQ(g4.address, "239.192.0.1");
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j1", &g4), 0);
+	CHECK_STR_EQ(g4.address, "239.192.0.3");
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "no-such-job", &g4), -1);
+	registry_close(reg);
+}
+
+/* Child of the concurrency test: allocate `count` groups for job on its own connection. */
+static void
+allocate_in_child(const char *path, const char *job, int count)
+{
+	struct registry *reg;
+	struct multicast_group g;
+	char err[512];
+
+	if (registry_open(path, &reg, err, sizeof(err)) != 0)
+		_exit(2);
+	for (int i = 0; i < count; i++)
+		if (registry_allocate_multicast_group(reg, job, &g) != 0) {
+			fprintf(stderr, "child %s: %s\n", job, registry_error(reg));
+			_exit(3);
+		}
+	registry_close(reg);
+	_exit(0);
+}
+
+static void
+concurrent_processes_never_get_the_same_multicast_group(void)
+{
+	enum { PER_CHILD = 100 };
+	char path[256];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct multicast_group *g1 = NULL, *g2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	pid_t pids[2];
+	int status;
+
+	registry_close(reg); /* SQLite connections must not cross fork() */
+	for (int i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			allocate_in_child(path, i ? "j2" : "j1", PER_CHILD);
+		CHECK(pids[i] > 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		CHECK(waitpid(pids[i], &status, 0) == pids[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	char err[512];
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_list_multicast_groups(reg, "j1", &g1, &n1), 0);
+	CHECK_INT_EQ(registry_list_multicast_groups(reg, "j2", &g2, &n2), 0);
+	CHECK_INT_EQ(n1, PER_CHILD);
+	CHECK_INT_EQ(n2, PER_CHILD);
+	for (size_t i = 0; i < n1; i++)
+		for (size_t k = 0; k < n2; k++)
+			CHECK(strcmp(g1[i].address, g2[k].address) != 0);
+	/* together they hold exactly the lowest 2 * PER_CHILD groups */
+	struct multicast_group next;
+	CHECK_INT_EQ(registry_allocate_multicast_group(reg, "j1", &next), 0);
+	CHECK_STR_EQ(next.address, "239.192.0.201");
+	free(g1);
+	free(g2);
+	registry_close(reg);
+}
+
+static void
+over_long_strings_are_rejected_not_truncated(void)
+{
+	char path[256], sql[512];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct cluster c = make_cluster("long", POLICY_OPEN), out;
+	struct job j = make_job("long-job", 1);
+	char dn[QCG_DN_MAX + 8];
+	char *desc;
+
+	/* a field with no NUL inside it is too long for it */
+	memset(c.public_address, 'x', sizeof(c.public_address));
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), -1);
+	CHECK(strstr(registry_error(reg), "public_address is too long") != NULL);
+	CHECK_INT_EQ(registry_get_cluster(reg, "long", &out), REGISTRY_NOT_FOUND);
+
+	c = make_cluster("long", POLICY_OPEN);
+	memset(dn, 'd', sizeof(dn) - 1);
+	dn[sizeof(dn) - 1] = '\0';
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, dn), -1);
+	CHECK(strstr(registry_error(reg), "caller DN is too long") != NULL);
+	CHECK_INT_EQ(registry_get_cluster(reg, dn, &out), -1);
+
+	desc = malloc(REGISTRY_DESCRIPTION_MAX + 2);
+	if (desc != NULL) {
+		memset(desc, 'x', REGISTRY_DESCRIPTION_MAX + 1);
+		desc[REGISTRY_DESCRIPTION_MAX + 1] = '\0';
+		j.description = desc;
+		CHECK_INT_EQ(registry_put_job(reg, &j), -1);
+		CHECK(strstr(registry_error(reg), "description is longer") != NULL);
+		free(desc);
+	}
+
+	/* what another writer stored that does not fit the struct is an error on read */
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), 0);
+	snprintf(sql, sizeof(sql), "UPDATE clusters SET public_address = printf('%%.*c', %d, 'y') "
+	    "WHERE name = 'long'", QCG_ADDR_MAX);
+	CHECK_INT_EQ(raw_sql(path, sql), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "long", &out), -1);
+	CHECK(strstr(registry_error(reg), "public_address") != NULL);
+	snprintf(sql, sizeof(sql), "UPDATE clusters SET public_address = printf('%%.*c', %d, 'y') "
+	    "WHERE name = 'long'", QCG_ADDR_MAX - 1);
+	CHECK_INT_EQ(raw_sql(path, sql), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "long", &out), 0);
+	CHECK_INT_EQ(strlen(out.public_address), QCG_ADDR_MAX - 1);
+	registry_close(reg);
+}
+
+static void
+data_survives_close_and_reopen(void)
+{
+	char path[256], err[512];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct access_point ap = make_ap("j1", "a", "192.168.1.10", 43000), out;
+	struct cluster c;
+
+	CHECK_INT_EQ(registry_put_access_point(reg, &ap), 0);
+	registry_close(reg);
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_get_cluster(reg, "b", &c), 0);
+	CHECK_INT_EQ(c.policy, POLICY_CLOSED);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 43000, &out), 0);
+	registry_close(reg);
+}
+
+static void
+rows_committed_by_a_killed_process_stay_readable(void)
+{
+	char path[256], err[512];
+	struct registry *reg;
+	struct cluster c = make_cluster("killed", POLICY_NAT), out;
+	pid_t pid;
+	int status;
+
+	new_db_path(path, sizeof(path));
+	pid = fork();
+	if (pid == 0) {
+		/* write, then die as kill -9 would: no close, no checkpoint, no atexit */
+		if (registry_open(path, &reg, err, sizeof(err)) != 0 ||
+		    registry_put_cluster(reg, &c, DN_A) != 0)
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	CHECK(access(path, F_OK) == 0);
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_migrations_applied(reg), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "killed", &out), 0);
+	CHECK_STR_EQ(out.private_networks, c.private_networks);
+	registry_close(reg);
+}
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+writer_waits_for_another_processes_lock(void)
+{
+	char path[256], err[512];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct proxy p = make_proxy("held:1", 0);
+	int ready[2];
+	char byte;
+	pid_t pid;
+	double t0, waited;
+
+	registry_close(reg);
+	CHECK(pipe(ready) == 0);
+	pid = fork();
+	if (pid == 0) {
+		sqlite3 *db;
+		if (sqlite3_open(path, &db) != SQLITE_OK ||
+		    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(2);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(3);
+		usleep(300 * 1000);
+		_exit(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : 4);
+	}
+	CHECK(read(ready[0], &byte, 1) == 1);
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg != NULL) {
+		t0 = now_seconds();
+		CHECK_INT_EQ(registry_put_proxy(reg, &p, NULL), 0); /* waits, then succeeds */
+		waited = now_seconds() - t0;
+		CHECK(waited > 0.1);
+		printf("# write waited %.0f ms for a 300 ms lock held by another process\n",
+		    waited * 1000);
+		registry_close(reg);
+	}
+	CHECK(waitpid(pid, NULL, 0) == pid);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* Not a proof, a number: how long the broker's hot-path calls take on this machine. */
+static void
+hot_path_calls_are_fast(void)
+{
+	enum { N = 2000 };
+	char path[256];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
+	struct access_point ap, out;
+	double t0, put, find;
+	int failures = 0;
+
+	t0 = now_seconds();
+	for (int i = 0; i < N; i++) {
+		ap = make_ap("j1", i % 2 ? "a" : "b", "192.168.1.10", (uint16_t)(20000 + i));
+		failures += registry_put_access_point(reg, &ap) != 0;
+	}
+	put = (now_seconds() - t0) / N;
+	t0 = now_seconds();
+	for (int i = 0; i < N; i++)
+		failures += registry_find_access_point(reg, "j1", "192.168.1.10",
+		    (uint16_t)(20000 + (i * 7) % N), &out) != 0;
+	find = (now_seconds() - t0) / N;
+	CHECK_INT_EQ(failures, 0);
+	printf("# put_access_point %.1f us/call (one commit each), find_access_point %.1f us/call\n",
+	    put * 1e6, find * 1e6);
+	registry_close(reg);
+}
+
+static void
+remove_tmpdir(void)
+{
+	char path[300];
+	const char *suffix[] = { "", "-wal", "-shm", "-journal" };
+
+	for (int i = 1; i <= db_serial; i++)
+		for (size_t s = 0; s < sizeof(suffix) / sizeof(suffix[0]); s++) {
+			snprintf(path, sizeof(path), "%s/registry-%d.db%s", tmpdir, i, suffix[s]);
+			unlink(path);
+		}
+	rmdir(tmpdir);
+}
+
+int
+main(void)
+{
+	if (mkdtemp(tmpdir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(migrations_bring_new_file_to_latest_and_second_open_applies_nothing);
+	RUN(database_from_a_newer_schema_is_refused);
+	RUN(failed_migration_changes_nothing);
+	RUN(cluster_round_trips_every_field);
+	RUN(cluster_belongs_to_the_dn_that_registered_it);
+	RUN(cluster_constraints_reject_bad_values);
+	RUN(proxies_put_list_and_load_floors_at_zero);
+	RUN(jobs_round_trip_change_state_and_list_newest_first);
+	RUN(access_points_are_keyed_by_job_and_port_not_address);
+	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
+	RUN(connection_log_round_trips);
+	RUN(multicast_groups_never_collide_and_are_reused_after_release);
+	RUN(concurrent_processes_never_get_the_same_multicast_group);
+	RUN(over_long_strings_are_rejected_not_truncated);
+	RUN(data_survives_close_and_reopen);
+	RUN(rows_committed_by_a_killed_process_stay_readable);
+	RUN(writer_waits_for_another_processes_lock);
+	RUN(hot_path_calls_are_fast);
+	remove_tmpdir();
+	return check_exit();
+}
