@@ -3,4 +3,14 @@ noinst_LIBRARIES += lib/libqcgcommon.a
 lib_libqcgcommon_a_CPPFLAGS = $(AM_CPPFLAGS) $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
 lib_libqcgcommon_a_SOURCES = \
 	lib/log.c lib/log.h \
-	lib/model.c lib/model.h
+	lib/model.c lib/model.h \
+	lib/config_file.c lib/config_file.h \
+	lib/dn_line.c lib/dn_line.h \
+	lib/gridmap.c lib/gridmap.h \
+	lib/acl.c lib/acl.h \
+	lib/tls.c lib/tls.h \
+	lib/soap_server.c lib/soap_server.h \
+	lib/soap_client.c lib/soap_client.h
+
+# Everything that links the common library needs these too.
+QCG_COMMON_LIBS = lib/libqcgcommon.a $(GSOAP_LIBS) $(OPENSSL_LIBS)

@@ -1,0 +1,248 @@
+/*
+ * config_file.c: INI-style configuration files with command-line overrides.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_file.h"
+
+#define CONFIG_FILE_MAX (1024 * 1024) /* a configuration file larger than this is a mistake */
+
+void
+config_init(struct config *cfg)
+{
+	cfg->count = 0;
+}
+
+static char *
+trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+int
+config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strlen(key) >= CONFIG_KEY_MAX || strchr(key, '.') == NULL) {
+		snprintf(err, errlen, "bad key '%.64s': want section.key under %d bytes", key,
+		    CONFIG_KEY_MAX);
+		return -1;
+	}
+	if (strlen(value) >= CONFIG_VALUE_MAX) {
+		snprintf(err, errlen, "value of %s is longer than %d bytes", key, CONFIG_VALUE_MAX - 1);
+		return -1;
+	}
+	struct config_entry *e = NULL;
+	for (size_t i = 0; i < cfg->count; i++)
+		if (strcmp(cfg->entries[i].key, key) == 0)
+			e = &cfg->entries[i];
+	if (e == NULL) {
+		if (cfg->count == CONFIG_ENTRIES_MAX) {
+			snprintf(err, errlen, "more than %d settings", CONFIG_ENTRIES_MAX);
+			return -1;
+		}
+		e = &cfg->entries[cfg->count++];
+		snprintf(e->key, sizeof(e->key), "%s", key);
+	}
+	snprintf(e->value, sizeof(e->value), "%s", value);
+	return 0;
+}
+
+/* Remove one pair of matching quotes around a value, so paths with spaces can be written. */
+static char *
+unquote(char *v)
+{
+	size_t n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v[n - 1] = '\0';
+		return v + 1;
+	}
+	return v;
+}
+
+static int
+config_parse_line(struct config *cfg, char *line, char *section, const char *origin, int lineno,
+    char *err, size_t errlen)
+{
+	char *s = trim(line);
+	char key[CONFIG_KEY_MAX], msg[256];
+
+	if (*s == '\0' || *s == '#' || *s == ';')
+		return 0;
+	if (*s == '[') {
+		char *end = strchr(s, ']');
+		if (end == NULL || end[1] != '\0' || end == s + 1) {
+			snprintf(err, errlen, "%s:%d: section header must be [name]", origin, lineno);
+			return -1;
+		}
+		*end = '\0';
+		if (strlen(s + 1) >= CONFIG_KEY_MAX / 2) {
+			snprintf(err, errlen, "%s:%d: section name too long", origin, lineno);
+			return -1;
+		}
+		strcpy(section, s + 1);
+		return 0;
+	}
+	char *eq = strchr(s, '=');
+	if (eq == NULL) {
+		snprintf(err, errlen, "%s:%d: expected key = value, got '%.40s'", origin, lineno, s);
+		return -1;
+	}
+	if (section[0] == '\0') {
+		snprintf(err, errlen, "%s:%d: key outside any [section]", origin, lineno);
+		return -1;
+	}
+	*eq = '\0';
+	char *name = trim(s), *value = unquote(trim(eq + 1));
+	if (*name == '\0' || strchr(name, '.') != NULL) {
+		snprintf(err, errlen, "%s:%d: empty key or key with '.'", origin, lineno);
+		return -1;
+	}
+	if ((size_t)snprintf(key, sizeof(key), "%s.%s", section, name) >= sizeof(key)) {
+		snprintf(err, errlen, "%s:%d: key too long", origin, lineno);
+		return -1;
+	}
+	if (config_set(cfg, key, value, msg, sizeof(msg)) != 0) {
+		snprintf(err, errlen, "%s:%d: %s", origin, lineno, msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+config_load_text(struct config *cfg, const char *text, const char *origin, char *err,
+    size_t errlen)
+{
+	char section[CONFIG_KEY_MAX / 2] = "";
+	char line[CONFIG_LINE_MAX];
+	int lineno = 0;
+
+	for (const char *p = text; *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		lineno++;
+		if (n >= sizeof(line)) {
+			snprintf(err, errlen, "%s:%d: line longer than %d bytes", origin, lineno,
+			    CONFIG_LINE_MAX - 1);
+			return -1;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (config_parse_line(cfg, line, section, origin, lineno, err, errlen) != 0)
+			return -1;
+		p += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+int
+config_load_file(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *text = malloc(CONFIG_FILE_MAX + 1);
+	if (text == NULL) {
+		fclose(f);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	size_t n = fread(text, 1, CONFIG_FILE_MAX + 1, f);
+	int failed = ferror(f);
+	fclose(f);
+	int rc = -1;
+	if (failed)
+		snprintf(err, errlen, "%s: read error", path);
+	else if (n > CONFIG_FILE_MAX)
+		snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
+	else if (memchr(text, '\0', n) != NULL)
+		snprintf(err, errlen, "%s: contains a NUL byte", path);
+	else {
+		text[n] = '\0';
+		rc = config_load_text(cfg, text, path, err, errlen);
+	}
+	free(text);
+	return rc;
+}
+
+int
+config_apply_override(struct config *cfg, const char *assignment, char *err, size_t errlen)
+{
+	char key[CONFIG_KEY_MAX];
+	const char *eq = strchr(assignment, '=');
+	if (eq == NULL || eq == assignment || (size_t)(eq - assignment) >= sizeof(key)) {
+		snprintf(err, errlen, "override '%.64s' must be section.key=value", assignment);
+		return -1;
+	}
+	memcpy(key, assignment, (size_t)(eq - assignment));
+	key[eq - assignment] = '\0';
+	return config_set(cfg, key, eq + 1, err, errlen);
+}
+
+const char *
+config_get(const struct config *cfg, const char *key, const char *fallback)
+{
+	for (size_t i = 0; i < cfg->count; i++)
+		if (strcmp(cfg->entries[i].key, key) == 0)
+			return cfg->entries[i].value;
+	return fallback;
+}
+
+int
+config_get_int(const struct config *cfg, const char *key, long fallback, long min, long max,
+    long *out, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, key, NULL);
+	if (v == NULL) {
+		*out = fallback;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < min || n > max) {
+		snprintf(err, errlen, "%s must be an integer in [%ld, %ld], got '%.40s'", key, min, max,
+		    v);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+int
+config_get_bool(const struct config *cfg, const char *key, bool fallback, bool *out, char *err,
+    size_t errlen)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	const char *v = config_get(cfg, key, NULL);
+
+	if (v == NULL) {
+		*out = fallback;
+		return 0;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "%s must be yes or no, got '%.40s'", key, v);
+	return -1;
+}

@@ -1,0 +1,53 @@
+/*
+ * config_file.h: INI-style configuration files with command-line overrides.
+ *
+ *   # comment            ; comment too
+ *   [broker]
+ *   listen = 127.0.0.1:8443
+ *
+ * Keys are addressed as "section.key". Later assignments win, so command-line overrides
+ * (`--set broker.listen=0.0.0.0:9443`) are applied after the file with config_set().
+ */
+#ifndef QCG_CONFIG_FILE_H
+#define QCG_CONFIG_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CONFIG_KEY_MAX 128     /* "section.key", with the NUL */
+#define CONFIG_VALUE_MAX 1024  /* one value, with the NUL */
+#define CONFIG_LINE_MAX 2048   /* one line of a file */
+#define CONFIG_ENTRIES_MAX 256 /* entries in one configuration */
+
+struct config_entry {
+	char key[CONFIG_KEY_MAX];     /* "section.key" */
+	char value[CONFIG_VALUE_MAX]; /* trimmed; quotes removed */
+};
+
+struct config {
+	struct config_entry entries[CONFIG_ENTRIES_MAX];
+	size_t count;
+};
+
+void config_init(struct config *cfg);
+/* Read a file into cfg; on error err says "file:line: reason" and -1 is returned. */
+int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen);
+/* Parse text (the file's contents) as if read from `origin`; what config_load_file uses. */
+int config_load_text(struct config *cfg, const char *text, const char *origin, char *err,
+    size_t errlen);
+/* Set "section.key" to value, replacing an earlier value. */
+int config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen);
+/* Apply an override of the form "section.key=value". */
+int config_apply_override(struct config *cfg, const char *assignment, char *err, size_t errlen);
+
+/* The value of "section.key", or fallback when absent. */
+const char *config_get(const struct config *cfg, const char *key, const char *fallback);
+/* An integer in [min, max]; absent → fallback; present but malformed or out of range → -1
+ * with err naming the key and the value. */
+int config_get_int(const struct config *cfg, const char *key, long fallback, long min, long max,
+    long *out, char *err, size_t errlen);
+/* yes/no, true/false, on/off, 1/0. */
+int config_get_bool(const struct config *cfg, const char *key, bool fallback, bool *out,
+    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * gridmap.c: parsing and lookup of the grid-mapfile.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dn_line.h"
+#include "gridmap.h"
+
+/* An account name: what useradd accepts, so that a typo cannot smuggle in a path or option. */
+static int
+account_name_valid(const char *s)
+{
+	if (!(islower((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_' ||
+			*s == '-' || *s == '.'))
+			return 0;
+	return 1;
+}
+
+static int
+gridmap_parse_line(const char *line, struct gridmap_entry *e, const char **why)
+{
+	const char *p = line;
+	char accounts[512];
+
+	if (dn_line_quoted(&p, e->dn, sizeof(e->dn), why) != 0)
+		return -1;
+	dn_line_skip_space(&p);
+	if (dn_line_word(&p, accounts, sizeof(accounts), why) != 0) {
+		*why = "expected an account after the DN";
+		return -1;
+	}
+	dn_line_skip_space(&p);
+	if (*p != '\0' && *p != '#') {
+		*why = "unexpected text after the account list";
+		return -1;
+	}
+	char *comma = strchr(accounts, ',');
+	if (comma)
+		*comma = '\0';
+	if (strlen(accounts) >= sizeof(e->account) || !account_name_valid(accounts)) {
+		*why = "account is not a valid login name";
+		return -1;
+	}
+	strcpy(e->account, accounts);
+	return 0;
+}
+
+/* dn_line_each callback: append one entry, growing the array as needed. */
+static int
+gridmap_add_line(const char *line, void *ctx, const char **why)
+{
+	struct gridmap *map = ctx;
+
+	if (map->count % 16 == 0) { /* grow in steps of 16 entries */
+		struct gridmap_entry *grown =
+		    realloc(map->entries, (map->count + 16) * sizeof(*grown));
+		if (grown == NULL) {
+			*why = "out of memory";
+			return -1;
+		}
+		map->entries = grown;
+	}
+	if (gridmap_parse_line(line, &map->entries[map->count], why) != 0)
+		return -1;
+	map->count++;
+	return 0;
+}
+
+int
+gridmap_parse(struct gridmap *map, const char *text, const char *origin, char *err, size_t errlen)
+{
+	map->entries = NULL;
+	map->count = 0;
+	if (dn_line_each(text, origin, gridmap_add_line, map, err, errlen) != 0) {
+		gridmap_free(map);
+		return -1;
+	}
+	return 0;
+}
+
+int
+gridmap_load(struct gridmap *map, const char *path, char *err, size_t errlen)
+{
+	char *text = dn_line_read_file(path, err, errlen);
+	if (text == NULL)
+		return -1;
+	int rc = gridmap_parse(map, text, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+void
+gridmap_free(struct gridmap *map)
+{
+	free(map->entries);
+	map->entries = NULL;
+	map->count = 0;
+}
+
+const char *
+gridmap_lookup(const struct gridmap *map, const char *dn)
+{
+	for (size_t i = 0; i < map->count; i++)
+		if (strcmp(map->entries[i].dn, dn) == 0)
+			return map->entries[i].account;
+	return NULL;
+}

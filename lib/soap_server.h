@@ -1,0 +1,75 @@
+/*
+ * soap_server.h: the SOAP server plumbing every qcg service shares.
+ *
+ * The main thread accepts TCP connections and hands each to a bounded queue; a fixed pool of
+ * worker threads takes them, does the TLS handshake there (a slow or hostile client then holds
+ * one worker, never the accept loop), establishes the peer's identity, and serves requests on
+ * the connection (keep-alive, up to a maximum) with strict XML, size limits and timeouts,
+ * cleaning gSOAP's per-request memory after every request.
+ */
+#ifndef QCG_SOAP_SERVER_H
+#define QCG_SOAP_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "tls.h"
+
+struct soap;
+struct Namespace;
+struct config;
+
+struct soap_server_settings {
+	char host[QCG_ADDR_MAX]; /* address to bind, e.g. "127.0.0.1" or "0.0.0.0" */
+	int port;                /* 0 picks a free port (see soap_server_port) */
+	int workers;             /* threads serving connections */
+	int queue;               /* accepted connections waiting for a worker */
+	int io_timeout;          /* seconds a send or receive may block */
+	int transfer_timeout;    /* seconds a whole message may take */
+	uint64_t max_message;    /* bytes; larger requests get a fault */
+	int max_keep_alive;      /* requests served on one connection */
+};
+
+/* What a handler knows about the request it serves; soap->user points to it. */
+struct soap_request {
+	char peer_dn[QCG_DN_MAX];     /* end-entity DN of the client's verified chain */
+	char peer_address[QCG_ADDR_MAX];
+	void *worker_state;           /* from the worker_init callback, one per worker thread */
+	void *app;                    /* the application's shared state */
+};
+
+struct soap_service {
+	const struct Namespace *namespaces;  /* the generated <service>_namespaces table */
+	int (*serve)(struct soap *soap);     /* the generated <service>_serve */
+	void *(*worker_init)(void *app);     /* per-thread state (e.g. a DB connection); may be NULL */
+	void (*worker_fini)(void *state);
+	void *app;
+};
+
+/* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
+ * max_keep_alive; defaults suit a small grid. */
+int soap_server_settings_from_config(const struct config *cfg, const char *section,
+    struct soap_server_settings *out, char *err, size_t errlen);
+
+struct soap_server;
+/* Bind and prepare the pool; no connection is accepted until soap_server_run. */
+int soap_server_open(struct soap_server **out, const struct soap_server_settings *settings,
+    const struct tls_settings *tls, const struct soap_service *service, char *err,
+    size_t errlen);
+/* The bound port (useful with port 0). */
+int soap_server_port(const struct soap_server *srv);
+/* Accept and serve until soap_server_request_stop is called (async-signal-safe). */
+void soap_server_run(struct soap_server *srv);
+void soap_server_request_stop(void);
+void soap_server_close(struct soap_server *srv);
+
+/* The request context of a handler's soap. */
+struct soap_request *soap_request_of(struct soap *soap);
+/* Fail a request with a SOAP Client (sender) fault carrying reason; returns the error code
+ * for the handler to return. */
+int soap_fault_client(struct soap *soap, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same, as a Server (receiver) fault. */
+int soap_fault_server(struct soap *soap, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

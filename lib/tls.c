@@ -1,0 +1,278 @@
+/*
+ * tls.c: TLS contexts for gSOAP servers and clients, and peer identity.
+ *
+ * gSOAP creates the SSL_CTX (soap_ssl_server_context / soap_ssl_client_context) with no files
+ * of its own; everything that decides trust is then set here on the context directly, so that
+ * the policy lives in one place and does not depend on gSOAP's defaults.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <stdsoap2.h>
+
+#include "config_file.h"
+#include "log.h"
+#include "tls.h"
+
+#define TLS_DEFAULT_CA_DIR "/etc/grid-security/certificates"
+
+void
+tls_global_init(void)
+{
+	soap_ssl_init();
+}
+
+static int
+copy_path(char *dst, const char *src, const char *what, char *err, size_t errlen)
+{
+	if (strlen(src) >= PATH_MAX) {
+		snprintf(err, errlen, "%s path too long", what);
+		return -1;
+	}
+	strcpy(dst, src);
+	return 0;
+}
+
+int
+tls_settings_from_config(const struct config *cfg, const char *section, struct tls_settings *out,
+    bool allow_missing_cert, char *err, size_t errlen)
+{
+	char key[CONFIG_KEY_MAX];
+	const char *v;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(key, sizeof(key), "%s.cert", section);
+	if ((v = config_get(cfg, key, NULL)) != NULL && copy_path(out->cert_file, v, key, err, errlen))
+		return -1;
+	snprintf(key, sizeof(key), "%s.key", section);
+	if ((v = config_get(cfg, key, out->cert_file[0] ? out->cert_file : NULL)) != NULL &&
+	    copy_path(out->key_file, v, key, err, errlen))
+		return -1;
+	snprintf(key, sizeof(key), "%s.ca_dir", section);
+	if (copy_path(out->ca_dir, config_get(cfg, key, TLS_DEFAULT_CA_DIR), key, err, errlen))
+		return -1;
+	snprintf(key, sizeof(key), "%s.crl_required", section);
+	if (config_get_bool(cfg, key, true, &out->crl_required, err, errlen) != 0)
+		return -1;
+	if (!allow_missing_cert && (out->cert_file[0] == '\0' || out->key_file[0] == '\0')) {
+		snprintf(err, errlen, "[%s] cert and key must be set", section);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+readable_file(const char *path)
+{
+	return path[0] != '\0' && access(path, R_OK) == 0;
+}
+
+int
+tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	const char *env;
+
+	if (s->ca_dir[0] == '\0' &&
+	    copy_path(s->ca_dir, (env = getenv("X509_CERT_DIR")) ? env : TLS_DEFAULT_CA_DIR,
+		"X509_CERT_DIR", err, errlen))
+		return -1;
+	if (s->cert_file[0] != '\0')
+		return 0;
+	if ((env = getenv("X509_USER_PROXY")) != NULL) {
+		if (!readable_file(env)) {
+			snprintf(err, errlen, "X509_USER_PROXY=%s: %s", env, strerror(errno));
+			return -1;
+		}
+		return copy_path(s->cert_file, env, "proxy", err, errlen) ||
+		    copy_path(s->key_file, env, "proxy", err, errlen);
+	}
+	snprintf(buf, sizeof(buf), "/tmp/x509up_u%u", (unsigned)getuid());
+	if (readable_file(buf))
+		return copy_path(s->cert_file, buf, "proxy", err, errlen) ||
+		    copy_path(s->key_file, buf, "proxy", err, errlen);
+	const char *home = getenv("HOME");
+	if ((env = getenv("X509_USER_CERT")) != NULL)
+		snprintf(buf, sizeof(buf), "%s", env);
+	else
+		snprintf(buf, sizeof(buf), "%s/.globus/usercert.pem", home ? home : "");
+	if (readable_file(buf) && copy_path(s->cert_file, buf, "cert", err, errlen) == 0) {
+		if ((env = getenv("X509_USER_KEY")) != NULL)
+			snprintf(buf, sizeof(buf), "%s", env);
+		else
+			snprintf(buf, sizeof(buf), "%s/.globus/userkey.pem", home ? home : "");
+		return copy_path(s->key_file, buf, "key", err, errlen);
+	}
+	snprintf(err, errlen,
+	    "no credentials: set X509_USER_PROXY, make a proxy (qcg-proxy-init), or install "
+	    "~/.globus/usercert.pem and userkey.pem");
+	return -1;
+}
+
+/* Accept a missing CRL only when the administrator said CRLs are optional. */
+static int crl_optional_index = -1;
+
+static int
+tls_verify_callback(int ok, X509_STORE_CTX *store)
+{
+	if (ok)
+		return 1;
+	int e = X509_STORE_CTX_get_error(store);
+	SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+	SSL_CTX *ctx = ssl ? SSL_get_SSL_CTX(ssl) : NULL;
+	if (e == X509_V_ERR_UNABLE_TO_GET_CRL && ctx && SSL_CTX_get_ex_data(ctx, crl_optional_index))
+		return 1;
+	X509 *cert = X509_STORE_CTX_get_current_cert(store);
+	char subject[256] = "?";
+	if (cert)
+		X509_NAME_oneline(X509_get_subject_name(cert), subject, sizeof(subject));
+	log_warn("certificate verification failed at depth %d (%s): %s",
+	    X509_STORE_CTX_get_error_depth(store), subject, X509_verify_cert_error_string(e));
+	return 0;
+}
+
+static void
+openssl_error(char *err, size_t errlen, const char *what)
+{
+	unsigned long e = ERR_get_error();
+	char reason[256] = "unknown error";
+	if (e)
+		ERR_error_string_n(e, reason, sizeof(reason));
+	snprintf(err, errlen, "%s: %s", what, reason);
+	ERR_clear_error();
+}
+
+/* A private key readable by others is a compromised key; grid tools refuse it too. */
+static int
+key_file_private(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		snprintf(err, errlen, "%s: private key is accessible by group or others (chmod 600)",
+		    path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Everything that decides trust, applied to a context gSOAP created without files. */
+static int
+tls_configure_ctx(SSL_CTX *ctx, const struct tls_settings *s, int verify_mode, char *err,
+    size_t errlen)
+{
+	char what[PATH_MAX + 64];
+
+	if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1)
+		return openssl_error(err, errlen, "TLS 1.2 minimum"), -1;
+	if (s->cert_file[0] != '\0') {
+		if (key_file_private(s->key_file, err, errlen) != 0)
+			return -1;
+		snprintf(what, sizeof(what), "certificate %s", s->cert_file);
+		if (SSL_CTX_use_certificate_chain_file(ctx, s->cert_file) != 1)
+			return openssl_error(err, errlen, what), -1;
+		snprintf(what, sizeof(what), "private key %s", s->key_file);
+		if (SSL_CTX_use_PrivateKey_file(ctx, s->key_file, SSL_FILETYPE_PEM) != 1 ||
+		    SSL_CTX_check_private_key(ctx) != 1)
+			return openssl_error(err, errlen, what), -1;
+	}
+	/* A fresh store drops anything gSOAP or the defaults may have loaded. */
+	X509_STORE *store = X509_STORE_new();
+	if (store == NULL)
+		return openssl_error(err, errlen, "X509 store"), -1;
+	SSL_CTX_set_cert_store(ctx, store);
+	X509_LOOKUP *dir = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir());
+	snprintf(what, sizeof(what), "CA directory %s", s->ca_dir);
+	if (dir == NULL || X509_LOOKUP_add_dir(dir, s->ca_dir, X509_FILETYPE_PEM) != 1)
+		return openssl_error(err, errlen, what), -1;
+	X509_STORE_set_flags(store,
+	    X509_V_FLAG_ALLOW_PROXY_CERTS | X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+	if (crl_optional_index < 0)
+		crl_optional_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	SSL_CTX_set_ex_data(ctx, crl_optional_index, s->crl_required ? NULL : (void *)1);
+	SSL_CTX_set_verify(ctx, verify_mode, tls_verify_callback);
+	SSL_CTX_set_verify_depth(ctx, 10);
+	return 0;
+}
+
+int
+tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen)
+{
+	unsigned short flags = SOAP_SSL_REQUIRE_CLIENT_AUTHENTICATION | SOAP_SSL_NO_DEFAULT_CA_PATH |
+	    SOAP_TLSv1_2 | SOAP_TLSv1_3;
+
+	if (soap_ssl_server_context(soap, flags, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != 0) {
+		snprintf(err, errlen, "gSOAP server TLS context failed (error %d)", soap->error);
+		return -1;
+	}
+	return tls_configure_ctx(soap->ctx, s,
+	    SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT | SSL_VERIFY_CLIENT_ONCE, err, errlen);
+}
+
+int
+tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen)
+{
+	unsigned short flags =
+	    SOAP_SSL_REQUIRE_SERVER_AUTHENTICATION | SOAP_SSL_NO_DEFAULT_CA_PATH | SOAP_TLSv1_2 |
+	    SOAP_TLSv1_3;
+
+	if (soap_ssl_client_context(soap, flags, NULL, NULL, NULL, NULL, NULL) != 0) {
+		snprintf(err, errlen, "gSOAP client TLS context failed (error %d)", soap->error);
+		return -1;
+	}
+	return tls_configure_ctx(soap->ctx, s, SSL_VERIFY_PEER, err, errlen);
+}
+
+int
+tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err, size_t errlen)
+{
+	int n = chain ? sk_X509_num(chain) : 0;
+
+	for (int i = 0; i < n; i++) {
+		X509 *cert = sk_X509_value(chain, i);
+		uint32_t flags = X509_get_extension_flags(cert);
+		if (flags & EXFLAG_PROXY)
+			continue;
+		if (flags & EXFLAG_CA) {
+			snprintf(err, errlen, "chain has no end-entity certificate below its CA");
+			return -1;
+		}
+		char *name = X509_NAME_oneline(X509_get_subject_name(cert), NULL, 0);
+		if (name == NULL || strlen(name) >= dnlen) {
+			snprintf(err, errlen, "end-entity DN missing or longer than %zu bytes", dnlen - 1);
+			OPENSSL_free(name);
+			return -1;
+		}
+		strcpy(dn, name);
+		OPENSSL_free(name);
+		return 0;
+	}
+	snprintf(err, errlen, "chain has no end-entity certificate");
+	return -1;
+}
+
+int
+tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t errlen)
+{
+	if (soap->ssl == NULL) {
+		snprintf(err, errlen, "not a TLS connection");
+		return -1;
+	}
+	if (SSL_get_verify_result(soap->ssl) != X509_V_OK) {
+		snprintf(err, errlen, "peer certificate not verified");
+		return -1;
+	}
+	return tls_chain_end_entity_dn(SSL_get0_verified_chain(soap->ssl), dn, dnlen, err, errlen);
+}

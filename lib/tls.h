@@ -1,0 +1,58 @@
+/*
+ * tls.h: TLS for every qcg service and client. The only code that knows about SSL contexts.
+ *
+ * Rules it enforces (DESIGN.md section 2):
+ *  - TLS 1.2 or newer; mutual authentication is required on servers;
+ *  - trust comes only from the grid CA directory (hash-named CA certificates and CRLs, as in
+ *    /etc/grid-security/certificates), never from the system store;
+ *  - CRLs are honoured (a CA without a CRL fails verification unless crl_required is off);
+ *  - RFC 3820 proxy certificates are accepted;
+ *  - a peer's identity is the DN of the end-entity certificate of the verified chain, never
+ *    that of a proxy certificate.
+ */
+#ifndef QCG_TLS_H
+#define QCG_TLS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <openssl/x509.h>
+
+struct soap;
+struct config;
+
+struct tls_settings {
+	char cert_file[PATH_MAX]; /* PEM: our certificate, then any chain (a proxy file works) */
+	char key_file[PATH_MAX];  /* PEM private key; may be the same file as cert_file */
+	char ca_dir[PATH_MAX];    /* the grid CA directory */
+	bool crl_required;        /* fail when a CA in the chain has no CRL (default yes) */
+};
+
+/* Process-wide initialisation; call once before any other tls_ function. */
+void tls_global_init(void);
+
+/* Read [section] cert, key, ca_dir, crl_required from cfg. cert/key are required unless
+ * allow_missing_cert (clients that find user credentials themselves). */
+int tls_settings_from_config(const struct config *cfg, const char *section,
+    struct tls_settings *out, bool allow_missing_cert, char *err, size_t errlen);
+
+/* Find a user's credentials the grid way: $X509_USER_PROXY, /tmp/x509up_u<uid>, then
+ * $X509_USER_CERT/$X509_USER_KEY or ~/.globus/usercert.pem and userkey.pem; the CA directory
+ * from $X509_CERT_DIR or /etc/grid-security/certificates. Fields already set are kept. */
+int tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen);
+
+/* Set soap up as a server: mutual TLS with the settings' credentials and trust. */
+int tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen);
+/* Set soap up as a client: verify the server against the grid CA and present our credentials. */
+int tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen);
+
+/* The peer's identity on an established connection of soap (after the handshake). */
+int tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t errlen);
+
+/* The end-entity DN of a verified chain (leaf first): the first certificate that is not an
+ * RFC 3820 proxy, which must not be a CA. Pure; what tls_peer_identity and the tests use. */
+int tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err,
+    size_t errlen);
+
+#endif
