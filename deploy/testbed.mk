@@ -1,1 +1,20 @@
 # deploy/: qcg-testbed and its delay line (issue 4).
+
+# qcg-delayline: the userspace WAN emulator (the kernel has no netem).
+sbin_PROGRAMS += deploy/qcg-delayline
+deploy_qcg_delayline_SOURCES = \
+	deploy/delayline/delayline_main.c \
+	deploy/delayline/dl_conf.c deploy/delayline/dl_conf.h \
+	deploy/delayline/dl_frame.c deploy/delayline/dl_frame.h \
+	deploy/delayline/dl_line.c deploy/delayline/dl_line.h \
+	deploy/delayline/dl_port.c deploy/delayline/dl_port.h \
+	deploy/delayline/dl_sched.c deploy/delayline/dl_sched.h
+deploy_qcg_delayline_LDADD = lib/libqcgcommon.a -lm
+
+# The delay line's timing model and command line, tested without sockets or root.
+check_PROGRAMS += tests/testbed/delayline_unit
+TESTS += tests/testbed/delayline_unit
+tests_testbed_delayline_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/deploy/delayline
+tests_testbed_delayline_unit_SOURCES = tests/testbed/delayline_unit.c \
+	deploy/delayline/dl_conf.c deploy/delayline/dl_frame.c deploy/delayline/dl_sched.c
+tests_testbed_delayline_unit_LDADD = lib/libqcgcommon.a -lm
