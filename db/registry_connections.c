@@ -96,3 +96,23 @@ registry_list_connections(struct registry *reg, const char *job,
 	*out = rows;
 	return 0;
 }
+
+int
+registry_prune_connections(struct registry *reg, int64_t before, size_t *removed)
+{
+	const char *op = "registry_prune_connections";
+	sqlite3_stmt *st = reg_stmt(reg, STMT_CONN_PRUNE,
+	    "DELETE FROM connections WHERE at < ?1", op);
+	int rc = -1;
+
+	if (st == NULL)
+		return -1;
+	if (reg_bind_int64(reg, st, 1, before, op) != 0 || reg_step_done(reg, st, op) != 0)
+		goto out;
+	if (removed != NULL)
+		*removed = (size_t)sqlite3_changes(reg->db);
+	rc = 0;
+out:
+	reg_release(st);
+	return rc;
+}

@@ -85,6 +85,8 @@ CREATE TABLE connections (
 	at           INTEGER NOT NULL
 );
 CREATE INDEX connections_by_job ON connections (job, at, id);
+-- registry_prune_connections drops rows by age
+CREATE INDEX connections_by_time ON connections (at);
 
 -- Multicast groups handed to jobs; UNIQUE keeps two jobs off the same group.
 CREATE TABLE multicast_groups (

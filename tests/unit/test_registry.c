@@ -457,7 +457,7 @@ deleting_a_jobs_access_points_leaves_other_jobs(void)
 }
 
 static void
-connection_log_round_trips(void)
+connection_log_round_trips_and_prunes_by_age(void)
 {
 	char path[256];
 	struct registry *reg = open_fresh(path, sizeof(path));
@@ -493,6 +493,16 @@ connection_log_round_trips(void)
 		CHECK_INT_EQ(list[1].setup_usec, 4007);
 	}
 	free(list);
+
+	size_t removed = 0;
+	CHECK_INT_EQ(registry_prune_connections(reg, 497, &removed), 0);
+	CHECK_INT_EQ(removed, 3); /* when 494, 495, 496 */
+	CHECK_INT_EQ(registry_list_connections(reg, "even", &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	if (n == 2)
+		CHECK_INT_EQ(list[0].when, 498);
+	free(list);
+
 	rec.method = (enum connect_method)42;
 	CHECK_INT_EQ(registry_log_connection(reg, &rec), -1);
 	registry_close(reg);
@@ -806,7 +816,7 @@ main(void)
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
 	RUN(access_points_are_keyed_by_job_and_port_not_address);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
-	RUN(connection_log_round_trips);
+	RUN(connection_log_round_trips_and_prunes_by_age);
 	RUN(multicast_groups_never_collide_and_are_reused_after_release);
 	RUN(concurrent_processes_never_get_the_same_multicast_group);
 	RUN(over_long_strings_are_rejected_not_truncated);
