@@ -1,1 +1,18 @@
-# services/proxy: rules arrive with its issue.
+# services/proxy: qcg-proxy, the relay (issue 3). The data plane is a library of its own so that
+# the SOAP side, the unit tests and the fuzzers link the same code the daemon runs.
+noinst_LIBRARIES += services/proxy/librelay.a
+services_proxy_librelay_a_SOURCES = \
+	services/proxy/relay.c services/proxy/relay.h \
+	services/proxy/relay_hello.c services/proxy/relay_hello.h \
+	services/proxy/relay_table.c services/proxy/relay_table.h \
+	services/proxy/relay_splice.c services/proxy/relay_splice.h \
+	services/proxy/relay_net.c services/proxy/relay_net.h \
+	services/proxy/relay_worker.c services/proxy/relay_worker.h \
+	services/proxy/relay_leg.c \
+	services/proxy/relay_join.c \
+	services/proxy/relay_control.c services/proxy/relay_control.h \
+	services/proxy/proxy_config.c services/proxy/proxy_config.h
+
+sbin_PROGRAMS += services/proxy/qcg-proxy
+services_proxy_qcg_proxy_SOURCES = services/proxy/proxy_main.c
+services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a lib/libqcgcommon.a -lpthread

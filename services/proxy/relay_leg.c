@@ -1,0 +1,271 @@
+/*
+ * relay_leg.c: a leg from accept() to its join: reading and judging its hello, parking it,
+ * or dialing the next hop of a chain and sending that hop our hello.
+ *
+ * Every leg in this phase is a relay_handshake in the worker's FIFO, and every one shares the
+ * same deadline (hello_timeout_ms after it started), so the FIFO is in deadline order and a
+ * slow or silent leg (slowloris) is closed by popping the head.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "relay_net.h"
+#include "relay_worker.h"
+
+struct relay_handshake {
+	struct relay_tag tag;        /* TAG_HELLO_IN or TAG_HELLO_OUT */
+	int fd;                      /* the socket in epoll */
+	int inbound_fd;              /* TAG_HELLO_OUT: the leg being forwarded; -1 otherwise */
+	uint8_t buf[RELAY_HELLO_SIZE]; /* IN: bytes received so far; OUT: the hello to send */
+	size_t done;                 /* bytes received (IN) or sent (OUT) */
+	struct relay_id id;          /* TAG_HELLO_OUT: the relay being forwarded */
+	uint64_t deadline_ms;
+	struct relay_handshake *prev, *next;
+};
+
+static void
+hs_link(struct relay_worker *w, struct relay_handshake *hs)
+{
+	hs->next = NULL;
+	hs->prev = w->hs_tail;
+	if (w->hs_tail != NULL)
+		w->hs_tail->next = hs;
+	else
+		w->hs_head = hs;
+	w->hs_tail = hs;
+}
+
+static void
+hs_unlink(struct relay_worker *w, struct relay_handshake *hs)
+{
+	if (hs->prev != NULL)
+		hs->prev->next = hs->next;
+	else
+		w->hs_head = hs->next;
+	if (hs->next != NULL)
+		hs->next->prev = hs->prev;
+	else
+		w->hs_tail = hs->prev;
+}
+
+/* Forget the handshake; with close_legs its sockets are closed, else the caller took them. */
+static void
+hs_finish(struct relay_worker *w, struct relay_handshake *hs, bool close_legs)
+{
+	hs_unlink(w, hs);
+	if (close_legs) {
+		relay_worker_close_leg(w, hs->fd);
+		if (hs->inbound_fd >= 0)
+			relay_worker_close_leg(w, hs->inbound_fd);
+	} else {
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, hs->fd, NULL);
+	}
+	free(hs);
+}
+
+static struct relay_handshake *
+hs_start(struct relay_worker *w, enum relay_tag_kind kind, int fd, uint32_t events,
+    uint64_t now_ms)
+{
+	struct relay_handshake *hs = calloc(1, sizeof(*hs));
+
+	if (hs == NULL)
+		return NULL;
+	hs->tag.kind = kind;
+	hs->tag.owner = hs;
+	hs->fd = fd;
+	hs->inbound_fd = -1;
+	hs->deadline_ms = now_ms + w->shared->cfg.hello_timeout_ms;
+	struct epoll_event ev = { .events = events, .data.ptr = &hs->tag };
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		free(hs);
+		return NULL;
+	}
+	hs_link(w, hs);
+	return hs;
+}
+
+void
+relay_leg_accepted(struct relay_worker *w, int fd, uint64_t now_ms)
+{
+	RELAY_COUNT(w, legs_accepted, 1);
+	/* Level-triggered: the hello is read in one or a few small reads. */
+	if (relay_net_tune_leg(fd) < 0 || hs_start(w, TAG_HELLO_IN, fd, EPOLLIN, now_ms) == NULL) {
+		log_warn("%s: cannot set up a new leg: %s", __func__, strerror(errno));
+		relay_worker_close_leg(w, fd);
+	}
+}
+
+/* Dial the next hop for a leg whose relay is to be forwarded; the leg waits out of epoll. */
+static void
+leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
+    const struct relay_claim_result *claim, uint64_t now_ms)
+{
+	char hop[96];
+
+	relay_net_format((const struct sockaddr *)&claim->next_hop, hop, sizeof(hop));
+	if (atomic_fetch_add(&w->shared->legs_open, 1) >= (long)w->shared->cfg.max_legs) {
+		atomic_fetch_sub(&w->shared->legs_open, 1);
+		RELAY_COUNT(w, legs_refused, 1);
+		relay_worker_log_refusal(w, "forward to %s refused: max-legs reached", hop);
+		relay_worker_close_leg(w, inbound_fd);
+		return;
+	}
+	int fd = relay_net_connect_start((const struct sockaddr *)&claim->next_hop,
+	    claim->next_hop_len);
+	struct relay_handshake *hs = fd < 0 ? NULL :
+	    hs_start(w, TAG_HELLO_OUT, fd, EPOLLOUT, now_ms);
+	if (hs == NULL) {
+		log_warn("%s: cannot connect to next hop %s: %s", __func__, hop, strerror(errno));
+		RELAY_COUNT(w, forwards_failed, 1);
+		if (fd >= 0)
+			relay_worker_close_leg(w, fd);
+		else
+			atomic_fetch_sub(&w->shared->legs_open, 1);
+		relay_worker_close_leg(w, inbound_fd);
+		return;
+	}
+	hs->inbound_fd = inbound_fd;
+	hs->id = *id;
+	relay_hello_encode(hs->buf, id, RELAY_HELLO_FLAG_CHAINED);
+}
+
+/* The hello is whole and valid: ask the table what this leg is, and act on it. */
+static void
+leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint64_t now_ms)
+{
+	struct relay_claim_result result;
+	char idhex[RELAY_ID_HEX_LEN + 1];
+	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
+
+	relay_id_format(&hello->id, idhex);
+	switch (claim) {
+	case RELAY_CLAIM_PARKED:
+		log_debug("relay %s: first leg waits for its partner", idhex);
+		return;
+	case RELAY_CLAIM_JOIN:
+		relay_join(w, result.partner_fd, fd, &hello->id, false);
+		return;
+	case RELAY_CLAIM_FORWARD:
+		leg_forward(w, fd, &hello->id, &result, now_ms);
+		return;
+	case RELAY_CLAIM_UNKNOWN:
+		RELAY_COUNT(w, ids_unknown, 1);
+		break;
+	case RELAY_CLAIM_REUSED:
+		RELAY_COUNT(w, ids_reused, 1);
+		break;
+	case RELAY_CLAIM_FULL:
+		RELAY_COUNT(w, legs_refused, 1);
+		break;
+	}
+	relay_worker_log_refusal(w, "leg for relay %s refused: %s", idhex, relay_claim_name(claim));
+	relay_worker_close_leg(w, fd);
+}
+
+/* Read what is missing of the hello (never more: what follows is payload for the partner). */
+static void
+leg_read_hello(struct relay_worker *w, struct relay_handshake *hs, uint64_t now_ms)
+{
+	struct relay_hello hello;
+	ssize_t n = recv(hs->fd, hs->buf + hs->done, RELAY_HELLO_SIZE - hs->done, 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) { /* gone before saying who it is */
+		hs_finish(w, hs, true);
+		return;
+	}
+	hs->done += (size_t)n;
+	enum relay_hello_status st = relay_hello_parse(hs->buf, hs->done, &hello);
+	if (st == RELAY_HELLO_INCOMPLETE)
+		return;
+	if (st != RELAY_HELLO_OK) {
+		RELAY_COUNT(w, hellos_rejected, 1);
+		relay_worker_log_refusal(w, "leg refused: malformed hello (%s)",
+		    relay_hello_status_name(st));
+		hs_finish(w, hs, true);
+		return;
+	}
+	int fd = hs->fd;
+	hs_finish(w, hs, false); /* out of epoll before another worker may own it */
+	leg_claim(w, fd, &hello, now_ms);
+}
+
+/* Our leg to the next hop is writable: connected (or failed); send the hello, then join. */
+static void
+leg_send_hello(struct relay_worker *w, struct relay_handshake *hs)
+{
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	char idhex[RELAY_ID_HEX_LEN + 1];
+
+	relay_id_format(&hs->id, idhex);
+	if (getsockopt(hs->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+		soerr = errno;
+	if (soerr == 0) {
+		ssize_t n = send(hs->fd, hs->buf + hs->done, RELAY_HELLO_SIZE - hs->done,
+		    MSG_NOSIGNAL);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n < 0)
+			soerr = errno;
+		else
+			hs->done += (size_t)n;
+	}
+	if (soerr != 0) {
+		log_warn("relay %s: next hop failed: %s", idhex, strerror(soerr));
+		RELAY_COUNT(w, forwards_failed, 1);
+		hs_finish(w, hs, true);
+		return;
+	}
+	if (hs->done < RELAY_HELLO_SIZE)
+		return;
+	int inbound = hs->inbound_fd, outbound = hs->fd;
+	struct relay_id id = hs->id;
+	hs_finish(w, hs, false);
+	relay_join(w, inbound, outbound, &id, true);
+}
+
+void
+relay_leg_event(struct relay_worker *w, struct relay_tag *tag, uint32_t events, uint64_t now_ms)
+{
+	struct relay_handshake *hs = tag->owner;
+
+	if (tag->kind == TAG_HELLO_IN)
+		leg_read_hello(w, hs, now_ms);
+	else
+		leg_send_hello(w, hs);
+}
+
+void
+relay_leg_expire(struct relay_worker *w, uint64_t now_ms)
+{
+	while (w->hs_head != NULL && w->hs_head->deadline_ms <= now_ms) {
+		struct relay_handshake *hs = w->hs_head;
+		if (hs->tag.kind == TAG_HELLO_IN) {
+			RELAY_COUNT(w, timeouts_hello, 1);
+			relay_worker_log_refusal(w, "leg closed: no complete hello within %u ms",
+			    w->shared->cfg.hello_timeout_ms);
+		} else {
+			RELAY_COUNT(w, forwards_failed, 1);
+			relay_worker_log_refusal(w, "forward closed: next hop silent for %u ms",
+			    w->shared->cfg.hello_timeout_ms);
+		}
+		hs_finish(w, hs, true);
+	}
+}
+
+void
+relay_leg_close_all(struct relay_worker *w)
+{
+	while (w->hs_head != NULL)
+		hs_finish(w, w->hs_head, true);
+}

@@ -1,0 +1,175 @@
+/*
+ * relay_splice.c: zero-copy relaying between two sockets through a pipe per direction (see
+ * relay_splice.h for the contract).
+ */
+#define _GNU_SOURCE /* splice, F_SETPIPE_SZ, pipe2 */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "relay_splice.h"
+
+enum dir_result {
+	DIR_BLOCKED,  /* waiting for the source to be readable or the destination writable */
+	DIR_BUDGET,   /* budget spent */
+	DIR_FINISHED, /* EOF passed on */
+	DIR_FAILED,   /* errno set */
+};
+
+static int
+direction_open(struct relay_direction *d, size_t want, size_t *granted)
+{
+	int p[2];
+
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -1;
+	/* Refusal (EPERM above pipe-max-size or a user's pipe quota) is not fatal: the default
+	 * capacity still works, only with more system calls per byte. */
+	(void)fcntl(p[1], F_SETPIPE_SZ, (int)want);
+	int size = fcntl(p[1], F_GETPIPE_SZ);
+	*granted = size > 0 ? (size_t)size : 4096;
+	d->pipe_rd = p[0];
+	d->pipe_wr = p[1];
+	d->in_pipe = 0;
+	d->src_eof = false;
+	d->done = false;
+	return 0;
+}
+
+static void
+direction_close(struct relay_direction *d)
+{
+	if (d->pipe_rd >= 0)
+		close(d->pipe_rd);
+	if (d->pipe_wr >= 0)
+		close(d->pipe_wr);
+	d->pipe_rd = d->pipe_wr = -1;
+}
+
+int
+relay_session_init(struct relay_session *s, int fd0, int fd1, size_t pipe_size)
+{
+	size_t granted0, granted1;
+
+	s->dir[0].pipe_rd = s->dir[0].pipe_wr = s->dir[1].pipe_rd = s->dir[1].pipe_wr = -1;
+	if (direction_open(&s->dir[0], pipe_size, &granted0) < 0)
+		return -1;
+	if (direction_open(&s->dir[1], pipe_size, &granted1) < 0) {
+		int saved = errno;
+		direction_close(&s->dir[0]);
+		errno = saved;
+		return -1;
+	}
+	s->fd[0] = fd0;
+	s->fd[1] = fd1;
+	s->pipe_size = granted0 < granted1 ? granted0 : granted1;
+	return 0;
+}
+
+/* Fill the pipe from src; returns bytes moved, 0 on EOF, -1 with errno (EAGAIN: nothing). */
+static ssize_t
+direction_fill(struct relay_direction *d, int src, size_t room)
+{
+	ssize_t n;
+
+	do
+		n = splice(src, NULL, d->pipe_wr, NULL, room, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* Drain the pipe into dst; returns bytes moved or -1 with errno (EAGAIN: dst is full). */
+static ssize_t
+direction_drain(struct relay_direction *d, int dst)
+{
+	ssize_t n;
+
+	do
+		n = splice(d->pipe_rd, NULL, dst, NULL, d->in_pipe, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/*
+ * Move bytes src -> dst until both ends would block, EOF is passed on, or `budget` bytes were
+ * read. A full pipe makes the fill fail with EAGAIN even when bytes remain in the socket; that
+ * is safe, because then the pipe is non-empty and the drain either progresses (and we loop) or
+ * blocks on dst, whose EPOLLOUT brings us back.
+ */
+static enum dir_result
+direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t budget,
+    uint64_t *moved)
+{
+	size_t read_total = 0;
+
+	while (!d->done) {
+		bool progress = false;
+		if (!d->src_eof && d->in_pipe < cap) {
+			if (read_total >= budget)
+				return DIR_BUDGET;
+			ssize_t n = direction_fill(d, src, cap - d->in_pipe);
+			if (n > 0) {
+				d->in_pipe += (size_t)n;
+				read_total += (size_t)n;
+				progress = true;
+			} else if (n == 0) {
+				d->src_eof = true;
+				progress = true;
+			} else if (errno != EAGAIN) {
+				return DIR_FAILED;
+			}
+		}
+		if (d->in_pipe > 0) {
+			ssize_t n = direction_drain(d, dst);
+			if (n > 0) {
+				d->in_pipe -= (size_t)n;
+				*moved += (uint64_t)n;
+				progress = true;
+			} else if (n < 0 && errno != EAGAIN) {
+				return DIR_FAILED;
+			}
+		}
+		if (d->src_eof && d->in_pipe == 0) {
+			/* ENOTCONN: the peer is gone entirely; the other direction will notice. */
+			if (shutdown(dst, SHUT_WR) < 0 && errno != ENOTCONN)
+				return DIR_FAILED;
+			d->done = true;
+		} else if (!progress) {
+			return DIR_BLOCKED;
+		}
+	}
+	return DIR_FINISHED;
+}
+
+enum relay_pump_result
+relay_session_pump(struct relay_session *s, size_t budget, uint64_t moved[2])
+{
+	bool again = false;
+
+	for (int i = 0; i < 2; i++) {
+		enum dir_result r = direction_pump(&s->dir[i], s->fd[i], s->fd[1 - i], s->pipe_size,
+		    budget, &moved[i]);
+		if (r == DIR_FAILED)
+			return RELAY_PUMP_ERROR;
+		if (r == DIR_BUDGET)
+			again = true;
+	}
+	if (s->dir[0].done && s->dir[1].done)
+		return RELAY_PUMP_DONE;
+	return again ? RELAY_PUMP_AGAIN : RELAY_PUMP_WAIT;
+}
+
+void
+relay_session_close(struct relay_session *s)
+{
+	direction_close(&s->dir[0]);
+	direction_close(&s->dir[1]);
+	for (int i = 0; i < 2; i++) {
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+		s->fd[i] = -1;
+	}
+}
