@@ -10,6 +10,13 @@
 
 #include "soap_client.h"
 
+/* The envelope-only table of soap_namespaces.c, for callers without a generated one. */
+static const struct Namespace *
+default_namespaces(void)
+{
+	return namespaces;
+}
+
 struct soap *
 soap_client_new(const struct tls_settings *tls, const struct Namespace *namespaces,
     const struct soap_client_settings *settings, char *err, size_t errlen)
@@ -19,7 +26,7 @@ soap_client_new(const struct tls_settings *tls, const struct Namespace *namespac
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	soap_set_namespaces(soap, namespaces);
+	soap_set_namespaces(soap, namespaces ? namespaces : default_namespaces());
 	soap->connect_timeout = settings->connect_timeout;
 	soap->send_timeout = settings->io_timeout;
 	soap->recv_timeout = settings->io_timeout;

@@ -232,7 +232,8 @@ soap_server_open(struct soap_server **out, const struct soap_server_settings *se
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	soap_set_namespaces(srv->master, service->namespaces);
+	/* A service without its own table gets the envelope-only default (soap_namespaces.c). */
+	soap_set_namespaces(srv->master, service->namespaces ? service->namespaces : namespaces);
 	apply_limits(srv->master, settings);
 	if (tls_setup_server(srv->master, tls, err, errlen) != 0)
 		goto fail;

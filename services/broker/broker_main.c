@@ -1,1 +1,200 @@
-int main(void){return 0;}
+/*
+ * broker_main.c: qcg-broker, the grid's connection broker (DESIGN.md section 1, paper 000
+ * section 3.1). Reads its configuration, opens the registry, and serves the broker WSDL over
+ * mutual TLS until SIGTERM or SIGINT.
+ *
+ *   qcg-broker -c /etc/qcg/broker.conf [-s section.key=value ...] [--port-file FILE]
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "brokerH.h"
+#include "broker.h"
+#include "broker_namespaces.h"
+#include "config_file.h"
+#include "log.h"
+#include "registry.h"
+#include "soap_server.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: qcg-broker -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "  -c, --config FILE      configuration file (INI); see doc/qcg-broker.conf.example\n"
+	    "  -s, --set KEY=VALUE    override one setting, e.g. -s broker.listen=0.0.0.0:9443\n"
+	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
+	    "  -h, --help             this text;   -V, --version\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	soap_server_request_stop();
+}
+
+/* Each worker thread gets its own registry connection: SQLite connections are not shared. */
+static void *
+worker_open_registry(void *app)
+{
+	struct broker *b = app;
+	struct registry *reg;
+	char err[512];
+	if (registry_open(b->db_path, &reg, err, sizeof(err)) != 0) {
+		log_error("worker: %s", err);
+		return NULL;
+	}
+	return reg;
+}
+
+static void
+worker_close_registry(void *state)
+{
+	registry_close(state);
+}
+
+static int
+load_policies(struct broker *b, const struct config *cfg, char *err, size_t errlen)
+{
+	const char *acl = config_get(cfg, "broker.acl", "/etc/qcg/broker.acl");
+	const char *gridmap = config_get(cfg, "broker.gridmap", "/etc/grid-security/grid-mapfile");
+	if (acl_load(&b->acl, acl, err, errlen) != 0 ||
+	    gridmap_load(&b->gridmap, gridmap, err, errlen) != 0)
+		return -1;
+	log_info("%zu ACL rules from %s, %zu users from %s", b->acl.count, acl, b->gridmap.count,
+	    gridmap);
+	return 0;
+}
+
+/* Apply migrations once, before workers open their own connections. */
+static int
+prepare_registry(struct broker *b, const struct config *cfg, char *err, size_t errlen)
+{
+	struct registry *reg;
+	const char *path = config_get(cfg, "broker.database", "/var/lib/qcg/broker.db");
+	if (strlen(path) >= sizeof(b->db_path)) {
+		snprintf(err, errlen, "broker.database path too long");
+		return -1;
+	}
+	strcpy(b->db_path, path);
+	if (registry_open(b->db_path, &reg, err, errlen) != 0)
+		return -1;
+	log_info("registry %s at schema version %d", b->db_path, registry_schema_version(reg));
+	registry_close(reg);
+	return 0;
+}
+
+static int
+parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
+		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config_path = NULL;
+	char err[512];
+	int opt;
+
+	/* Overrides must win over the file, so they are applied after it: collect first. */
+	char **overrides = calloc((size_t)argc, sizeof(char *));
+	int noverrides = 0;
+	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config_path = optarg; break;
+		case 's': overrides[noverrides++] = optarg; break;
+		case 'p': *port_file = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("qcg-broker %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc || config_path == NULL) {
+		usage(stderr);
+		exit(2);
+	}
+	int rc = config_load_file(cfg, config_path, err, sizeof(err));
+	for (int i = 0; rc == 0 && i < noverrides; i++)
+		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
+	free(overrides);
+	if (rc != 0)
+		fprintf(stderr, "qcg-broker: %s\n", err);
+	return rc;
+}
+
+static void
+write_port_file(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
+		fatal("cannot write port file %s", path);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct config cfg;
+	static struct broker broker;
+	struct soap_server_settings server_settings;
+	struct tls_settings tls;
+	struct soap_server *server;
+	const char *port_file = NULL;
+	char err[512];
+	bool use_syslog;
+
+	config_init(&cfg);
+	if (parse_arguments(argc, argv, &cfg, &port_file) != 0)
+		return 2;
+	int level = log_level_parse(config_get(&cfg, "broker.log_level", "info"));
+	if (level < 0 || config_get_bool(&cfg, "broker.syslog", false, &use_syslog, err,
+			     sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-broker: broker.log_level must be error|warn|info|debug; %s\n",
+		    err);
+		return 2;
+	}
+	log_init("qcg-broker", (enum log_level)level, use_syslog);
+	tls_global_init();
+	if (tls_settings_from_config(&cfg, "tls", &tls, false, err, sizeof(err)) != 0 ||
+	    soap_server_settings_from_config(&cfg, "broker", &server_settings, err,
+		sizeof(err)) != 0 ||
+	    load_policies(&broker, &cfg, err, sizeof(err)) != 0 ||
+	    prepare_registry(&broker, &cfg, err, sizeof(err)) != 0)
+		fatal("%s", err);
+	broker.events = events_new();
+	if (broker.events == NULL)
+		fatal("out of memory");
+	pthread_mutex_init(&broker.cursor_lock, NULL);
+	broker.started = time(NULL);
+
+	struct soap_service service = {
+		.namespaces = broker_namespaces,
+		.serve = broker_serve,
+		.worker_init = worker_open_registry,
+		.worker_fini = worker_close_registry,
+		.app = &broker,
+	};
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (soap_server_open(&server, &server_settings, &tls, &service, err, sizeof(err)) != 0)
+		fatal("%s", err);
+	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,
+	    server_settings.host, soap_server_port(server), server_settings.workers);
+	if (port_file)
+		write_port_file(port_file, soap_server_port(server));
+	soap_server_run(server);
+	log_info("stopping");
+	events_shutdown(broker.events);
+	soap_server_close(server);
+	events_free(broker.events);
+	acl_free(&broker.acl);
+	gridmap_free(&broker.gridmap);
+	return 0;
+}

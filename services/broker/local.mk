@@ -1,2 +1,17 @@
-# services/broker/: qcg-broker.
+# services/broker/: qcg-broker, the grid's connection broker.
 include services/broker/decision.mk
+
+sbin_PROGRAMS += services/broker/qcg-broker
+services_broker_qcg_broker_SOURCES = \
+	services/broker/broker_main.c services/broker/broker.h \
+	services/broker/broker_auth.c \
+	services/broker/handlers_registration.c \
+	services/broker/handlers_connect.c \
+	services/broker/handlers_query.c \
+	services/broker/convert.c services/broker/convert.h \
+	services/broker/resolve.c services/broker/resolve.h \
+	services/broker/events.c services/broker/events.h
+services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl -I$(top_srcdir)/services/broker \
+	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS) $(SQLITE3_CFLAGS)
+services_broker_qcg_broker_LDADD = gen/libbroker_server.a services/broker/libdecision.a \
+	db/libqcgdb.a $(QCG_COMMON_LIBS) $(SQLITE3_LIBS) -lpthread

@@ -1,0 +1,100 @@
+/*
+ * broker_auth.c: who may call what. Services are authorized by the ACL, users by the
+ * grid-mapfile; identity is always the end-entity DN that lib/soap_server.c established.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "brokerH.h"
+#include "broker.h"
+#include "log.h"
+#include "registry.h"
+#include "soap_server.h"
+
+struct broker_call
+broker_call_of(struct soap *soap)
+{
+	struct soap_request *req = soap_request_of(soap);
+	struct broker_call call = { req->app, req->worker_state, req->peer_dn };
+	return call;
+}
+
+static const char *
+role_name(enum acl_role role)
+{
+	switch (role) {
+	case ACL_ROLE_FRONTEND: return "frontend";
+	case ACL_ROLE_PROXY: return "proxy";
+	case ACL_ROLE_HELPER: return "helper";
+	case ACL_ROLE_BROKER: return "broker";
+	case ACL_ROLE_ADMIN: return "admin";
+	}
+	return "?";
+}
+
+int
+broker_require_role(struct soap *soap, const struct broker_call *call, enum acl_role role)
+{
+	if (acl_allows(&call->broker->acl, call->caller_dn, role) ||
+	    acl_allows(&call->broker->acl, call->caller_dn, ACL_ROLE_ADMIN))
+		return SOAP_OK;
+	log_warn("denied: %s is not a %s in the broker ACL", call->caller_dn, role_name(role));
+	return soap_fault_client(soap, "not authorized: %s is not a %s in the broker's ACL",
+	    call->caller_dn, role_name(role));
+}
+
+int
+broker_require_user(struct soap *soap, const struct broker_call *call)
+{
+	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL)
+		return SOAP_OK;
+	log_warn("denied: %s is not in the grid-mapfile", call->caller_dn);
+	return soap_fault_client(soap, "not authorized: %s is not in the grid-mapfile",
+	    call->caller_dn);
+}
+
+int
+broker_require_reader(struct soap *soap, const struct broker_call *call)
+{
+	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL ||
+	    acl_roles(&call->broker->acl, call->caller_dn) != 0)
+		return SOAP_OK;
+	log_warn("denied state query: %s is neither mapped nor in the ACL", call->caller_dn);
+	return soap_fault_client(soap,
+	    "not authorized: %s is neither in the grid-mapfile nor in the broker's ACL",
+	    call->caller_dn);
+}
+
+int
+broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
+    const char *cluster)
+{
+	struct cluster c;
+	int rc = registry_get_cluster(call->reg, cluster, &c);
+	if (rc == REGISTRY_NOT_FOUND)
+		return soap_fault_client(soap, "cluster '%s' is not registered", cluster);
+	if (rc != 0)
+		return broker_registry_fault(soap, call, rc, "cluster lookup");
+	if (strcmp(c.frontend_dn, call->caller_dn) == 0 ||
+	    acl_allows(&call->broker->acl, call->caller_dn, ACL_ROLE_ADMIN))
+		return SOAP_OK;
+	return soap_fault_client(soap, "not authorized: cluster '%s' belongs to another front-end",
+	    cluster);
+}
+
+int
+broker_registry_fault(struct soap *soap, const struct broker_call *call, int rc, const char *what)
+{
+	switch (rc) {
+	case 0:
+		return SOAP_OK;
+	case REGISTRY_NOT_FOUND:
+		return soap_fault_client(soap, "%s: not found", what);
+	case REGISTRY_DENIED:
+		return soap_fault_client(soap, "%s: not authorized (owned by another identity)", what);
+	default:
+		log_error("%s: %s", what, registry_error(call->reg));
+		return soap_fault_server(soap, "%s: registry error: %s", what, registry_error(call->reg));
+	}
+}

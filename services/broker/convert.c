@@ -1,0 +1,284 @@
+/*
+ * convert.c: SOAP structs <-> model structs, with the size checks every inbound field needs.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "soap_server.h"
+
+/* gSOAP's allocator, typed: the memory lives until soap_end. */
+#define QCG_SOAP_NEW(soap, type, n) ((type *)soap_malloc((soap), sizeof(type) * (size_t)(n)))
+
+int
+convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, const char *what,
+    int required)
+{
+	if (src == NULL || (required && *src == '\0')) {
+		if (required)
+			return soap_fault_client(soap, "%s is required", what);
+		dst[0] = '\0';
+		return SOAP_OK;
+	}
+	if (strlen(src) >= dstlen)
+		return soap_fault_client(soap, "%s is longer than %zu bytes", what, dstlen - 1);
+	strcpy(dst, src);
+	return SOAP_OK;
+}
+
+static LONG64 *
+long_out(struct soap *soap, int64_t v)
+{
+	LONG64 *p = QCG_SOAP_NEW(soap, LONG64, 1);
+	if (p)
+		*p = v;
+	return p;
+}
+
+static unsigned short *
+ushort_out(struct soap *soap, uint16_t v)
+{
+	unsigned short *p = QCG_SOAP_NEW(soap, unsigned short, 1);
+	if (p)
+		*p = v;
+	return p;
+}
+
+int
+convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct cluster *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if ((rc = convert_string_in(soap, out->name, sizeof(out->name), in->name, "cluster.name", 1)) ||
+	    (rc = convert_string_in(soap, out->public_address, sizeof(out->public_address),
+		 in->publicAddress, "cluster.publicAddress", 0)) ||
+	    (rc = convert_string_in(soap, out->private_networks, sizeof(out->private_networks),
+		 in->privateNetworks, "cluster.privateNetworks", 0)) ||
+	    (rc = convert_string_in(soap, out->frontend_endpoint, sizeof(out->frontend_endpoint),
+		 in->frontendEndpoint, "cluster.frontendEndpoint", 0)))
+		return rc;
+	out->policy = (enum cluster_policy)in->policy;
+	out->traversal_allowed = in->traversalAllowed == xsd__boolean__true_;
+	if (out->policy == POLICY_PORT_RANGE) {
+		if (in->portMin == NULL || in->portMax == NULL || *in->portMin == 0 ||
+		    *in->portMin > *in->portMax)
+			return soap_fault_client(soap,
+			    "cluster %s: policy port-range needs 0 < portMin <= portMax", out->name);
+		out->port_min = *in->portMin;
+		out->port_max = *in->portMax;
+	}
+	return SOAP_OK;
+}
+
+void
+convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Cluster *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = soap_strdup(soap, in->name);
+	out->policy = (enum qcg__Policy)in->policy;
+	if (in->policy == POLICY_PORT_RANGE) {
+		out->portMin = ushort_out(soap, in->port_min);
+		out->portMax = ushort_out(soap, in->port_max);
+	}
+	out->publicAddress = soap_strdup(soap, in->public_address);
+	out->privateNetworks = soap_strdup(soap, in->private_networks);
+	out->traversalAllowed = in->traversal_allowed ? xsd__boolean__true_ : xsd__boolean__false_;
+	out->frontendEndpoint = soap_strdup(soap, in->frontend_endpoint);
+	out->frontendDN = soap_strdup(soap, in->frontend_dn);
+}
+
+int
+convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if ((rc = convert_string_in(soap, out->endpoint, sizeof(out->endpoint), in->endpoint,
+		 "proxy.endpoint", 1)) ||
+	    (rc = convert_string_in(soap, out->networks, sizeof(out->networks), in->networks,
+		 "proxy.networks", 1)) ||
+	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+		 "proxy.cluster", 0)))
+		return rc;
+	if (strchr(out->endpoint, ':') == NULL)
+		return soap_fault_client(soap, "proxy.endpoint must be host:port, got '%s'",
+		    out->endpoint);
+	return SOAP_OK;
+}
+
+void
+convert_proxy_out(struct soap *soap, const struct proxy *in, struct qcg__Proxy *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->endpoint = soap_strdup(soap, in->endpoint);
+	out->networks = soap_strdup(soap, in->networks);
+	out->cluster = in->cluster[0] ? soap_strdup(soap, in->cluster) : NULL;
+	out->load = long_out(soap, in->load);
+}
+
+int
+convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = convert_string_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
+	if (rc)
+		return rc;
+	out->state = (enum job_state)in->state;
+	out->description = in->description; /* borrowed from the request for its lifetime */
+	return SOAP_OK;
+}
+
+void
+convert_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = soap_strdup(soap, in->id);
+	out->ownerDN = soap_strdup(soap, in->owner_dn);
+	out->state = (enum qcg__JobState)in->state;
+	out->submitted = in->submitted ? long_out(soap, in->submitted) : NULL;
+	out->started = in->started ? long_out(soap, in->started) : NULL;
+	out->finished = in->finished ? long_out(soap, in->finished) : NULL;
+	if (in->state == JOB_DONE || in->state == JOB_FAILED || in->state == JOB_CANCELLED) {
+		out->exitCode = QCG_SOAP_NEW(soap, int, 1);
+		if (out->exitCode)
+			*out->exitCode = in->exit_code;
+	}
+	out->description = in->description ? soap_strdup(soap, in->description) : NULL;
+}
+
+int
+convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "accessPoint.job", 1)) ||
+	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+		 "accessPoint.cluster", 1)) ||
+	    (rc = convert_string_in(soap, out->node, sizeof(out->node), in->node,
+		 "accessPoint.node", 1)) ||
+	    (rc = convert_string_in(soap, out->address, sizeof(out->address), in->address,
+		 "accessPoint.address", 1)) ||
+	    (rc = convert_string_in(soap, out->process, sizeof(out->process), in->process,
+		 "accessPoint.process", 0)))
+		return rc;
+	if (in->port == 0)
+		return soap_fault_client(soap, "accessPoint.port must be 1-65535");
+	out->port = in->port;
+	return SOAP_OK;
+}
+
+void
+convert_access_point_out(struct soap *soap, const struct access_point *in,
+    struct qcg__AccessPoint *out)
+{
+	out->job = soap_strdup(soap, in->job);
+	out->cluster = soap_strdup(soap, in->cluster);
+	out->node = soap_strdup(soap, in->node);
+	out->address = soap_strdup(soap, in->address);
+	out->port = in->port;
+	out->process = soap_strdup(soap, in->process);
+}
+
+int
+convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
+    struct connection_record *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
+	    (rc = convert_string_in(soap, out->from_cluster, sizeof(out->from_cluster),
+		 in->fromCluster, "connection.fromCluster", 1)) ||
+	    (rc = convert_string_in(soap, out->from_node, sizeof(out->from_node), in->fromNode,
+		 "connection.fromNode", 1)) ||
+	    (rc = convert_string_in(soap, out->to_cluster, sizeof(out->to_cluster), in->toCluster,
+		 "connection.toCluster", 1)) ||
+	    (rc = convert_string_in(soap, out->to_node, sizeof(out->to_node), in->toNode,
+		 "connection.toNode", 1)))
+		return rc;
+	if (in->setupMicroseconds < 0)
+		return soap_fault_client(soap, "connection.setupMicroseconds must not be negative");
+	out->to_port = in->toPort;
+	out->method = (enum connect_method)in->method;
+	out->succeeded = in->succeeded == xsd__boolean__true_;
+	out->setup_usec = in->setupMicroseconds;
+	out->when = in->when;
+	return SOAP_OK;
+}
+
+void
+convert_connection_out(struct soap *soap, const struct connection_record *in,
+    struct qcg__Connection *out)
+{
+	out->job = soap_strdup(soap, in->job);
+	out->fromCluster = soap_strdup(soap, in->from_cluster);
+	out->fromNode = soap_strdup(soap, in->from_node);
+	out->toCluster = soap_strdup(soap, in->to_cluster);
+	out->toNode = soap_strdup(soap, in->to_node);
+	out->toPort = in->to_port;
+	out->method = (enum qcg__Method)in->method;
+	out->succeeded = in->succeeded ? xsd__boolean__true_ : xsd__boolean__false_;
+	out->setupMicroseconds = in->setup_usec;
+	out->when = in->when;
+}
+
+void
+convert_decision_out(struct soap *soap, const struct decision *in,
+    const struct access_point *target, const char *target_public_address,
+    struct qcg__Decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->method = (enum qcg__Method)in->method;
+	if (target) {
+		out->target = QCG_SOAP_NEW(soap, struct qcg__AccessPoint, 1);
+		if (out->target)
+			convert_access_point_out(soap, target, out->target);
+	}
+	if (target_public_address && *target_public_address)
+		out->targetPublicAddress = soap_strdup(soap, target_public_address);
+	if (in->method == METHOD_RELAY || in->method == METHOD_RELAY_CHAIN) {
+		char hex[2 * QCG_RELAY_ID_BYTES + 1];
+		relay_id_format(in->relay_id, hex);
+		out->relayId = soap_strdup(soap, hex);
+		out->proxy = QCG_SOAP_NEW(soap, struct qcg__Proxy, in->proxy_count);
+		if (out->proxy) {
+			out->__sizeproxy = (int)in->proxy_count;
+			for (size_t i = 0; i < in->proxy_count; i++)
+				convert_proxy_out(soap, &in->proxy[i], &out->proxy[i]);
+		}
+	}
+}
+
+static const char *const event_kind_names[] = { "connect", "job-ended", "relay" };
+
+void
+convert_event_out(struct soap *soap, const struct broker_event *in, struct qcg__Event *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sequence = in->sequence;
+	out->kind = soap_strdup(soap, event_kind_names[in->kind]);
+	out->job = soap_strdup(soap, in->job);
+	if (in->kind == EVENT_JOB_ENDED)
+		return;
+	out->decision = QCG_SOAP_NEW(soap, struct qcg__Decision, 1);
+	if (out->decision)
+		convert_decision_out(soap, &in->decision, NULL, NULL, out->decision);
+	if (in->kind != EVENT_CONNECT)
+		return;
+	out->node = soap_strdup(soap, in->node);
+	out->port = ushort_out(soap, in->port);
+	out->initiator = QCG_SOAP_NEW(soap, struct qcg__AccessPoint, 1);
+	if (out->initiator)
+		convert_access_point_out(soap, &in->initiator, out->initiator);
+	out->initiatorPublicAddress = soap_strdup(soap, in->initiator_public_address);
+}
+
+void
+convert_multicast_out(struct soap *soap, const struct multicast_group *in,
+    struct qcg__MulticastGroup *out)
+{
+	out->job = soap_strdup(soap, in->job);
+	out->address = soap_strdup(soap, in->address);
+	out->port = in->port;
+}

@@ -1,0 +1,124 @@
+/*
+ * events.c: a bounded ring of broker events with condition-variable long polling.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+
+struct event_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;    /* broadcast on every post and on shutdown */
+	struct broker_event *ring; /* EVENTS_RING_SIZE slots */
+	size_t count;              /* slots in use */
+	size_t next;               /* slot the next post writes */
+	int64_t last_sequence;
+	int shutting_down;
+};
+
+struct event_queue *
+events_new(void)
+{
+	struct event_queue *q = calloc(1, sizeof(*q));
+	if (q == NULL)
+		return NULL;
+	q->ring = calloc(EVENTS_RING_SIZE, sizeof(*q->ring));
+	if (q->ring == NULL) {
+		free(q);
+		return NULL;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	q->last_sequence = (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->changed, &attr);
+	pthread_condattr_destroy(&attr);
+	return q;
+}
+
+void
+events_free(struct event_queue *q)
+{
+	if (q == NULL)
+		return;
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->changed);
+	free(q->ring);
+	free(q);
+}
+
+int64_t
+events_post(struct event_queue *q, struct broker_event *ev)
+{
+	pthread_mutex_lock(&q->lock);
+	ev->sequence = ++q->last_sequence;
+	q->ring[q->next] = *ev;
+	q->next = (q->next + 1) % EVENTS_RING_SIZE;
+	if (q->count < EVENTS_RING_SIZE)
+		q->count++;
+	pthread_cond_broadcast(&q->changed);
+	pthread_mutex_unlock(&q->lock);
+	return ev->sequence;
+}
+
+/* Copy the matching events, oldest first; called with the lock held. */
+static size_t
+collect(struct event_queue *q, const char *queue, int64_t after, struct broker_event *out,
+    size_t max)
+{
+	size_t n = 0;
+	size_t oldest = (q->next + EVENTS_RING_SIZE - q->count) % EVENTS_RING_SIZE;
+	for (size_t i = 0; i < q->count && n < max; i++) {
+		const struct broker_event *ev = &q->ring[(oldest + i) % EVENTS_RING_SIZE];
+		if (ev->sequence > after && strcmp(ev->queue, queue) == 0)
+			out[n++] = *ev;
+	}
+	return n;
+}
+
+size_t
+events_wait(struct event_queue *q, const char *queue, int64_t after, int timeout_ms,
+    struct broker_event *out, size_t max)
+{
+	struct timespec deadline;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&q->lock);
+	size_t n;
+	while ((n = collect(q, queue, after, out, max)) == 0 && !q->shutting_down)
+		if (pthread_cond_timedwait(&q->changed, &q->lock, &deadline) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+size_t
+events_count(struct event_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	size_t n = q->count;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+void
+events_shutdown(struct event_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->shutting_down = 1;
+	pthread_cond_broadcast(&q->changed);
+	pthread_mutex_unlock(&q->lock);
+}

@@ -1,0 +1,56 @@
+/*
+ * events.h: the broker's outgoing notifications, delivered by long polling.
+ *
+ * A front-end (or proxy) needs only outbound connectivity: it calls WaitEvents with the last
+ * sequence number it saw, and the call returns as soon as an event for its queue exists, or
+ * empty at the timeout. Events live in a bounded ring shared by all queues; sequence numbers
+ * start from the broker's start time (microseconds) so that they keep growing across a broker
+ * restart and a front-end's "after" never hides new events.
+ */
+#ifndef QCG_BROKER_EVENTS_H
+#define QCG_BROKER_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decision.h"
+#include "model.h"
+
+#define EVENTS_RING_SIZE 4096  /* events kept; older ones are overwritten */
+#define EVENTS_WAIT_MAX 64     /* events returned by one wait */
+#define EVENTS_QUEUE_MAX 320   /* "cluster name" or "proxy:host:port" */
+
+enum event_kind {
+	EVENT_CONNECT = 0,   /* the target side must take part in a connection */
+	EVENT_JOB_ENDED = 1, /* forget a job's cached resolutions */
+	EVENT_RELAY = 2,     /* a proxy must expect (and maybe forward) a relay id */
+};
+
+struct broker_event {
+	int64_t sequence;              /* set by events_post */
+	char queue[EVENTS_QUEUE_MAX];  /* whose event it is */
+	enum event_kind kind;
+	char job[QCG_NAME_MAX];
+	char node[QCG_NAME_MAX];       /* the target node, for EVENT_CONNECT */
+	uint16_t port;                 /* the target port, for EVENT_CONNECT */
+	struct access_point initiator; /* who connects, for EVENT_CONNECT */
+	char initiator_public_address[QCG_ADDR_MAX];
+	struct decision decision;      /* for EVENT_CONNECT and EVENT_RELAY */
+};
+
+struct event_queue;
+
+struct event_queue *events_new(void);
+void events_free(struct event_queue *q);
+/* Append ev (its sequence is assigned) and wake the waiters of its queue. */
+int64_t events_post(struct event_queue *q, struct broker_event *ev);
+/* Wait up to timeout_ms for events of queue with a sequence above after; copy up to max of them
+ * into out and return how many. */
+size_t events_wait(struct event_queue *q, const char *queue, int64_t after, int timeout_ms,
+    struct broker_event *out, size_t max);
+/* Events in the ring (for health reporting). */
+size_t events_count(struct event_queue *q);
+/* Wake every waiter so that they return early (shutdown). */
+void events_shutdown(struct event_queue *q);
+
+#endif

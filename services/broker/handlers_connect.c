@@ -1,0 +1,152 @@
+/*
+ * handlers_connect.c: the connection operations front-ends call for their nodes: Resolve,
+ * ReportOutcome and the WaitEvents long poll.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "brokerH.h"
+#include "broker.h"
+#include "convert.h"
+#include "log.h"
+#include "registry.h"
+#include "resolve.h"
+#include "soap_server.h"
+
+/* Post what the target side and the proxies must do for a decision. */
+static void
+post_decision_events(struct broker_call *call, const struct resolve_request *req,
+    const struct resolve_result *res)
+{
+	struct broker_event ev;
+
+	if (res->needs_target_side) {
+		resolve_target_event(req, res, &ev);
+		events_post(call->broker->events, &ev);
+	}
+	for (size_t i = 0; i < res->decision.proxy_count; i++) {
+		resolve_proxy_event(req, res, i, &ev);
+		events_post(call->broker->events, &ev);
+		registry_add_proxy_load(call->reg, res->decision.proxy[i].endpoint, 1);
+	}
+}
+
+int
+__qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct resolve_request req = {
+		.job = r->job,
+		.from_cluster = r->fromCluster,
+		.from_node = r->fromNode,
+		.from_address = r->fromAddress ? r->fromAddress : "",
+		.from_port = r->fromPort ? *r->fromPort : 0,
+		.to_address = r->toAddress,
+		.to_port = r->toPort,
+		.after = r->after ? (int)*r->after : -1,
+	};
+	struct resolve_result res;
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = broker_require_cluster_owner(soap, &call, req.from_cluster)))
+		return rc;
+	pthread_mutex_lock(&call.broker->cursor_lock);
+	enum resolve_status status = resolve_connection(call.reg, &req, &call.broker->cursor, &res);
+	pthread_mutex_unlock(&call.broker->cursor_lock);
+	switch (status) {
+	case RESOLVE_OK:
+		break;
+	case RESOLVE_NO_ACCESS_POINT:
+		return soap_fault_client(soap, "job %s: no process listens on %s:%u", req.job,
+		    req.to_address, req.to_port);
+	case RESOLVE_NO_CLUSTER:
+		return soap_fault_client(soap, "job %s: a cluster of this connection is not registered",
+		    req.job);
+	case RESOLVE_NO_METHOD:
+		return soap_fault_client(soap, "job %s: no %smethod connects %s/%s to %s:%u", req.job,
+		    req.after >= 0 ? "further " : "", req.from_cluster, req.from_node,
+		    req.to_address, req.to_port);
+	case RESOLVE_ERROR:
+		return broker_registry_fault(soap, &call, -1, "Resolve");
+	}
+	post_decision_events(&call, &req, &res);
+	log_debug("job %s: %s/%s -> %s/%s:%u by %s", req.job, req.from_cluster, req.from_node,
+	    res.target.cluster, res.target.node, req.to_port,
+	    connect_method_name(res.decision.method));
+	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
+	if (resp->decision == NULL)
+		return soap_fault_server(soap, "out of memory");
+	convert_decision_out(soap, &res.decision, &res.target, res.target_public_address,
+	    resp->decision);
+	return SOAP_OK;
+}
+
+int
+__qb__ReportOutcome(struct soap *soap, struct _qb__ReportOutcome *req,
+    struct _qb__ReportOutcomeResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct connection_record rec;
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = convert_connection_in(soap, req->connection, &rec)) ||
+	    (rc = broker_require_cluster_owner(soap, &call, rec.from_cluster)))
+		return rc;
+	if (rec.when == 0)
+		rec.when = (int64_t)time(NULL);
+	if ((rc = broker_registry_fault(soap, &call, registry_log_connection(call.reg, &rec),
+		 "ReportOutcome")))
+		return rc;
+	if (!rec.succeeded)
+		log_info("job %s: %s from %s/%s to %s/%s:%u failed; the next method follows", rec.job,
+		    connect_method_name(rec.method), rec.from_cluster, rec.from_node, rec.to_cluster,
+		    rec.to_node, rec.to_port);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+/* Front-ends wait on their own cluster's queue; proxies on "proxy:<their endpoint>". */
+static int
+authorize_queue(struct soap *soap, struct broker_call *call, const char *queue)
+{
+	if (strncmp(queue, "proxy:", 6) == 0)
+		return broker_require_role(soap, call, ACL_ROLE_PROXY);
+	int rc = broker_require_role(soap, call, ACL_ROLE_FRONTEND);
+	return rc ? rc : broker_require_cluster_owner(soap, call, queue);
+}
+
+int
+__qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
+    struct _qb__WaitEventsResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct broker_event *events;
+	int rc;
+
+	if (req->cluster == NULL || strlen(req->cluster) >= EVENTS_QUEUE_MAX)
+		return soap_fault_client(soap, "cluster must name a queue of under %d bytes",
+		    EVENTS_QUEUE_MAX);
+	if (req->timeoutSeconds < 0 || req->timeoutSeconds > BROKER_WAIT_MAX_SECONDS)
+		return soap_fault_client(soap, "timeoutSeconds must be in [0, %d]",
+		    BROKER_WAIT_MAX_SECONDS);
+	if ((rc = authorize_queue(soap, &call, req->cluster)))
+		return rc;
+	events = soap_malloc(soap, EVENTS_WAIT_MAX * sizeof(*events));
+	if (events == NULL)
+		return soap_fault_server(soap, "out of memory");
+	size_t n = events_wait(call.broker->events, req->cluster, req->afterSequence,
+	    req->timeoutSeconds * 1000, events, EVENTS_WAIT_MAX);
+	resp->event = soap_malloc(soap, (n ? n : 1) * sizeof(*resp->event));
+	if (resp->event == NULL)
+		return soap_fault_server(soap, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		convert_event_out(soap, &events[i], &resp->event[i]);
+	resp->__sizeevent = (int)n;
+	return SOAP_OK;
+}

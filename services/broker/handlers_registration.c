@@ -1,0 +1,241 @@
+/*
+ * handlers_registration.c: SOAP operations that change the registry: clusters, proxies,
+ * access points, jobs and multicast groups. Thin: authorize, convert, call the registry.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "brokerH.h"
+#include "broker.h"
+#include "convert.h"
+#include "log.h"
+#include "registry.h"
+#include "soap_server.h"
+
+int
+__qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
+    struct _qb__RegisterClusterResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct cluster c;
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = convert_cluster_in(soap, req->cluster, &c)))
+		return rc;
+	if ((rc = broker_registry_fault(soap, &call,
+		 registry_put_cluster(call.reg, &c, call.caller_dn), "RegisterCluster")))
+		return rc;
+	log_info("cluster %s registered (%s) by %s", c.name, cluster_policy_name(c.policy),
+	    call.caller_dn);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__UnregisterCluster(struct soap *soap, struct _qb__UnregisterCluster *req,
+    struct _qb__UnregisterClusterResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)))
+		return rc;
+	if ((rc = broker_registry_fault(soap, &call,
+		 registry_delete_cluster(call.reg, req->name, call.caller_dn), "UnregisterCluster")))
+		return rc;
+	log_info("cluster %s unregistered by %s", req->name, call.caller_dn);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__RegisterProxy(struct soap *soap, struct _qb__RegisterProxy *req,
+    struct _qb__RegisterProxyResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct proxy p;
+	int64_t id;
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
+	    (rc = convert_proxy_in(soap, req->proxy, &p)) ||
+	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p, &id),
+		 "RegisterProxy")))
+		return rc;
+	log_info("proxy %s registered (networks %s) by %s", p.endpoint, p.networks, call.caller_dn);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__UnregisterProxy(struct soap *soap, struct _qb__UnregisterProxy *req,
+    struct _qb__UnregisterProxyResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
+	    (rc = broker_registry_fault(soap, &call, registry_delete_proxy(call.reg, req->endpoint),
+		 "UnregisterProxy")))
+		return rc;
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__RegisterAccessPoint(struct soap *soap, struct _qb__RegisterAccessPoint *req,
+    struct _qb__RegisterAccessPointResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct access_point ap;
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = convert_access_point_in(soap, req->accessPoint, &ap)) ||
+	    (rc = broker_require_cluster_owner(soap, &call, ap.cluster)) ||
+	    (rc = broker_registry_fault(soap, &call, registry_put_access_point(call.reg, &ap),
+		 "RegisterAccessPoint")))
+		return rc;
+	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
+	    ap.port);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+/* Tell every cluster's front-end that a job is over, so that they drop its cached answers. */
+static void
+post_job_ended(struct broker_call *call, const char *job)
+{
+	struct cluster *clusters;
+	size_t n;
+
+	if (registry_list_clusters(call->reg, &clusters, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct broker_event ev = { .kind = EVENT_JOB_ENDED };
+		snprintf(ev.queue, sizeof(ev.queue), "%s", clusters[i].name);
+		snprintf(ev.job, sizeof(ev.job), "%s", job);
+		events_post(call->broker->events, &ev);
+	}
+	free(clusters);
+}
+
+/* A job's owner, a front-end or an admin may end a job's registrations. */
+static int
+require_job_owner_or_service(struct soap *soap, struct broker_call *call, const char *job_id)
+{
+	struct job job;
+	int rc = registry_get_job(call->reg, job_id, &job);
+	if (rc != 0)
+		return broker_registry_fault(soap, call, rc, "job");
+	int owner = strcmp(job.owner_dn, call->caller_dn) == 0;
+	free(job.description);
+	if (owner)
+		return SOAP_OK;
+	return broker_require_role(soap, call, ACL_ROLE_FRONTEND);
+}
+
+int
+__qb__RemoveJobAccessPoints(struct soap *soap, struct _qb__RemoveJobAccessPoints *req,
+    struct _qb__RemoveJobAccessPointsResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	size_t removed = 0;
+	int rc;
+
+	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	    (rc = broker_registry_fault(soap, &call,
+		 registry_delete_job_access_points(call.reg, req->job, &removed),
+		 "RemoveJobAccessPoints")))
+		return rc;
+	post_job_ended(&call, req->job);
+	resp->removed = (int)removed;
+	return SOAP_OK;
+}
+
+int
+__qb__RecordJob(struct soap *soap, struct _qb__RecordJob *req, struct _qb__RecordJobResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct job job;
+	int rc;
+
+	if ((rc = broker_require_user(soap, &call)) || (rc = convert_job_in(soap, req->job, &job)))
+		return rc;
+	if (job.description && strlen(job.description) > REGISTRY_DESCRIPTION_MAX)
+		return soap_fault_client(soap, "job.description is longer than %d bytes",
+		    REGISTRY_DESCRIPTION_MAX);
+	snprintf(job.owner_dn, sizeof(job.owner_dn), "%s", call.caller_dn);
+	job.submitted = (int64_t)time(NULL);
+	if ((rc = broker_registry_fault(soap, &call, registry_put_job(call.reg, &job), "RecordJob")))
+		return rc;
+	log_info("job %s recorded for %s", job.id, call.caller_dn);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
+    struct _qb__SetJobStateResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct job job;
+	int rc;
+
+	if ((rc = broker_require_user(soap, &call)) ||
+	    (rc = broker_registry_fault(soap, &call, registry_get_job(call.reg, req->id, &job),
+		 "SetJobState")))
+		return rc;
+	int owner = strcmp(job.owner_dn, call.caller_dn) == 0;
+	free(job.description);
+	if (!owner && !acl_allows(&call.broker->acl, call.caller_dn, ACL_ROLE_ADMIN))
+		return soap_fault_client(soap, "not authorized: job %s belongs to another user",
+		    req->id);
+	rc = registry_set_job_state(call.reg, req->id, (enum job_state)req->state,
+	    req->exitCode ? *req->exitCode : 0, (int64_t)time(NULL));
+	if ((rc = broker_registry_fault(soap, &call, rc, "SetJobState")))
+		return rc;
+	log_info("job %s is now %s", req->id, job_state_name((enum job_state)req->state));
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qb__AllocateMulticastGroup(struct soap *soap, struct _qb__AllocateMulticastGroup *req,
+    struct _qb__AllocateMulticastGroupResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct multicast_group group;
+	int rc;
+
+	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	    (rc = broker_registry_fault(soap, &call,
+		 registry_allocate_multicast_group(call.reg, req->job, &group),
+		 "AllocateMulticastGroup")))
+		return rc;
+	resp->group = soap_malloc(soap, sizeof(*resp->group));
+	if (resp->group == NULL)
+		return soap_fault_server(soap, "out of memory");
+	convert_multicast_out(soap, &group, resp->group);
+	return SOAP_OK;
+}
+
+int
+__qb__ReleaseMulticastGroups(struct soap *soap, struct _qb__ReleaseMulticastGroups *req,
+    struct _qb__ReleaseMulticastGroupsResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	int rc;
+
+	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	    (rc = broker_registry_fault(soap, &call,
+		 registry_release_multicast_groups(call.reg, req->job), "ReleaseMulticastGroups")))
+		return rc;
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}

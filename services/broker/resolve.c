@@ -1,0 +1,81 @@
+/*
+ * resolve.c: Resolve over the registry and the decision.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "resolve.h"
+
+enum resolve_status
+resolve_connection(struct registry *reg, const struct resolve_request *req,
+    struct decision_cursor *cursor, struct resolve_result *out)
+{
+	struct cluster from, to;
+	struct proxy *proxies = NULL;
+	size_t nproxies = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = registry_find_access_point(reg, req->job, req->to_address, req->to_port, &out->target);
+	if (rc == REGISTRY_NOT_FOUND)
+		return RESOLVE_NO_ACCESS_POINT;
+	if (rc != 0)
+		return RESOLVE_ERROR;
+	rc = registry_get_cluster(reg, req->from_cluster, &from);
+	if (rc == 0)
+		rc = registry_get_cluster(reg, out->target.cluster, &to);
+	if (rc == REGISTRY_NOT_FOUND)
+		return RESOLVE_NO_CLUSTER;
+	if (rc != 0 || registry_list_proxies(reg, &proxies, &nproxies) != 0)
+		return RESOLVE_ERROR;
+
+	struct decision_side ini = { &from, req->from_node }, tgt = { &to, out->target.node };
+	rc = decision_choose(&ini, &tgt, req->to_port, proxies, nproxies, req->after, cursor,
+	    &out->decision);
+	free(proxies);
+	if (rc != 0)
+		return RESOLVE_NO_METHOD;
+	snprintf(out->target_public_address, sizeof(out->target_public_address), "%s",
+	    to.public_address);
+	snprintf(out->initiator_public_address, sizeof(out->initiator_public_address), "%s",
+	    from.public_address);
+	/* direct and port range need nothing from the target side; every other method does */
+	out->needs_target_side = out->decision.method != METHOD_DIRECT &&
+	    out->decision.method != METHOD_PORT_RANGE;
+	return RESOLVE_OK;
+}
+
+void
+resolve_target_event(const struct resolve_request *req, const struct resolve_result *res,
+    struct broker_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->queue, sizeof(ev->queue), "%s", res->target.cluster);
+	ev->kind = EVENT_CONNECT;
+	snprintf(ev->job, sizeof(ev->job), "%s", req->job);
+	snprintf(ev->node, sizeof(ev->node), "%s", res->target.node);
+	ev->port = res->target.port;
+	snprintf(ev->initiator.job, sizeof(ev->initiator.job), "%s", req->job);
+	snprintf(ev->initiator.cluster, sizeof(ev->initiator.cluster), "%s", req->from_cluster);
+	snprintf(ev->initiator.node, sizeof(ev->initiator.node), "%s", req->from_node);
+	snprintf(ev->initiator.address, sizeof(ev->initiator.address), "%s", req->from_address);
+	ev->initiator.port = req->from_port;
+	snprintf(ev->initiator_public_address, sizeof(ev->initiator_public_address), "%s",
+	    res->initiator_public_address);
+	ev->decision = res->decision;
+}
+
+void
+resolve_proxy_event(const struct resolve_request *req, const struct resolve_result *res, size_t i,
+    struct broker_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->queue, sizeof(ev->queue), "proxy:%s", res->decision.proxy[i].endpoint);
+	ev->kind = EVENT_RELAY;
+	snprintf(ev->job, sizeof(ev->job), "%s", req->job);
+	ev->decision = res->decision;
+}

@@ -1,0 +1,54 @@
+/*
+ * resolve.h: the broker's Resolve, as plain C over the registry and the decision: find the
+ * target's access point, load both clusters and the proxies, decide, and say what the target
+ * side and the proxies must be told.
+ */
+#ifndef QCG_BROKER_RESOLVE_H
+#define QCG_BROKER_RESOLVE_H
+
+#include <stdint.h>
+
+#include "decision.h"
+#include "events.h"
+#include "model.h"
+
+struct registry;
+
+struct resolve_request {
+	const char *job;
+	const char *from_cluster, *from_node;
+	const char *from_address; /* the initiator helper's rendezvous address, or "" */
+	uint16_t from_port;
+	const char *to_address;
+	uint16_t to_port;
+	int after;                /* -1, or the method that failed */
+};
+
+struct resolve_result {
+	struct decision decision;
+	struct access_point target;
+	char target_public_address[QCG_ADDR_MAX];
+	char initiator_public_address[QCG_ADDR_MAX];
+	int needs_target_side;    /* post an EVENT_CONNECT to the target's cluster */
+};
+
+enum resolve_status {
+	RESOLVE_OK = 0,
+	RESOLVE_NO_ACCESS_POINT = 1, /* nothing of this job listens there */
+	RESOLVE_NO_CLUSTER = 2,      /* a side's cluster is not registered */
+	RESOLVE_NO_METHOD = 3,       /* the policies leave no (further) method */
+	RESOLVE_ERROR = 4,           /* registry failure */
+};
+
+/* Decide; cursor is the broker's round-robin state (the caller serializes access to it). */
+enum resolve_status resolve_connection(struct registry *reg, const struct resolve_request *req,
+    struct decision_cursor *cursor, struct resolve_result *out);
+
+/* The event the target's cluster gets for a result that needs_target_side. */
+void resolve_target_event(const struct resolve_request *req, const struct resolve_result *res,
+    struct broker_event *ev);
+/* The event proxy i of a relay decision gets (i = 0 or 1). */
+void resolve_proxy_event(const struct resolve_request *req, const struct resolve_result *res,
+    size_t i, struct broker_event *ev);
+
+#endif
