@@ -16,3 +16,21 @@ services_proxy_librelay_a_SOURCES = \
 sbin_PROGRAMS += services/proxy/qcg-proxy
 services_proxy_qcg_proxy_SOURCES = services/proxy/proxy_main.c
 services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a lib/libqcgcommon.a -lpthread
+
+# Tests (run against the built qcg-proxy; each starts and stops its own instances).
+PROXY_TEST_UTIL = tests/integration/test_proxy_util.c tests/integration/test_proxy_util.h
+PROXY_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/unit
+PROXY_TEST_LDADD = services/proxy/librelay.a lib/libqcgcommon.a -lpthread
+
+check_PROGRAMS += tests/integration/test_proxy_refuse
+tests_integration_test_proxy_refuse_SOURCES = tests/integration/test_proxy_refuse.c \
+	$(PROXY_TEST_UTIL)
+tests_integration_test_proxy_refuse_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_refuse_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/integration/test_proxy_refuse
+
+check_PROGRAMS += tests/unit/test_relay_hello
+tests_unit_test_relay_hello_SOURCES = tests/unit/test_relay_hello.c
+tests_unit_test_relay_hello_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_unit_test_relay_hello_LDADD = services/proxy/librelay.a lib/libqcgcommon.a
+TESTS += tests/unit/test_relay_hello
