@@ -11,7 +11,8 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/tls.c lib/tls.h \
 	lib/soap_server.c lib/soap_server.h \
 	lib/soap_client.c lib/soap_client.h \
-	lib/soap_namespaces.c
+	lib/soap_namespaces.c \
+	lib/json_write.c lib/json_write.h
 
 # Everything that links the common library needs these too.
 QCG_COMMON_LIBS = lib/libqcgcommon.a $(GSOAP_LIBS) $(OPENSSL_LIBS)

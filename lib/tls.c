@@ -236,6 +236,36 @@ tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, siz
 }
 
 int
+tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t errlen)
+{
+	size_t used = 0;
+
+	for (int i = 0; i < X509_NAME_entry_count(name); i++) {
+		const X509_NAME_ENTRY *entry = X509_NAME_get_entry(name, i);
+		int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
+		const char *field = nid != NID_undef ? OBJ_nid2sn(nid) : "UNDEF";
+		unsigned char *value = NULL;
+		int len = ASN1_STRING_to_UTF8(&value, X509_NAME_ENTRY_get_data(entry));
+		if (len < 0) {
+			snprintf(err, errlen, "DN entry %d is not a string", i);
+			return -1;
+		}
+		int n = snprintf(dn + used, dnlen - used, "/%s=%.*s", field, len, (char *)value);
+		OPENSSL_free(value);
+		if (n < 0 || (size_t)n >= dnlen - used || memchr(dn + used, '\0', (size_t)n)) {
+			snprintf(err, errlen, "DN longer than %zu bytes or with a NUL byte", dnlen - 1);
+			return -1;
+		}
+		used += (size_t)n;
+	}
+	if (used == 0) {
+		snprintf(err, errlen, "empty DN");
+		return -1;
+	}
+	return 0;
+}
+
+int
 tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err, size_t errlen)
 {
 	int n = chain ? sk_X509_num(chain) : 0;
@@ -249,15 +279,7 @@ tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err
 			snprintf(err, errlen, "chain has no end-entity certificate below its CA");
 			return -1;
 		}
-		char *name = X509_NAME_oneline(X509_get_subject_name(cert), NULL, 0);
-		if (name == NULL || strlen(name) >= dnlen) {
-			snprintf(err, errlen, "end-entity DN missing or longer than %zu bytes", dnlen - 1);
-			OPENSSL_free(name);
-			return -1;
-		}
-		strcpy(dn, name);
-		OPENSSL_free(name);
-		return 0;
+		return tls_name_to_dn(X509_get_subject_name(cert), dn, dnlen, err, errlen);
 	}
 	snprintf(err, errlen, "chain has no end-entity certificate");
 	return -1;

@@ -50,6 +50,10 @@ int tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err,
 /* The peer's identity on an established connection of soap (after the handshake). */
 int tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t errlen);
 
+/* A name in the Globus one-line form the grid-mapfile uses: "/O=Grid/OU=x/CN=host/gw-a"
+ * (short field names, UTF-8 values, no escaping, which is what grid tools print). */
+int tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t errlen);
+
 /* The end-entity DN of a verified chain (leaf first): the first certificate that is not an
  * RFC 3820 proxy, which must not be a CA. Pure; what tls_peer_identity and the tests use. */
 int tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err,

@@ -1,1 +1,8 @@
 # tests/: unit tests (tests/unit), integration tests on loopback (tests/integration).
+# Other parts register their own tests in their local.mk; these cover lib/ and the broker.
+
+check_PROGRAMS += tests/integration/broker_call
+tests_integration_broker_call_SOURCES = tests/integration/broker_call.c
+tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl \
+	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
+tests_integration_broker_call_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)

@@ -1,0 +1,436 @@
+/*
+ * qcg_query.c: qcg-query, a command-line client for the broker's state.
+ *
+ *   qcg-query [--broker URL] [--json] clusters|proxies|jobs|job ID|contacts JOB|connections JOB|health
+ *
+ * Credentials are found the grid way (lib/tls.c: X509_USER_PROXY, /tmp/x509up_u<uid>,
+ * ~/.globus) unless --cert/--key name them; the broker is $QCG_BROKER_URL or --broker.
+ * Exit codes: 0 success, 1 the broker refused or failed the query, 2 bad usage,
+ * 3 authentication failed, 4 the broker could not be reached.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "brokerH.h"
+#include "broker_namespaces.h"
+#include "json_write.h"
+#include "model.h"
+#include "soap_client.h"
+
+enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_UNREACHABLE = 4 };
+
+struct query_options {
+	const char *broker_url;
+	bool json;
+	struct tls_settings tls;
+	int timeout;
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: qcg-query [OPTIONS] clusters|proxies|jobs|job ID|contacts JOB|connections JOB|health\n"
+	    "  --broker URL     the broker (default $QCG_BROKER_URL, else https://localhost:8443/)\n"
+	    "  --json           machine-readable output\n"
+	    "  --cert FILE --key FILE --ca-dir DIR\n"
+	    "                   credentials and trust (default: X509_USER_PROXY, /tmp/x509up_u<uid>,\n"
+	    "                   ~/.globus/user{cert,key}.pem; X509_CERT_DIR or\n"
+	    "                   /etc/grid-security/certificates)\n"
+	    "  --timeout SEC    connect and I/O timeout (default 30)\n");
+}
+
+static const char *
+policy_text(enum qcg__Policy p) { return cluster_policy_name((enum cluster_policy)p); }
+static const char *
+method_text(enum qcg__Method m) { return connect_method_name((enum connect_method)m); }
+static const char *
+opt_text(const char *s) { return s ? s : ""; }
+
+static void
+format_time(LONG64 *t, char *buf, size_t len)
+{
+	if (t == NULL || *t == 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	time_t tt = (time_t)*t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void
+print_clusters(const struct _qb__ListClustersResponse *r, bool json)
+{
+	struct json_writer w;
+	if (json) {
+		json_begin(&w, stdout);
+		json_array_open(&w, NULL);
+	} else
+		printf("%-16s %-11s %-13s %-18s %-24s %-9s %s\n", "CLUSTER", "POLICY", "PORTS",
+		    "PUBLIC ADDRESS", "PRIVATE NETWORKS", "TRAVERSAL", "FRONT-END");
+	for (int i = 0; i < r->__sizecluster; i++) {
+		const struct qcg__Cluster *c = &r->cluster[i];
+		char ports[16] = "-";
+		if (c->portMin && c->portMax)
+			snprintf(ports, sizeof(ports), "%u-%u", *c->portMin, *c->portMax);
+		if (!json) {
+			printf("%-16s %-11s %-13s %-18s %-24s %-9s %s\n", c->name, policy_text(c->policy),
+			    ports, opt_text(c->publicAddress), opt_text(c->privateNetworks),
+			    c->traversalAllowed ? "yes" : "no", opt_text(c->frontendEndpoint));
+			continue;
+		}
+		json_object_open(&w, NULL);
+		json_string(&w, "name", c->name);
+		json_string(&w, "policy", policy_text(c->policy));
+		if (c->portMin && c->portMax) {
+			json_int(&w, "portMin", *c->portMin);
+			json_int(&w, "portMax", *c->portMax);
+		}
+		json_string(&w, "publicAddress", c->publicAddress);
+		json_string(&w, "privateNetworks", c->privateNetworks);
+		json_bool(&w, "traversalAllowed", c->traversalAllowed);
+		json_string(&w, "frontendEndpoint", c->frontendEndpoint);
+		json_string(&w, "frontendDN", c->frontendDN);
+		json_object_close(&w);
+	}
+	if (json) {
+		json_array_close(&w);
+		json_end(&w);
+	}
+}
+
+static void
+print_proxies(const struct _qb__ListProxiesResponse *r, bool json)
+{
+	struct json_writer w;
+	if (json) {
+		json_begin(&w, stdout);
+		json_array_open(&w, NULL);
+	} else
+		printf("%-28s %-36s %-16s %s\n", "ENDPOINT", "NETWORKS", "CLUSTER", "LOAD");
+	for (int i = 0; i < r->__sizeproxy; i++) {
+		const struct qcg__Proxy *p = &r->proxy[i];
+		long long load = p->load ? *p->load : 0;
+		if (!json) {
+			printf("%-28s %-36s %-16s %lld\n", p->endpoint, p->networks,
+			    p->cluster ? p->cluster : "-", load);
+			continue;
+		}
+		json_object_open(&w, NULL);
+		json_string(&w, "endpoint", p->endpoint);
+		json_string(&w, "networks", p->networks);
+		json_string(&w, "cluster", p->cluster);
+		json_int(&w, "load", load);
+		json_object_close(&w);
+	}
+	if (json) {
+		json_array_close(&w);
+		json_end(&w);
+	}
+}
+
+static void
+print_job_json(struct json_writer *w, const struct qcg__Job *j)
+{
+	json_object_open(w, NULL);
+	json_string(w, "id", j->id);
+	json_string(w, "owner", j->ownerDN);
+	json_string(w, "state", job_state_name((enum job_state)j->state));
+	json_int(w, "submitted", j->submitted ? *j->submitted : 0);
+	json_int(w, "started", j->started ? *j->started : 0);
+	json_int(w, "finished", j->finished ? *j->finished : 0);
+	if (j->exitCode)
+		json_int(w, "exitCode", *j->exitCode);
+	if (j->description)
+		json_string(w, "description", j->description);
+	json_object_close(w);
+}
+
+static void
+print_jobs(const struct qcg__Job *jobs, int n, bool json, bool one)
+{
+	struct json_writer w;
+	if (json) {
+		json_begin(&w, stdout);
+		if (!one)
+			json_array_open(&w, NULL);
+		for (int i = 0; i < n; i++)
+			print_job_json(&w, &jobs[i]);
+		if (!one)
+			json_array_close(&w);
+		json_end(&w);
+		return;
+	}
+	printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", "JOB", "STATE", "SUBMITTED", "STARTED",
+	    "FINISHED", "EXIT", "OWNER");
+	for (int i = 0; i < n; i++) {
+		const struct qcg__Job *j = &jobs[i];
+		char sub[32], start[32], fin[32], code[12] = "-";
+		format_time(j->submitted, sub, sizeof(sub));
+		format_time(j->started, start, sizeof(start));
+		format_time(j->finished, fin, sizeof(fin));
+		if (j->exitCode)
+			snprintf(code, sizeof(code), "%d", *j->exitCode);
+		printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", j->id,
+		    job_state_name((enum job_state)j->state), sub, start, fin, code,
+		    opt_text(j->ownerDN));
+	}
+}
+
+static void
+print_contacts(const struct _qb__ListAccessPointsResponse *r, bool json)
+{
+	struct json_writer w;
+	if (json) {
+		json_begin(&w, stdout);
+		json_array_open(&w, NULL);
+	} else
+		printf("%-16s %-16s %-18s %-6s %s\n", "CLUSTER", "NODE", "ADDRESS", "PORT", "PROCESS");
+	for (int i = 0; i < r->__sizeaccessPoint; i++) {
+		const struct qcg__AccessPoint *a = &r->accessPoint[i];
+		if (!json) {
+			printf("%-16s %-16s %-18s %-6u %s\n", a->cluster, a->node, a->address, a->port,
+			    opt_text(a->process));
+			continue;
+		}
+		json_object_open(&w, NULL);
+		json_string(&w, "cluster", a->cluster);
+		json_string(&w, "node", a->node);
+		json_string(&w, "address", a->address);
+		json_int(&w, "port", a->port);
+		json_string(&w, "process", a->process);
+		json_object_close(&w);
+	}
+	if (json) {
+		json_array_close(&w);
+		json_end(&w);
+	}
+}
+
+static void
+print_connections(const struct _qb__ListConnectionsResponse *r, bool json)
+{
+	struct json_writer w;
+	if (json) {
+		json_begin(&w, stdout);
+		json_array_open(&w, NULL);
+	} else
+		printf("%-28s %-28s %-12s %-8s %s\n", "FROM", "TO", "METHOD", "OUTCOME", "SETUP(us)");
+	for (int i = 0; i < r->__sizeconnection; i++) {
+		const struct qcg__Connection *c = &r->connection[i];
+		if (!json) {
+			char from[64], to[72];
+			snprintf(from, sizeof(from), "%s/%s", c->fromCluster, c->fromNode);
+			snprintf(to, sizeof(to), "%s/%s:%u", c->toCluster, c->toNode, c->toPort);
+			printf("%-28s %-28s %-12s %-8s %lld\n", from, to, method_text(c->method),
+			    c->succeeded ? "ok" : "failed", (long long)c->setupMicroseconds);
+			continue;
+		}
+		json_object_open(&w, NULL);
+		json_string(&w, "fromCluster", c->fromCluster);
+		json_string(&w, "fromNode", c->fromNode);
+		json_string(&w, "toCluster", c->toCluster);
+		json_string(&w, "toNode", c->toNode);
+		json_int(&w, "toPort", c->toPort);
+		json_string(&w, "method", method_text(c->method));
+		json_bool(&w, "succeeded", c->succeeded);
+		json_int(&w, "setupMicroseconds", c->setupMicroseconds);
+		json_int(&w, "when", c->when);
+		json_object_close(&w);
+	}
+	if (json) {
+		json_array_close(&w);
+		json_end(&w);
+	}
+}
+
+static void
+print_health(const struct _qb__GetHealthResponse *r, bool json)
+{
+	if (!json) {
+		printf("version %s\nuptime %llds\nclusters %d\nproxies %d\nevents %d\nyou are %s\n",
+		    r->version, (long long)r->uptimeSeconds, r->clusters, r->proxies,
+		    r->pendingEvents, r->callerDN);
+		return;
+	}
+	struct json_writer w;
+	json_begin(&w, stdout);
+	json_object_open(&w, NULL);
+	json_string(&w, "version", r->version);
+	json_int(&w, "uptimeSeconds", r->uptimeSeconds);
+	json_int(&w, "clusters", r->clusters);
+	json_int(&w, "proxies", r->proxies);
+	json_int(&w, "pendingEvents", r->pendingEvents);
+	json_string(&w, "callerDN", r->callerDN);
+	json_object_close(&w);
+	json_end(&w);
+}
+
+/* Run one query; returns SOAP_OK or gSOAP's error code. */
+static int
+run_query(struct soap *soap, const struct query_options *o, const char *what, char *arg)
+{
+	const char *url = o->broker_url;
+	if (strcmp(what, "clusters") == 0) {
+		struct _qb__ListClusters req = {};
+		struct _qb__ListClustersResponse resp;
+		int rc = soap_call___qb__ListClusters(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_clusters(&resp, o->json);
+		return rc;
+	}
+	if (strcmp(what, "proxies") == 0) {
+		struct _qb__ListProxies req = {};
+		struct _qb__ListProxiesResponse resp;
+		int rc = soap_call___qb__ListProxies(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_proxies(&resp, o->json);
+		return rc;
+	}
+	if (strcmp(what, "jobs") == 0) {
+		struct _qb__ListJobs req = { 0 };
+		struct _qb__ListJobsResponse resp;
+		int rc = soap_call___qb__ListJobs(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_jobs(resp.job, resp.__sizejob, o->json, false);
+		return rc;
+	}
+	if (strcmp(what, "job") == 0) {
+		struct _qb__GetJob req = { arg };
+		struct _qb__GetJobResponse resp;
+		int rc = soap_call___qb__GetJob(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_jobs(resp.job, 1, o->json, true);
+		return rc;
+	}
+	if (strcmp(what, "contacts") == 0) {
+		struct _qb__ListAccessPoints req = { arg };
+		struct _qb__ListAccessPointsResponse resp;
+		int rc = soap_call___qb__ListAccessPoints(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_contacts(&resp, o->json);
+		return rc;
+	}
+	if (strcmp(what, "connections") == 0) {
+		struct _qb__ListConnections req = { arg };
+		struct _qb__ListConnectionsResponse resp;
+		int rc = soap_call___qb__ListConnections(soap, url, NULL, &req, &resp);
+		if (rc == SOAP_OK)
+			print_connections(&resp, o->json);
+		return rc;
+	}
+	struct _qb__GetHealth req = {};
+	struct _qb__GetHealthResponse resp;
+	int rc = soap_call___qb__GetHealth(soap, url, NULL, &req, &resp);
+	if (rc == SOAP_OK)
+		print_health(&resp, o->json);
+	return rc;
+}
+
+/* Whether what is a known query, and whether it takes an argument. */
+static int
+query_arity(const char *what)
+{
+	static const char *const bare[] = { "clusters", "proxies", "jobs", "health" };
+	static const char *const with_arg[] = { "job", "contacts", "connections" };
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(what, bare[i]) == 0)
+			return 0;
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(what, with_arg[i]) == 0)
+			return 1;
+	return -1;
+}
+
+static int
+copy_option(char *dst, const char *src)
+{
+	if (strlen(src) >= PATH_MAX) {
+		fprintf(stderr, "qcg-query: path too long: %.64s...\n", src);
+		return -1;
+	}
+	strcpy(dst, src);
+	return 0;
+}
+
+static int
+parse_options(int argc, char **argv, struct query_options *o)
+{
+	static const struct option options[] = {
+		{ "broker", required_argument, NULL, 'b' }, { "json", no_argument, NULL, 'j' },
+		{ "cert", required_argument, NULL, 'c' }, { "key", required_argument, NULL, 'k' },
+		{ "ca-dir", required_argument, NULL, 'd' }, { "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int opt;
+	o->broker_url = getenv("QCG_BROKER_URL") ? getenv("QCG_BROKER_URL") : "https://localhost:8443/";
+	o->timeout = 30;
+	o->tls.crl_required = true;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'b': o->broker_url = optarg; break;
+		case 'j': o->json = true; break;
+		case 'c': if (copy_option(o->tls.cert_file, optarg)) return -1; break;
+		case 'k': if (copy_option(o->tls.key_file, optarg)) return -1; break;
+		case 'd': if (copy_option(o->tls.ca_dir, optarg)) return -1; break;
+		case 't':
+			o->timeout = atoi(optarg);
+			if (o->timeout <= 0 || o->timeout > 3600) {
+				fprintf(stderr, "qcg-query: --timeout must be 1-3600 seconds\n");
+				return -1;
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: return -1;
+		}
+	}
+	if (o->tls.cert_file[0] && !o->tls.key_file[0])
+		strcpy(o->tls.key_file, o->tls.cert_file); /* a proxy file holds both */
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct query_options o = { 0 };
+	char err[1024];
+
+	if (parse_options(argc, argv, &o) != 0 || optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *what = argv[optind];
+	int arity = query_arity(what);
+	if (arity < 0 || argc - optind - 1 != arity) {
+		fprintf(stderr, "qcg-query: %s\n", arity < 0 ? "unknown query" : "wrong number of arguments");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	tls_global_init();
+	if (tls_find_user_credentials(&o.tls, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-query: %s\n", err);
+		return EXIT_AUTH;
+	}
+	struct soap_client_settings settings = { o.timeout, o.timeout, 64 * 1024 * 1024 };
+	struct soap *soap = soap_client_new(&o.tls, broker_namespaces, &settings, err, sizeof(err));
+	if (soap == NULL) {
+		fprintf(stderr, "qcg-query: %s\n", err);
+		return EXIT_AUTH;
+	}
+	int status = 0;
+	if (run_query(soap, &o, what, arity ? argv[optind + 1] : NULL) != SOAP_OK) {
+		int auth = soap_client_error(soap, err, sizeof(err));
+		fprintf(stderr, "qcg-query: %s: %s\n", o.broker_url, err);
+		status = auth ? EXIT_AUTH
+		    : (soap->error == SOAP_TCP_ERROR ? EXIT_UNREACHABLE : EXIT_REFUSED);
+	}
+	soap_client_free(soap);
+	return status;
+}
