@@ -34,3 +34,24 @@ tests_unit_test_relay_hello_SOURCES = tests/unit/test_relay_hello.c
 tests_unit_test_relay_hello_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_unit_test_relay_hello_LDADD = services/proxy/librelay.a lib/libqcgcommon.a
 TESTS += tests/unit/test_relay_hello
+
+check_PROGRAMS += tests/integration/test_proxy_bulk
+tests_integration_test_proxy_bulk_SOURCES = tests/integration/test_proxy_bulk.c \
+	$(PROXY_TEST_UTIL)
+tests_integration_test_proxy_bulk_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_bulk_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/integration/test_proxy_bulk
+
+check_PROGRAMS += tests/integration/test_proxy_many
+tests_integration_test_proxy_many_SOURCES = tests/integration/test_proxy_many.c \
+	$(PROXY_TEST_UTIL)
+tests_integration_test_proxy_many_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_many_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/integration/test_proxy_many
+
+check_PROGRAMS += tests/integration/test_proxy_chain
+tests_integration_test_proxy_chain_SOURCES = tests/integration/test_proxy_chain.c \
+	$(PROXY_TEST_UTIL)
+tests_integration_test_proxy_chain_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_chain_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/integration/test_proxy_chain
