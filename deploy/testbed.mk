@@ -18,3 +18,15 @@ tests_testbed_delayline_unit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/deploy/de
 tests_testbed_delayline_unit_SOURCES = tests/testbed/delayline_unit.c \
 	deploy/delayline/dl_conf.c deploy/delayline/dl_frame.c deploy/delayline/dl_sched.c
 tests_testbed_delayline_unit_LDADD = lib/libqcgcommon.a -lm
+
+# qcg-testbed: a whole grid on one machine (network namespaces, the delay line on the WAN).
+dist_sbin_SCRIPTS += deploy/qcg-testbed
+EXTRA_DIST += deploy/README-testbed.md
+
+# Testbed tests: root only (they skip with 77 otherwise); each brings its own testbed up in a
+# fresh directory and always takes it down. They run one at a time (a lock in lib.sh).
+TESTBED_TESTS = \
+	tests/testbed/reachability.test \
+	tests/testbed/overlap.test
+TESTS += $(TESTBED_TESTS)
+EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py
