@@ -1,1 +1,47 @@
-# mpi-glue: rules arrive with its issue.
+# mpi-glue: the Open MPI side of qcg-ompi.
+
+# --- coll/: mca_coll_qcg, an out-of-tree coll component, installed among Open MPI's own ------
+# components (where mca_base_component_path looks by default); see mpi-glue/topo/README.md.
+mcacompdir = $(OMPI_PKGLIBDIR)
+mcacomp_LTLIBRARIES = mpi-glue/coll/mca_coll_qcg.la
+mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
+	mpi-glue/coll/coll_qcg.h \
+	mpi-glue/coll/coll_qcg_component.c \
+	mpi-glue/coll/coll_qcg_module.c \
+	mpi-glue/coll/coll_qcg_topo.c \
+	mpi-glue/coll/coll_qcg_subcomms.c \
+	mpi-glue/coll/coll_qcg_tree.c \
+	mpi-glue/coll/coll_qcg_exchange.c \
+	mpi-glue/coll/coll_qcg_blocks.c \
+	mpi-glue/coll/coll_qcg_bcast.c \
+	mpi-glue/coll/coll_qcg_reduce.c \
+	mpi-glue/coll/coll_qcg_allreduce.c \
+	mpi-glue/coll/coll_qcg_barrier.c \
+	mpi-glue/coll/coll_qcg_gather.c \
+	mpi-glue/coll/coll_qcg_scatter.c \
+	mpi-glue/coll/coll_qcg_allgather.c \
+	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
+	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h
+mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo \
+	$(OMPI_CFLAGS) $(OMPI_INTERNAL_CFLAGS)
+mpi_glue_coll_mca_coll_qcg_la_LDFLAGS = -module -avoid-version
+mpi_glue_coll_mca_coll_qcg_la_LIBADD = $(OMPI_LIBS)
+
+# --- topo/: libqcgtopo, the topology API for applications -----------------------------------
+lib_LTLIBRARIES += mpi-glue/topo/libqcgtopo.la
+mpi_glue_topo_libqcgtopo_la_SOURCES = \
+	mpi-glue/topo/qcg_topo.c mpi-glue/topo/qcg_topo.h \
+	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
+	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h
+mpi_glue_topo_libqcgtopo_la_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+mpi_glue_topo_libqcgtopo_la_LIBADD = $(OMPI_LIBS)
+qcgtopoincludedir = $(includedir)
+qcgtopoinclude_HEADERS = mpi-glue/topo/qcg_topo.h
+EXTRA_DIST += mpi-glue/topo/README.md
+
+# --- tests/coll ----------------------------------------------------------------------------
+check_PROGRAMS += tests/coll/test_topo_layout
+tests_coll_test_topo_layout_SOURCES = tests/coll/test_topo_layout.c \
+	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_layout.c
+tests_coll_test_topo_layout_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
+TESTS += tests/coll/test_topo_layout

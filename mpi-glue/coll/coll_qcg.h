@@ -1,0 +1,150 @@
+/*
+ * coll_qcg.h: the qcg coll component: multilevel, topology-aware collectives (MPICH-G2's scheme)
+ * for one Open MPI job that spans several sites and clusters.
+ *
+ * Layout (after coll/han): coll_qcg_component.c MCA parameters and publishing this process's
+ * colors; coll_qcg_module.c selection and the saved previous functions; coll_qcg_topo.c the
+ * colors of a communicator's members; coll_qcg_subcomms.c the hidden node and cluster
+ * communicators; coll_qcg_tree.c point-to-point trees between unit holders; one file per
+ * collective. Levels, slowest first: 0 WAN (sites), 1 LAN (clusters of a site), 2 host (nodes of
+ * a cluster); below that the processes of one node, handled by the hidden node communicator.
+ */
+#ifndef MCA_COLL_QCG_H
+#define MCA_COLL_QCG_H
+
+#include "ompi_config.h"
+
+#include "mpi.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/request/request.h"
+#include "opal/util/output.h"
+
+#include "qcg_topo_layout.h"
+
+/* How the holders of the units of one level exchange data. */
+enum qcg_tree_alg {
+	QCG_TREE_FLAT = 0,     /* the source talks to every other holder: one latency (postal) */
+	QCG_TREE_BINOMIAL = 1, /* log2(k) rounds: fewer messages per holder, more latencies */
+};
+
+typedef struct mca_coll_qcg_component_t {
+	mca_coll_base_component_2_0_0_t super;
+	int priority;               /* selection priority when the communicator qualifies */
+	int verbose;                /* verbosity of our own output stream */
+	int output;                 /* that stream */
+	char *topology_file;        /* coll_qcg_topology_file */
+	int level_alg[QCG_TOPO_LEVELS]; /* enum qcg_tree_alg per level for bcast/reduce trees */
+	int bcast_segsize;          /* bytes per pipelined bcast segment; 0 disables segmenting */
+	int allreduce_exchange_max; /* largest allreduce (bytes) whose WAN step is an exchange */
+	int tmp_max_mb;             /* bound on temporary memory one collective may allocate */
+	int origin;                 /* enum qcg_topo_origin of this process's colors */
+	int colors[QCG_TOPO_LEVELS]; /* this process's colors when origin != NONE */
+} mca_coll_qcg_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_qcg_component_t mca_coll_qcg_component;
+
+/* The previous module's function for one collective: what we fall back to. */
+#define QCG_PREV(name)                                                                             \
+	mca_coll_base_module_##name##_fn_t previous_##name;                                        \
+	mca_coll_base_module_t *previous_##name##_module
+
+typedef struct mca_coll_qcg_module_t {
+	mca_coll_base_module_t super;
+	struct qcg_topo_layout layout; /* units of every level of this communicator */
+	int rank;                      /* our rank in the communicator */
+	ompi_communicator_t *node_comm;    /* hidden: the members on our node, rank order */
+	ompi_communicator_t *cluster_comm; /* hidden: the members in our cluster, rank order */
+	bool in_setup;                 /* building hidden communicators: use previous functions */
+	int *holders;                  /* scratch: the holders of one level's units (n entries) */
+	QCG_PREV(allgather);
+	QCG_PREV(allreduce);
+	QCG_PREV(barrier);
+	QCG_PREV(bcast);
+	QCG_PREV(gather);
+	QCG_PREV(reduce);
+	QCG_PREV(scatter);
+} mca_coll_qcg_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_qcg_module_t);
+
+/* coll_qcg_module.c */
+int mca_coll_qcg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority);
+
+/* coll_qcg_topo.c */
+int mca_coll_qcg_publish_colors(void);
+int mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors);
+
+/* coll_qcg_subcomms.c */
+int mca_coll_qcg_subcomms_ensure(struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
+
+/* coll_qcg_tree.c: buffers and the point-to-point steps between unit holders. */
+void *mca_coll_qcg_tmp_alloc(struct ompi_datatype_t *dtype, int count, char **base);
+int mca_coll_qcg_tmp_allowed(size_t bytes);
+size_t mca_coll_qcg_span(struct ompi_datatype_t *dtype, int count);
+int mca_coll_qcg_holders(const mca_coll_qcg_module_t *m, int l, int U, int root, int *list,
+    int *my_index, int *src_index);
+int mca_coll_qcg_tree_bcast(void *buf, int count, struct ompi_datatype_t *dtype, const int *list,
+    int k, int me, int src, int alg, int tag, struct ompi_communicator_t *comm);
+int mca_coll_qcg_tree_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, const int *list, int k, int me, int dst, int alg, int tag,
+    struct ompi_communicator_t *comm);
+int mca_coll_qcg_tree_fanin(const int *list, int k, int me, int dst, int alg, int tag,
+    struct ompi_communicator_t *comm);
+
+/* coll_qcg_exchange.c: every holder of a level sends to every other (one latency). */
+int mca_coll_qcg_exchange_signal(const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm);
+int mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len,
+    const int *list, int k, int me, int tag, struct ompi_communicator_t *comm);
+int mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm);
+int mca_coll_qcg_op_commutative(struct ompi_op_t *op);
+
+
+/* coll_qcg_blocks.c: per-rank blocks in (site, cluster, rank) order between holders. */
+int mca_coll_qcg_blocks_collect(char *buf, int base, int l, int U, int root, size_t B, int tag,
+    struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
+int mca_coll_qcg_blocks_distribute(char *buf, int base, int l, int U, int root, size_t B,
+    int tag, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
+int mca_coll_qcg_blocks_top(const mca_coll_qcg_module_t *m, int root, int *level, int *base,
+    int *len);
+int mca_coll_qcg_blocks_user(char *packed, size_t B, char *user, int ucount,
+    struct ompi_datatype_t *udtype, int skip_rank, int unpacking, mca_coll_qcg_module_t *m);
+
+/* One file per collective. */
+int mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_bcast_levels(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+    int from_level, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
+int mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_reduce_levels(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, int root, int to_level, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m);
+int mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+    int rcount, struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+
+/* Verbose output on our own stream, prefixed so tests and users can grep it. */
+#define QCG_VERBOSE(level, ...)                                                                    \
+	opal_output_verbose((level), mca_coll_qcg_component.output, "coll:qcg: " __VA_ARGS__)
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * coll_qcg_allgather.c: gather each site's blocks at its site master (cluster comm, then
+ * cluster masters to the site master), exchange the site ranges between site masters in one
+ * WAN round, send the whole result to the site's cluster masters, broadcast it on each cluster
+ * communicator, and let every rank put the blocks at their places.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "coll_qcg.h"
+
+/* The site master's part: collect the site, exchange with the other sites, feed the clusters. */
+static int
+allgather_site_master(char *full, size_t B, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m)
+{
+	const struct qcg_topo_layout *lay = &m->layout;
+	const int tag = MCA_COLL_BASE_TAG_ALLGATHER;
+	int S = lay->unit[0][m->rank], ns = lay->nunits[0];
+	int rc = mca_coll_qcg_blocks_collect(full, 0, 1, S, -1, B, tag, comm, m);
+	size_t *offset = malloc((size_t)ns * sizeof(size_t));
+	int *len = malloc((size_t)ns * sizeof(int));
+	if (offset == NULL || len == NULL)
+		rc = OMPI_ERR_OUT_OF_RESOURCE;
+	for (int s = 0; s < ns && rc == OMPI_SUCCESS; s++) {
+		offset[s] = (size_t)lay->dfs_start[0][s] * B;
+		len[s] = (int)((size_t)lay->usize[0][s] * B);
+	}
+	int mi, si;
+	int k = mca_coll_qcg_holders(m, 0, 0, -1, m->holders, &mi, &si);
+	if (rc == OMPI_SUCCESS)
+		rc = mca_coll_qcg_exchange_bytes(full, offset, len, m->holders, k, mi, tag, comm);
+	free(offset);
+	free(len);
+	k = mca_coll_qcg_holders(m, 1, S, -1, m->holders, &mi, &si);
+	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++)
+		if (m->holders[i] != m->rank)
+			rc = MCA_PML_CALL(send(full, (int)((size_t)lay->n * B), MPI_BYTE,
+			    m->holders[i], tag, MCA_PML_BASE_SEND_STANDARD, comm));
+	return rc;
+}
+
+/* A cluster master's part: its cluster's blocks to the site master, everything back. */
+static int
+allgather_cluster_master(char *full, size_t B, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m)
+{
+	const struct qcg_topo_layout *lay = &m->layout;
+	int C = lay->unit[1][m->rank], sm = lay->master[0][lay->unit[0][m->rank]];
+	int rc = MCA_PML_CALL(send(full + (size_t)lay->dfs_start[1][C] * B,
+	    (int)((size_t)lay->usize[1][C] * B), MPI_BYTE, sm, MCA_COLL_BASE_TAG_ALLGATHER,
+	    MCA_PML_BASE_SEND_STANDARD, comm));
+	if (rc != OMPI_SUCCESS)
+		return rc;
+	return MCA_PML_CALL(recv(full, (int)((size_t)lay->n * B), MPI_BYTE, sm,
+	    MCA_COLL_BASE_TAG_ALLGATHER, comm, MPI_STATUS_IGNORE));
+}
+
+int
+mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+    int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module)
+{
+	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
+	const struct qcg_topo_layout *lay = &m->layout;
+	int me = m->rank;
+	int in_place = sbuf == MPI_IN_PLACE;
+	size_t type_size;
+	ompi_datatype_type_size(in_place ? rdtype : sdtype, &type_size);
+	int count = in_place ? rcount : scount;
+	size_t B = count > 0 ? type_size * (size_t)count : 0;
+	size_t total = B * (size_t)lay->n; /* equal on all ranks: the choices below agree */
+	if (m->in_setup || total > INT_MAX || !mca_coll_qcg_tmp_allowed(total))
+		return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+		    m->previous_allgather_module);
+	if (B == 0)
+		return OMPI_SUCCESS;
+	ptrdiff_t lb, rext;
+	ompi_datatype_get_extent(rdtype, &lb, &rext);
+	if (in_place) /* our block is already at its place in rbuf: send it from there */
+		sbuf = (char *)rbuf + (ptrdiff_t)me * rcount * rext, scount = rcount, sdtype = rdtype;
+	int rc = mca_coll_qcg_subcomms_ensure(comm, m);
+	if (rc != OMPI_SUCCESS)
+		return rc;
+	char *full = malloc(total);
+	if (full == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	int C = lay->unit[1][me], cluster_master = lay->master[1][C] == me;
+	ompi_communicator_t *cl = m->cluster_comm;
+	rc = cl->c_coll->coll_gather(sbuf, scount, sdtype,
+	    full + (size_t)lay->dfs_start[1][C] * B, (int)B, MPI_BYTE, 0, cl,
+	    cl->c_coll->coll_gather_module);
+	if (rc == OMPI_SUCCESS && cluster_master)
+		rc = lay->master[0][lay->unit[0][me]] == me ?
+		    allgather_site_master(full, B, comm, m) :
+		    allgather_cluster_master(full, B, comm, m);
+	if (rc == OMPI_SUCCESS)
+		rc = cl->c_coll->coll_bcast(full, (int)total, MPI_BYTE, 0, cl,
+		    cl->c_coll->coll_bcast_module);
+	if (rc == OMPI_SUCCESS)
+		rc = mca_coll_qcg_blocks_user(full, B, rbuf, rcount, rdtype, -1, 1, m);
+	free(full);
+	return rc;
+}

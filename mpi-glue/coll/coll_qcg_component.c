@@ -1,0 +1,135 @@
+/*
+ * coll_qcg_component.c: the component: its MCA parameters (with the help text ompi_info shows)
+ * and, when it opens, publishing this process's topology colors for its peers to read.
+ */
+#include "config.h"
+
+#include "coll_qcg.h"
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_var_enum.h"
+
+static int qcg_register(void);
+static int qcg_open(void);
+static int qcg_close(void);
+
+mca_coll_qcg_component_t mca_coll_qcg_component = {
+	.super = {
+		.collm_version = {
+			MCA_COLL_BASE_VERSION_2_0_0,
+			.mca_component_name = "qcg",
+			MCA_BASE_MAKE_VERSION(component, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+			    OMPI_RELEASE_VERSION),
+			.mca_open_component = qcg_open,
+			.mca_close_component = qcg_close,
+			.mca_register_component_params = qcg_register,
+		},
+		.collm_data = { MCA_BASE_METADATA_PARAM_NONE },
+		.collm_init_query = mca_coll_qcg_init_query,
+		.collm_comm_query = mca_coll_qcg_comm_query,
+	},
+	.priority = 40, /* above tuned (30): we only qualify where the topology matters */
+	.output = -1,
+};
+
+static const mca_base_var_enum_value_t tree_alg_values[] = {
+	{ QCG_TREE_FLAT, "flat" },
+	{ QCG_TREE_BINOMIAL, "binomial" },
+	{ 0, NULL },
+};
+
+/* Register one int parameter of the component at level 9 (all). */
+static void
+register_int(const char *name, const char *help, mca_base_var_enum_t *en, int *storage)
+{
+	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
+	    help, MCA_BASE_VAR_TYPE_INT, en, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+	    storage);
+}
+
+static void
+register_level_algorithms(void)
+{
+	static const char *const names[QCG_TOPO_LEVELS] = {
+		"level0_algorithm", "level1_algorithm", "level2_algorithm"
+	};
+	static const char *const helps[QCG_TOPO_LEVELS] = {
+		"Tree between site holders (WAN level) for bcast and reduce: flat (default: the "
+		"source reaches every site in one WAN latency, postal model) or binomial",
+		"Tree between the cluster holders of one site (LAN level) for bcast and reduce: "
+		"binomial (default) or flat",
+		"Tree between the node holders of one cluster (host level) for bcast and reduce: "
+		"binomial (default) or flat",
+	};
+	mca_base_var_enum_t *en = NULL;
+	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_tree_algorithms", tree_alg_values,
+	    &en))
+		en = NULL;
+	for (int l = 0; l < QCG_TOPO_LEVELS; l++) {
+		mca_coll_qcg_component.level_alg[l] = l == 0 ? QCG_TREE_FLAT : QCG_TREE_BINOMIAL;
+		register_int(names[l], helps[l], en, &mca_coll_qcg_component.level_alg[l]);
+	}
+	if (en != NULL)
+		OBJ_RELEASE(en);
+}
+
+static int
+qcg_register(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	register_int("priority",
+	    "Priority of the qcg coll component on communicators that span more than one cluster "
+	    "(it never selects itself on others); 0 disables it", NULL, &c->priority);
+	c->verbose = 0;
+	register_int("verbose",
+	    "Verbosity of coll qcg: 10 reports every selection decision (selected / stepping "
+	    "aside, with the reason), 20 the setup of hidden communicators", NULL, &c->verbose);
+	c->topology_file = NULL;
+	(void)mca_base_component_var_register(&c->super.collm_version, "topology_file",
+	    "File giving every rank's place in the grid, one line 'rank site cluster node' "
+	    "(integers, '#' comments). Used when $QCG_TOPOLOGY_COLORS (this rank's 'site,cluster,"
+	    "node', set by the launcher) is absent; falls back to $QCG_TOPOLOGY_FILE",
+	    MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
+	    &c->topology_file);
+	register_level_algorithms();
+	c->bcast_segsize = 65536;
+	register_int("bcast_segsize",
+	    "Bcast messages larger than this many bytes are sent in segments of about this size, "
+	    "so that lower levels forward one segment while the WAN carries the next; 0 sends "
+	    "every message whole", NULL, &c->bcast_segsize);
+	c->allreduce_exchange_max = 65536;
+	register_int("allreduce_exchange_max",
+	    "Allreduce of at most this many bytes exchanges the site partial results between all "
+	    "site holders (one WAN latency); larger ones reduce to one site and broadcast back "
+	    "(half the WAN volume per site, two latencies)", NULL, &c->allreduce_exchange_max);
+	c->tmp_max_mb = 1024;
+	register_int("tmp_max_mb",
+	    "Most temporary memory (MiB) one collective call may allocate; a call that would need "
+	    "more is handed to the previous component", NULL, &c->tmp_max_mb);
+	return OMPI_SUCCESS;
+}
+
+static int
+qcg_open(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	c->output = opal_output_open(NULL);
+	opal_output_set_verbosity(c->output, c->verbose);
+	for (int l = 0; l < QCG_TOPO_LEVELS; l++)
+		if (c->level_alg[l] != QCG_TREE_FLAT && c->level_alg[l] != QCG_TREE_BINOMIAL)
+			c->level_alg[l] = QCG_TREE_BINOMIAL;
+	if (c->bcast_segsize < 0)
+		c->bcast_segsize = 0;
+	/* Published before the modex fence of MPI_Init (coll opens before it), so that every peer
+	 * can read our colors when it selects components for a communicator. */
+	return mca_coll_qcg_publish_colors();
+}
+
+static int
+qcg_close(void)
+{
+	if (mca_coll_qcg_component.output >= 0)
+		opal_output_close(mca_coll_qcg_component.output);
+	mca_coll_qcg_component.output = -1;
+	return OMPI_SUCCESS;
+}

@@ -1,0 +1,117 @@
+/*
+ * coll_qcg_exchange.c: all-to-all steps between the holders of one level, used at the WAN level
+ * where one round of latency beats the two of a reduce-then-broadcast (postal model): every
+ * holder sends to every other at once.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "coll_qcg.h"
+
+/* Post one send and one receive per other holder; wait for all. Buffers per peer index. */
+static int
+exchange(void *const *sbuf, const int *scount, void *const *rbuf, const int *rcount,
+    struct ompi_datatype_t *dtype, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm)
+{
+	ompi_request_t **reqs = malloc(2 * (size_t)k * sizeof(*reqs));
+	if (reqs == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	int nr = 0, rc = OMPI_SUCCESS;
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++) {
+		if (j == me)
+			continue;
+		rc = MCA_PML_CALL(irecv(rbuf[j], rcount[j], dtype, list[j], tag, comm, &reqs[nr]));
+		if (rc == OMPI_SUCCESS)
+			nr++;
+	}
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++) {
+		if (j == me)
+			continue;
+		rc = MCA_PML_CALL(isend(sbuf[j], scount[j], dtype, list[j], tag,
+		    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[nr]));
+		if (rc == OMPI_SUCCESS)
+			nr++;
+	}
+	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
+	free(reqs);
+	return rc != OMPI_SUCCESS ? rc : wrc;
+}
+
+int
+mca_coll_qcg_exchange_signal(const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm)
+{
+	if (k <= 1)
+		return OMPI_SUCCESS;
+	void **none = calloc((size_t)k, sizeof(void *));
+	int *zero = calloc((size_t)k, sizeof(int));
+	int rc = OMPI_ERR_OUT_OF_RESOURCE;
+	if (none != NULL && zero != NULL)
+		rc = exchange(none, zero, none, zero, MPI_BYTE, list, k, me, tag, comm);
+	free(none);
+	free(zero);
+	return rc;
+}
+
+int
+mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm)
+{
+	if (k <= 1)
+		return OMPI_SUCCESS;
+	int rc = OMPI_ERR_OUT_OF_RESOURCE;
+	char **base = calloc((size_t)k, sizeof(char *));
+	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
+	int *counts = calloc((size_t)k, sizeof(int));
+	if (base == NULL || in == NULL || out == NULL || counts == NULL)
+		goto out;
+	for (int j = 0; j < k; j++) {
+		counts[j] = count;
+		out[j] = acc;
+		in[j] = j == me ? acc : mca_coll_qcg_tmp_alloc(dtype, count, &base[j]);
+		if (in[j] == NULL)
+			goto out;
+	}
+	rc = exchange(out, counts, in, counts, dtype, list, k, me, tag, comm);
+	/* Every holder folds p0 op (p1 op (... op p(k-1))) in the same order on the same data,
+	 * so all of them get the same bits, and the order is the rank order of the units. */
+	for (int j = k - 2; j >= 0 && rc == OMPI_SUCCESS; j--)
+		rc = PMPI_Reduce_local(in[j], in[k - 1], count, dtype, op);
+	if (rc == OMPI_SUCCESS && me != k - 1)
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, (char *)acc,
+		    (char *)in[k - 1]);
+out:
+	for (int j = 0; base != NULL && j < k; j++)
+		free(base[j]);
+	free(base);
+	free(in);
+	free(out);
+	free(counts);
+	return rc;
+}
+
+int
+mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len, const int *list,
+    int k, int me, int tag, struct ompi_communicator_t *comm)
+{
+	if (k <= 1)
+		return OMPI_SUCCESS;
+	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
+	int *slen = calloc((size_t)k, sizeof(int));
+	int rc = OMPI_ERR_OUT_OF_RESOURCE;
+	if (in != NULL && out != NULL && slen != NULL) {
+		for (int j = 0; j < k; j++) {
+			in[j] = full + offset[j];
+			out[j] = full + offset[me];
+			slen[j] = len[me];
+		}
+		rc = exchange(out, slen, in, len, MPI_BYTE, list, k, me, tag, comm);
+	}
+	free(in);
+	free(out);
+	free(slen);
+	return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * coll_qcg_module.c: whether qcg runs a communicator's collectives, and the previous
+ * component's functions it falls back to.
+ *
+ * Selection rule (documented in mpi-glue/topo/README.md): qcg is selected on an intra-
+ * communicator of two or more members iff every member has published colors and the members
+ * span at least two clusters (two distinct (site, cluster) pairs). A communicator inside one
+ * cluster, let alone one node, gains nothing from a WAN/LAN-aware schedule: qcg returns NULL
+ * there and tuned/han keep it. The decision uses only data all members read identically.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "coll_qcg.h"
+
+static int qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+static int qcg_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+
+#define QCG_RELEASE_PREV(m, name)                                                                  \
+	do {                                                                                       \
+		if (NULL != (m)->previous_##name##_module)                                         \
+			OBJ_RELEASE((m)->previous_##name##_module);                                \
+		(m)->previous_##name##_module = NULL;                                              \
+		(m)->previous_##name = NULL;                                                       \
+	} while (0)
+
+static void
+qcg_release_previous(mca_coll_qcg_module_t *m)
+{
+	QCG_RELEASE_PREV(m, allgather);
+	QCG_RELEASE_PREV(m, allreduce);
+	QCG_RELEASE_PREV(m, barrier);
+	QCG_RELEASE_PREV(m, bcast);
+	QCG_RELEASE_PREV(m, gather);
+	QCG_RELEASE_PREV(m, reduce);
+	QCG_RELEASE_PREV(m, scatter);
+}
+
+static void
+qcg_module_construct(mca_coll_qcg_module_t *m)
+{
+	memset(&m->layout, 0, sizeof(m->layout));
+	m->rank = -1;
+	m->node_comm = NULL;
+	m->cluster_comm = NULL;
+	m->in_setup = false;
+	m->previous_allgather_module = m->previous_allreduce_module = NULL;
+	m->previous_barrier_module = m->previous_bcast_module = NULL;
+	m->previous_gather_module = m->previous_reduce_module = NULL;
+	m->previous_scatter_module = NULL;
+	m->holders = NULL;
+}
+
+static void
+qcg_module_destruct(mca_coll_qcg_module_t *m)
+{
+	if (m->node_comm != NULL)
+		ompi_comm_free(&m->node_comm);
+	if (m->cluster_comm != NULL)
+		ompi_comm_free(&m->cluster_comm);
+	qcg_release_previous(m);
+	free(m->holders);
+	qcg_topo_layout_free(&m->layout);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_qcg_module_t, mca_coll_base_module_t, qcg_module_construct,
+    qcg_module_destruct);
+
+int
+mca_coll_qcg_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+	return OMPI_SUCCESS;
+}
+
+/* Why qcg does not take this communicator, or NULL if it does; fills the layout if it does. */
+static const char *
+qcg_refusal(struct ompi_communicator_t *comm, struct qcg_topo_layout *lay)
+{
+	static char why[128];
+	if (OMPI_COMM_IS_INTER(comm))
+		return "intercommunicator";
+	if (ompi_comm_size(comm) < 2)
+		return "fewer than two members";
+	if (mca_coll_qcg_component.priority <= 0)
+		return "coll_qcg_priority is 0";
+	int n = ompi_comm_size(comm);
+	int *colors = malloc((size_t)n * QCG_TOPO_LEVELS * sizeof(int));
+	if (colors == NULL)
+		return "out of memory";
+	int missing = mca_coll_qcg_comm_colors(comm, colors);
+	if (missing >= 0) {
+		free(colors);
+		snprintf(why, sizeof(why), "rank %d has no topology colors", missing);
+		return why;
+	}
+	int rc = qcg_topo_layout_build(lay, n, colors);
+	free(colors);
+	if (rc < 0)
+		return "out of memory";
+	if (lay->nunits[1] < 2) {
+		snprintf(why, sizeof(why), "single cluster (%d node%s)", lay->nunits[2],
+		    lay->nunits[2] == 1 ? "" : "s");
+		qcg_topo_layout_free(lay);
+		return why;
+	}
+	return NULL;
+}
+
+mca_coll_base_module_t *
+mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+	struct qcg_topo_layout lay;
+	const char *why = qcg_refusal(comm, &lay);
+	if (why != NULL) {
+		QCG_VERBOSE(10, "comm %s (cid %d): stepping aside: %s", comm->c_name,
+		    comm->c_contextid, why);
+		return NULL;
+	}
+	mca_coll_qcg_module_t *m = OBJ_NEW(mca_coll_qcg_module_t);
+	if (m == NULL) {
+		qcg_topo_layout_free(&lay);
+		return NULL;
+	}
+	m->layout = lay;
+	m->rank = ompi_comm_rank(comm);
+	m->holders = malloc((size_t)lay.n * sizeof(int));
+	if (m->holders == NULL) {
+		OBJ_RELEASE(m);
+		return NULL;
+	}
+	m->super.coll_module_enable = qcg_module_enable;
+	m->super.coll_module_disable = qcg_module_disable;
+	m->super.ft_event = NULL;
+	/* Collectives left NULL keep the previous component's function. */
+	m->super.coll_allgather = mca_coll_qcg_allgather;
+	m->super.coll_allreduce = mca_coll_qcg_allreduce;
+	m->super.coll_barrier = mca_coll_qcg_barrier;
+	m->super.coll_bcast = mca_coll_qcg_bcast;
+	m->super.coll_gather = mca_coll_qcg_gather;
+	m->super.coll_reduce = mca_coll_qcg_reduce;
+	m->super.coll_scatter = mca_coll_qcg_scatter;
+	*priority = mca_coll_qcg_component.priority;
+	QCG_VERBOSE(10, "comm %s (cid %d): selected: %d sites, %d clusters, %d nodes, %s ranks",
+	    comm->c_name, comm->c_contextid, lay.nunits[0], lay.nunits[1], lay.nunits[2],
+	    lay.contiguous ? "contiguous" : "interleaved");
+	return &m->super;
+}
+
+#define QCG_SAVE_PREV(m, comm, name)                                                               \
+	do {                                                                                       \
+		if (NULL == (comm)->c_coll->coll_##name || NULL == (comm)->c_coll->coll_##name##_module) \
+			goto fail;                                                                 \
+		(m)->previous_##name = (comm)->c_coll->coll_##name;                                \
+		(m)->previous_##name##_module = (comm)->c_coll->coll_##name##_module;              \
+		OBJ_RETAIN((m)->previous_##name##_module);                                         \
+	} while (0)
+
+/* Runs before our functions replace the previous ones: save those to fall back to. */
+static int
+qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
+	QCG_SAVE_PREV(m, comm, allgather);
+	QCG_SAVE_PREV(m, comm, allreduce);
+	QCG_SAVE_PREV(m, comm, barrier);
+	QCG_SAVE_PREV(m, comm, bcast);
+	QCG_SAVE_PREV(m, comm, gather);
+	QCG_SAVE_PREV(m, comm, reduce);
+	QCG_SAVE_PREV(m, comm, scatter);
+	return OMPI_SUCCESS;
+fail:
+	QCG_VERBOSE(1, "comm %s (cid %d): a collective has no previous implementation; "
+	    "disqualifying", comm->c_name, comm->c_contextid);
+	qcg_release_previous(m);
+	return OMPI_ERROR;
+}
+
+static int
+qcg_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+	qcg_release_previous((mca_coll_qcg_module_t *)module);
+	return OMPI_SUCCESS;
+}

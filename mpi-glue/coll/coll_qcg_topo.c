@@ -1,0 +1,94 @@
+/*
+ * coll_qcg_topo.c: the colors of a communicator's members.
+ *
+ * Each process publishes its own colors through the PMIx modex while coll opens (before the
+ * fence of MPI_Init); selection on any communicator then reads its members' colors locally, with
+ * no message on the communicator. Every member reads the same values, so every member takes the
+ * same decision: a precondition for a coll component, since a member that selected us and one
+ * that did not would run different algorithms and hang.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coll_qcg.h"
+
+#include "ompi/group/group.h"
+#include "ompi/proc/proc.h"
+#include "opal/mca/pmix/pmix.h"
+
+#define QCG_MODEX_KEY "qcg.topo.colors" /* value: "site,cluster,node" */
+
+int
+mca_coll_qcg_publish_colors(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	ompi_proc_t *me = ompi_proc_local();
+	c->origin = QCG_TOPO_NONE;
+	if (me == NULL || opal_pmix.put == NULL) /* not an MPI process (ompi_info) */
+		return OMPI_SUCCESS;
+	char err[256];
+	int origin = qcg_topo_local_colors((int)me->super.proc_name.vpid, c->topology_file,
+	    c->colors, err, sizeof(err));
+	if (origin < 0) {
+		/* Every member then lacks our colors, so qcg steps aside everywhere, consistently. */
+		opal_output(0, "coll:qcg: %s; ignoring the topology (qcg will not be selected)", err);
+		return OMPI_SUCCESS;
+	}
+	if (origin == QCG_TOPO_NONE) {
+		QCG_VERBOSE(10, "rank %u: no topology configured (%s, %s, coll_qcg_topology_file)",
+		    me->super.proc_name.vpid, QCG_TOPO_ENV_COLORS, QCG_TOPO_ENV_FILE);
+		return OMPI_SUCCESS;
+	}
+	char text[64];
+	snprintf(text, sizeof(text), "%d,%d,%d", c->colors[0], c->colors[1], c->colors[2]);
+	int rc;
+	OPAL_MODEX_SEND_VALUE(rc, OPAL_PMIX_GLOBAL, QCG_MODEX_KEY, text, OPAL_STRING);
+	if (rc != OPAL_SUCCESS) {
+		opal_output(0, "coll:qcg: cannot publish this rank's topology (error %d)", rc);
+		return OMPI_SUCCESS;
+	}
+	c->origin = origin;
+	QCG_VERBOSE(20, "rank %u: colors %s (from %s)", me->super.proc_name.vpid, text,
+	    origin == QCG_TOPO_FROM_ENV ? QCG_TOPO_ENV_COLORS : "the topology file");
+	return OMPI_SUCCESS;
+}
+
+/* Read one member's colors from the modex. Returns 0, or -1 if that member published none. */
+static int
+member_colors(opal_process_name_t *name, int *colors)
+{
+	char *text = NULL, err[128];
+	int rc;
+	OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, QCG_MODEX_KEY, name, &text, OPAL_STRING);
+	if (rc != OPAL_SUCCESS || text == NULL)
+		return -1;
+	rc = qcg_topo_parse_colors(text, colors, err, sizeof(err));
+	free(text);
+	return rc;
+}
+
+/*
+ * Fill colors[r * QCG_TOPO_LEVELS + l] for every member r of comm. Returns the rank of the first
+ * member without colors (the caller steps aside), or -1 when all have them.
+ */
+int
+mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors)
+{
+	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+	if (mca_coll_qcg_component.origin == QCG_TOPO_NONE)
+		return me;
+	for (int r = 0; r < n; r++) {
+		int *dst = &colors[r * QCG_TOPO_LEVELS];
+		if (r == me) {
+			for (int l = 0; l < QCG_TOPO_LEVELS; l++)
+				dst[l] = mca_coll_qcg_component.colors[l];
+			continue;
+		}
+		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
+		if (member_colors(&name, dst) < 0)
+			return r;
+	}
+	return -1;
+}
