@@ -6,3 +6,4 @@ tests_integration_broker_call_SOURCES = tests/integration/broker_call.c
 tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl \
 	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
 tests_integration_broker_call_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)
+include tests/unit/lib.mk
