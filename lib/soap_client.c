@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <stdsoap2.h>
 
 #include "soap_client.h"
@@ -55,17 +57,44 @@ soap_client_free(struct soap *soap)
 	soap_free(soap);
 }
 
+/*
+ * With TLS 1.3 the server judges our certificate after the client's handshake has completed,
+ * so a refusal arrives as an alert on the first read and gSOAP reports only "end of file". The
+ * alert is still in OpenSSL's error queue: find it, so that the user hears "authentication
+ * failed: certificate revoked" instead of "cannot reach the service".
+ */
+static int
+tls_alert_reason(char *buf, size_t buflen)
+{
+	unsigned long e;
+	int found = 0;
+	while ((e = ERR_get_error()) != 0) {
+		if (ERR_GET_LIB(e) == ERR_LIB_SSL && ERR_GET_REASON(e) >= SSL_AD_REASON_OFFSET) {
+			const char *reason = ERR_reason_error_string(e);
+			snprintf(buf, buflen, "%s", reason ? reason : "TLS alert");
+			found = 1;
+		}
+	}
+	return found;
+}
+
 int
 soap_client_error(struct soap *soap, char *buf, size_t buflen)
 {
-	char detail[512];
+	char detail[512], alert[128];
+
+	if (tls_alert_reason(alert, sizeof(alert))) {
+		snprintf(buf, buflen, "authentication failed (TLS): the service refused us: %s", alert);
+		return 1;
+	}
 
 	soap_sprint_fault(soap, detail, sizeof(detail));
 	/* soap_sprint_fault gives "Error N fault ...[no subcode]\n"...; keep it on one line. */
 	for (char *p = detail; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	int auth = soap->error == SOAP_SSL_ERROR;
+	/* SSL errors are ours refusing the service; the fault is the service refusing us */
+	int auth = soap->error == SOAP_SSL_ERROR || strstr(detail, "\"authentication failed") != NULL;
 	if (auth)
 		snprintf(buf, buflen, "authentication failed (TLS): %s", detail);
 	else if (soap->error == SOAP_TCP_ERROR || soap->error == SOAP_EOF)

@@ -169,7 +169,14 @@ serve_connection(struct soap_server *srv, struct soap *soap, struct soap_request
 	soap->socket = conn->fd;
 	snprintf(req->peer_address, sizeof(req->peer_address), "%s", conn->address);
 	req->peer_dn[0] = '\0';
-	if (soap_ssl_accept(soap) != SOAP_OK) {
+	int accepted = soap_ssl_accept(soap) == SOAP_OK;
+	const char *refused = tls_refusal_reason(soap);
+	if (refused != NULL) {
+		log_warn("refusing %s: its certificate: %s", conn->address, refused);
+		tls_send_refusal(soap, refused, srv->settings.max_message);
+		goto done;
+	}
+	if (!accepted) {
 		soap_sprint_fault(soap, err, sizeof(err));
 		log_warn("TLS handshake with %s failed: %s", conn->address, err);
 		goto done;

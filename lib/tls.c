@@ -8,10 +8,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -21,6 +24,7 @@
 
 #include "config_file.h"
 #include "log.h"
+#include "model.h"
 #include "tls.h"
 
 #define TLS_DEFAULT_CA_DIR "/etc/grid-security/certificates"
@@ -29,6 +33,10 @@ void
 tls_global_init(void)
 {
 	soap_ssl_init();
+	/* OpenSSL writes with write(2), not send(MSG_NOSIGNAL): a peer that hangs up (a service
+	 * refusing our certificate, say) would kill the process with SIGPIPE instead of giving an
+	 * error we can explain. */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static int
@@ -118,9 +126,18 @@ tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen)
 	return -1;
 }
 
-/* Accept a missing CRL only when the administrator said CRLs are optional. */
+/* Per-context policy the verify callback reads: CRLs optional, and whether this context is a
+ * server's (see tls_verify_callback). */
 static int crl_optional_index = -1;
+static int server_ctx_index = -1;
 
+/*
+ * A server lets a handshake with a presented but unverifiable certificate complete, so that
+ * it can tell the client why in a SOAP fault (tls_refusal_reason, soap_server.c) instead of a
+ * bare TLS alert that TLS 1.3 clients only see as "end of file"; the verification result
+ * stays failed and no request is ever served on such a connection. A client context, and a
+ * server whose client presents no certificate at all, fail the handshake itself.
+ */
 static int
 tls_verify_callback(int ok, X509_STORE_CTX *store)
 {
@@ -129,15 +146,63 @@ tls_verify_callback(int ok, X509_STORE_CTX *store)
 	int e = X509_STORE_CTX_get_error(store);
 	SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
 	SSL_CTX *ctx = ssl ? SSL_get_SSL_CTX(ssl) : NULL;
-	if (e == X509_V_ERR_UNABLE_TO_GET_CRL && ctx && SSL_CTX_get_ex_data(ctx, crl_optional_index))
+	if (e == X509_V_ERR_UNABLE_TO_GET_CRL && ctx && SSL_CTX_get_ex_data(ctx, crl_optional_index)) {
+		X509_STORE_CTX_set_error(store, X509_V_OK);
 		return 1;
+	}
 	X509 *cert = X509_STORE_CTX_get_current_cert(store);
-	char subject[256] = "?";
+	char subject[QCG_DN_MAX] = "?", why[64];
 	if (cert)
-		X509_NAME_oneline(X509_get_subject_name(cert), subject, sizeof(subject));
+		tls_name_to_dn(X509_get_subject_name(cert), subject, sizeof(subject), why, sizeof(why));
 	log_warn("certificate verification failed at depth %d (%s): %s",
 	    X509_STORE_CTX_get_error_depth(store), subject, X509_verify_cert_error_string(e));
-	return 0;
+	return ctx && SSL_CTX_get_ex_data(ctx, server_ctx_index) ? 1 : 0;
+}
+
+/* Read and drop what the client sends until it pauses, so that closing with unread data does
+ * not reset the connection under our answer. */
+static void
+drain_request(SSL *ssl, int fd, size_t max)
+{
+	struct timeval idle = { 0, 200 * 1000 };
+	char buf[4096];
+	size_t total = 0;
+	int n;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof(idle));
+	while (total < max && (n = SSL_read(ssl, buf, sizeof(buf))) > 0)
+		total += (size_t)n;
+}
+
+void
+tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max)
+{
+	static const char envelope[] =
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+	    "<SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:Client</faultcode>"
+	    "<faultstring>authentication failed: %s</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body>"
+	    "</SOAP-ENV:Envelope>\n";
+	char body[512], response[1024];
+
+	/* reason comes from X509_verify_cert_error_string: fixed text without markup */
+	int blen = snprintf(body, sizeof(body), envelope, reason);
+	int rlen = snprintf(response, sizeof(response),
+	    "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/xml; charset=utf-8\r\n"
+	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", blen, body);
+	drain_request(soap->ssl, soap->socket, drain_max);
+	if (rlen > 0 && (size_t)rlen < sizeof(response))
+		SSL_write(soap->ssl, response, rlen);
+	SSL_shutdown(soap->ssl);
+}
+
+const char *
+tls_refusal_reason(struct soap *soap)
+{
+	if (soap->ssl == NULL || !SSL_is_init_finished(soap->ssl))
+		return NULL;
+	long result = SSL_get_verify_result(soap->ssl);
+	return result == X509_V_OK ? NULL : X509_verify_cert_error_string(result);
 }
 
 static void
@@ -199,9 +264,13 @@ tls_configure_ctx(SSL_CTX *ctx, const struct tls_settings *s, int verify_mode, c
 		return openssl_error(err, errlen, what), -1;
 	X509_STORE_set_flags(store,
 	    X509_V_FLAG_ALLOW_PROXY_CERTS | X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-	if (crl_optional_index < 0)
+	if (crl_optional_index < 0) {
 		crl_optional_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+		server_ctx_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+	}
 	SSL_CTX_set_ex_data(ctx, crl_optional_index, s->crl_required ? NULL : (void *)1);
+	SSL_CTX_set_ex_data(ctx, server_ctx_index,
+	    (verify_mode & SSL_VERIFY_FAIL_IF_NO_PEER_CERT) ? (void *)1 : NULL);
 	SSL_CTX_set_verify(ctx, verify_mode, tls_verify_callback);
 	SSL_CTX_set_verify_depth(ctx, 10);
 	return 0;
@@ -210,8 +279,10 @@ tls_configure_ctx(SSL_CTX *ctx, const struct tls_settings *s, int verify_mode, c
 int
 tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen)
 {
-	unsigned short flags = SOAP_SSL_REQUIRE_CLIENT_AUTHENTICATION | SOAP_SSL_NO_DEFAULT_CA_PATH |
-	    SOAP_TLSv1_2 | SOAP_TLSv1_3;
+	/* Client authentication is required by the verify mode set below, not by gSOAP's flag:
+	 * gSOAP would drop a refused connection before we can tell the client why. Every
+	 * connection still passes tls_refusal_reason and tls_peer_identity before any request. */
+	unsigned short flags = SOAP_SSL_NO_DEFAULT_CA_PATH | SOAP_TLSv1_2 | SOAP_TLSv1_3;
 
 	if (soap_ssl_server_context(soap, flags, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != 0) {
 		snprintf(err, errlen, "gSOAP server TLS context failed (error %d)", soap->error);

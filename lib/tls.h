@@ -29,7 +29,7 @@ struct tls_settings {
 	bool crl_required;        /* fail when a CA in the chain has no CRL (default yes) */
 };
 
-/* Process-wide initialisation; call once before any other tls_ function. */
+/* Process-wide initialisation; call once before any other tls_ function. Ignores SIGPIPE. */
 void tls_global_init(void);
 
 /* Read [section] cert, key, ca_dir, crl_required from cfg. cert/key are required unless
@@ -46,6 +46,14 @@ int tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen);
 int tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen);
 /* Set soap up as a client: verify the server against the grid CA and present our credentials. */
 int tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen);
+
+/* Why a server's peer certificate failed verification on a completed handshake, or NULL when it
+ * did not fail (see tls_verify_callback in tls.c). */
+const char *tls_refusal_reason(struct soap *soap);
+
+/* Answer a connection whose certificate was refused with a SOAP fault "authentication failed:
+ * <reason>" after reading (at most drain_max bytes of) the request, then shut TLS down. */
+void tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max);
 
 /* The peer's identity on an established connection of soap (after the handshake). */
 int tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t errlen);

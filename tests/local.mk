@@ -7,3 +7,8 @@ tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_src
 	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
 tests_integration_broker_call_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)
 include tests/unit/lib.mk
+
+# Integration tests on loopback: a fresh CA per run, real TLS, a real qcg-broker and SQLite file.
+TESTS += tests/integration/test_broker.sh
+EXTRA_DIST += tests/integration/test_broker.sh tests/integration/grid_fixture.sh \
+	tests/integration/soap_raw.py tests/integration/zeep_query.py
