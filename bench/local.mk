@@ -1,1 +1,10 @@
-# bench: rules arrive with its issue.
+# bench/: benchmarks and their reports. Benchmark programs are noinst (never installed) and not
+# tests: each folder's run.sh drives them and its README.md holds the numbers.
+
+# bench/broker: Resolve requests per second and latency under N concurrent TLS clients (issue 2).
+noinst_PROGRAMS += bench/broker/bench-broker
+bench_broker_bench_broker_SOURCES = bench/broker/bench_broker.c
+bench_broker_bench_broker_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl \
+	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
+bench_broker_bench_broker_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS) -lpthread
+EXTRA_DIST += bench/broker/run.sh bench/broker/README.md

@@ -1,0 +1,187 @@
+#!/bin/bash
+# bench/broker/run.sh: the broker benchmark of issue 2. Builds nothing: it uses an existing build.
+#
+#   bench/broker/run.sh [BUILD-DIR]
+#
+# BUILD-DIR is the top build directory (default: $top_builddir, else the current directory); it
+# must hold services/broker/qcg-broker, bench/broker/bench-broker and the test client
+# tests/integration/broker_call:
+#   make services/broker/qcg-broker bench/broker/bench-broker tests/integration/broker_call
+#
+# In a fresh temporary directory it makes a CA (deploy/qcg-ca), certificates for the broker, two
+# front-ends and a user, the broker's ACL and grid-mapfile, and starts qcg-broker on a loopback
+# port. It registers two clusters (site-a open, site-b behind a NAT), records a job and one
+# access point on each cluster. Then:
+#   1. keep-alive check: a short run with the broker at debug level, whose "connection from"
+#      lines must number exactly one per client (the benchmark's own count must agree);
+#   2. the benchmark proper, broker at log level warn: N = 1, 8, 64 keep-alive clients resolving
+#      site-b/b1 -> 10.1.0.11:5000 (answer: direct, read-only), one run at N = 8 resolving the
+#      other way (answer: reversal, which also posts an event for the target front-end), and one
+#      run at N = 8 with --new-connection (one TLS handshake per call) as a contrast.
+# It prints a markdown table; the exit status is 1 when any run was flagged (errors, wrong
+# answers, keep-alive not held).
+#
+# Environment: BENCH_SECONDS (per run, default 10), BENCH_CLIENTS (default "1 8 64").
+set -euo pipefail
+
+readonly PROG=bench/broker/run.sh
+die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 2; }
+
+SRC_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD_DIR=$(cd "${1:-${top_builddir:-.}}" && pwd) || die "no build directory ${1:-}"
+SECONDS_PER_RUN=${BENCH_SECONDS:-10}
+CLIENTS_LIST=${BENCH_CLIENTS:-1 8 64}
+[[ $SECONDS_PER_RUN =~ ^[0-9]+$ ]] && ((SECONDS_PER_RUN >= 1 && SECONDS_PER_RUN <= 600)) ||
+	die "BENCH_SECONDS must be 1..600, got '$SECONDS_PER_RUN'"
+MAX_CLIENTS=1
+for n in $CLIENTS_LIST; do
+	[[ $n =~ ^[0-9]+$ ]] && ((n >= 1 && n <= 1000)) || die "BENCH_CLIENTS: bad count '$n'"
+	((n > MAX_CLIENTS)) && MAX_CLIENTS=$n
+done
+# Every keep-alive client holds one broker worker for the whole run (gSOAP serves a connection
+# on one thread), so the pool needs one worker per client, plus two spares: one for the
+# keep-alive check and set-up calls, one so that a late connection never queues behind them.
+WORKERS=$((MAX_CLIENTS + 2))
+((WORKERS >= 10)) || WORKERS=10
+
+BROKER=$BUILD_DIR/services/broker/qcg-broker
+BENCH=$BUILD_DIR/bench/broker/bench-broker
+CALL=$BUILD_DIR/tests/integration/broker_call
+CA=$SRC_DIR/deploy/qcg-ca
+for f in "$BROKER" "$BENCH" "$CALL"; do
+	[[ -x $f ]] || die "$f is missing; in $BUILD_DIR run:
+  make services/broker/qcg-broker bench/broker/bench-broker tests/integration/broker_call"
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-broker.XXXXXX")
+BROKER_PID=""
+stop_broker() {
+	[[ -n $BROKER_PID ]] || return 0
+	kill "$BROKER_PID" 2>/dev/null || true
+	# The broker stops accepting at once and exits when its workers are idle (a few seconds).
+	for _ in $(seq 100); do kill -0 "$BROKER_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$BROKER_PID" 2>/dev/null || true
+	wait "$BROKER_PID" 2>/dev/null || true
+	BROKER_PID=""
+}
+cleanup() { stop_broker; rm -rf -- "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+make_credentials() {
+	"$CA" init --dir "$WORK/ca" 2>/dev/null
+	"$CA" host --dir "$WORK/ca" --name localhost --ip 127.0.0.1 --out "$WORK/broker" 2>/dev/null
+	"$CA" host --dir "$WORK/ca" --name gw-a --out "$WORK/gw-a" 2>/dev/null
+	"$CA" host --dir "$WORK/ca" --name gw-b --out "$WORK/gw-b" 2>/dev/null
+	"$CA" user --dir "$WORK/ca" --name "Bench User" --out "$WORK/user" 2>/dev/null
+	"$CA" grid-mapfile-line "$WORK/user-cert.pem" benchuser >"$WORK/grid-mapfile"
+	printf 'frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-*"\n' >"$WORK/broker.acl"
+}
+
+# max_keep_alive: the broker closes a connection after this many requests; set above any run's
+# count so that the keep-alive runs measure one TLS handshake per client, as intended.
+write_config() {
+	cat >"$WORK/broker.conf" <<EOF
+[broker]
+listen = 127.0.0.1:0
+database = $WORK/broker.db
+acl = $WORK/broker.acl
+gridmap = $WORK/grid-mapfile
+workers = $WORKERS
+max_keep_alive = 1000000
+log_level = warn
+[tls]
+cert = $WORK/broker-cert.pem
+key = $WORK/broker-key.pem
+ca_dir = $WORK/ca/certificates
+EOF
+}
+
+# start_broker LOG-LEVEL: start qcg-broker and set URL once its port is known.
+start_broker() {
+	rm -f "$WORK/port"
+	"$BROKER" -c "$WORK/broker.conf" -s "broker.log_level=$1" --port-file "$WORK/port" \
+		>"$WORK/broker-$1.log" 2>&1 &
+	BROKER_PID=$!
+	for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done
+	[[ -s $WORK/port ]] || { cat "$WORK/broker-$1.log" >&2; die "qcg-broker did not start"; }
+	URL="https://localhost:$(cat "$WORK/port")/"
+}
+
+# call WHO OP ARGS...: one set-up call with WHO's certificate; any failure ends the script.
+call() {
+	local who=$1; shift
+	"$CALL" --broker "$URL" --cert "$WORK/$who-cert.pem" --key "$WORK/$who-key.pem" \
+		--ca-dir "$WORK/ca/certificates" "$@" >/dev/null || die "set-up call $* failed"
+}
+
+set_up_grid() {
+	call gw-a register-cluster site-a open 198.51.100.10 10.1.0.0/16
+	call gw-b register-cluster site-b nat 203.0.113.20 10.2.0.0/16 traversal
+	call user record-job bench-job
+	call gw-a register-ap bench-job site-a a1 10.1.0.11 5000
+	call gw-b register-ap bench-job site-b b1 10.2.0.21 5001
+}
+
+# bench WHO ARGS...: run bench-broker as WHO's front-end; prints its RESULT line.
+bench() {
+	local who=$1; shift
+	"$BENCH" --broker "$URL" --cert "$WORK/$who-cert.pem" --key "$WORK/$who-key.pem" \
+		--ca-dir "$WORK/ca/certificates" --job bench-job "$@" >"$WORK/bench.out" || true
+	sed -n 's/^  FLAGGED: /FLAGGED: /p; s/^  first error/first error/p' "$WORK/bench.out" >&2
+	grep '^RESULT ' "$WORK/bench.out" || die "bench-broker gave no result: $(cat "$WORK/bench.out")"
+}
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+broker_rss_mib() { awk '/^VmRSS:/ { printf "%d", $2 / 1024 }' "/proc/$BROKER_PID/status"; }
+
+# The broker logs "connection from" (debug) once per TLS connection it accepts; that count is
+# the server's view of keep-alive, independent of the benchmark's own.
+check_keep_alive() {
+	local n=8 result seen counted
+	start_broker debug
+	set_up_grid
+	local before; before=$(grep -c 'connection from' "$WORK/broker-debug.log" || true)
+	result=$(bench gw-b --clients $n --seconds 1 --expect direct)
+	seen=$(( $(grep -c 'connection from' "$WORK/broker-debug.log") - before ))
+	counted=$(field connections "$result")
+	stop_broker
+	if [[ $seen != "$n" || $counted != "$n" || $(field flagged "$result") != 0 ]]; then
+		die "keep-alive check: $n clients made $seen connections (broker log) / $counted" \
+			"(bench-broker), $(field requests "$result") requests"
+	fi
+	echo "Keep-alive check: $n clients, $(field requests "$result") requests in 1 s, $seen TLS" \
+		"connections seen by the broker, $counted counted by bench-broker."
+}
+
+FLAGGED=0
+# row LABEL WHO ARGS...: one benchmark run as a table row.
+row() {
+	local label=$1 who=$2; shift 2
+	local r; r=$(bench "$who" --seconds "$SECONDS_PER_RUN" "$@")
+	[[ $(field flagged "$r") == 0 ]] || FLAGGED=1
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(field clients "$r")" \
+		"$label" "$(field req_per_s "$r")" "$(field p50_us "$r")" "$(field p90_us "$r")" \
+		"$(field p99_us "$r")" "$(field max_us "$r")" "$(field errors "$r")" \
+		"$(field connections "$r")" "$(broker_rss_mib)"
+}
+
+make_credentials
+write_config
+check_keep_alive
+start_broker warn
+echo "Broker: $WORKERS workers, log level warn, max_keep_alive 1000000; $SECONDS_PER_RUN s per run;" \
+	"$(nproc) CPUs shared by broker and clients."
+echo
+echo '| N | Resolve | req/s | p50 µs | p90 µs | p99 µs | max µs | errors | TLS connections | broker RSS MiB |'
+echo '|---|---|---|---|---|---|---|---|---|---|'
+for n in $CLIENTS_LIST; do
+	row "nat→open (direct), keep-alive" gw-b --clients "$n" --expect direct
+done
+row "open→nat (reversal + event), keep-alive" gw-a --clients 8 --from-cluster site-a \
+	--from-node a1 --to-address 10.2.0.21 --to-port 5001 --expect reversal
+row "nat→open (direct), new TLS connection per call" gw-b --clients 8 --expect direct \
+	--new-connection
+stop_broker
+exit $FLAGGED
