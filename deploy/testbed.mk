@@ -27,6 +27,8 @@ EXTRA_DIST += deploy/README-testbed.md
 # fresh directory and always takes it down. They run one at a time (a lock in lib.sh).
 TESTBED_TESTS = \
 	tests/testbed/reachability.test \
-	tests/testbed/overlap.test
+	tests/testbed/overlap.test \
+	tests/testbed/delay.test \
+	tests/testbed/rate.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py

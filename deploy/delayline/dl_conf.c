@@ -189,14 +189,18 @@ dl_conf_option(int opt, const char *arg, struct dl_conf *c, struct dl_port_conf 
 		return 0;
 	case 'n':
 	case 's':
+	case 'P':
 		if (dl_parse_scaled(arg, (const struct dl_unit[]){ { NULL, 0 } }, 1,
-			opt == 'n' ? DL_POOL_FRAMES_MAX : 86400,
-			opt == 'n' ? "pool-frames" : "stats-interval", &v, err, errlen) < 0)
+			opt == 'n' ? DL_POOL_FRAMES_MAX : opt == 's' ? 86400 : 99,
+			opt == 'n' ? "pool-frames" : opt == 's' ? "stats-interval" : "rt-priority",
+			&v, err, errlen) < 0)
 			return -1;
 		if (opt == 'n')
 			c->pool_frames = (size_t)v;
-		else
+		else if (opt == 's')
 			c->stats_interval = (unsigned)v;
+		else
+			c->rt_priority = (int)v;
 		return 0;
 	default:
 		snprintf(err, errlen, "unknown option (see qcg-delayline --help)");
@@ -215,6 +219,7 @@ dl_conf_parse(int argc, char **argv, struct dl_conf *c, char *err, size_t errlen
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "pool-frames", required_argument, NULL, 'n' },
 		{ "stats-interval", required_argument, NULL, 's' },
+		{ "rt-priority", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dl_port_conf cur = { .delay_ns = 0 };

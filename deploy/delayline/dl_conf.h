@@ -2,6 +2,7 @@
  * dl_conf.h: the delay line's command line, parsed into a configuration.
  *
  *   qcg-delayline [--pid-file F] [--log-level L] [--pool-frames N] [--stats-interval S]
+ *                 [--rt-priority P]
  *                 [--delay D] [--rate R] [--queue Q] HOSTIF:WANIF [[--delay D] ... HOSTIF:WANIF]...
  *
  * --delay, --rate and --queue apply to the ports named after them, so ports may differ.
@@ -32,6 +33,7 @@ struct dl_conf {
 	size_t nports;
 	size_t pool_frames;             /* cap on frame buffers, all ports together */
 	unsigned stats_interval;        /* seconds between statistics lines; 0 = only at exit */
+	int rt_priority;                /* SCHED_FIFO priority 1-99; 0 = ordinary scheduling */
 	const char *pid_file;           /* NULL = none */
 	int log_level;                  /* enum log_level */
 };
