@@ -4,4 +4,4 @@
 dist_sbin_SCRIPTS += deploy/qcg-ca
 TESTS += tests/integration/test_qcg_ca.sh
 EXTRA_DIST += tests/integration/test_qcg_ca.sh
-EXTRA_DIST += doc/qcg-ca.1
+dist_man_MANS += doc/qcg-ca.1
