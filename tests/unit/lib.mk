@@ -27,3 +27,9 @@ tests_unit_test_identity_CPPFLAGS = $(LIBTEST_CPPFLAGS)
 tests_unit_test_identity_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)
 TESTS += tests/unit/test_identity.sh
 EXTRA_DIST += tests/unit/test_identity.sh
+
+check_PROGRAMS += tests/unit/test_json_write
+tests_unit_test_json_write_SOURCES = tests/unit/test_json_write.c tests/unit/check.h
+tests_unit_test_json_write_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_json_write_LDADD = $(QCG_COMMON_LIBS)
+TESTS += tests/unit/test_json_write
