@@ -45,3 +45,21 @@ tests_coll_test_topo_layout_SOURCES = tests/coll/test_topo_layout.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_layout.c
 tests_coll_test_topo_layout_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
 TESTS += tests/coll/test_topo_layout
+
+# MPI test programs: run under mpirun by the scripts below (they skip, 77, without mpirun).
+check_PROGRAMS += tests/coll/coll_check tests/coll/topo_check
+tests_coll_coll_check_SOURCES = tests/coll/coll_check.c \
+	tests/coll/coll_check_ref.c tests/coll/coll_check_ref.h
+tests_coll_coll_check_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+tests_coll_coll_check_LDADD = $(OMPI_LIBS)
+tests_coll_topo_check_SOURCES = tests/coll/topo_check.c
+tests_coll_topo_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo $(OMPI_CFLAGS)
+tests_coll_topo_check_LDADD = mpi-glue/topo/libqcgtopo.la $(OMPI_LIBS)
+TESTS += \
+	tests/coll/qcg_ompi_info.sh \
+	tests/coll/qcg_coll_2sites.sh \
+	tests/coll/qcg_coll_3sites.sh \
+	tests/coll/qcg_coll_1site.sh \
+	tests/coll/qcg_topo_api.sh
+EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
+	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_topo_api.sh

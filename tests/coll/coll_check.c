@@ -1,0 +1,358 @@
+/*
+ * coll_check.c: every collective qcg implements, compared byte for byte (gaps of derived
+ * datatypes included) with the point-to-point reference of coll_check_ref.c: every root,
+ * counts 0, 1, 7 and about 1 MiB, contiguous / vector / struct datatypes and mixed send and
+ * receive types, MPI_IN_PLACE, a user-defined non-commutative operation, on MPI_COMM_WORLD, a
+ * dup, and split communicators of odd sizes. Prints one line per mismatch and a summary; exits
+ * non-zero if any rank saw a mismatch.
+ *
+ * Usage: coll_check [quick]   ("quick" skips the 1 MiB cases, for the 3-site run)
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll_check_ref.h"
+
+#define BIG_BYTES (1 << 20)
+
+static int failures;     /* mismatches seen by this rank */
+static int checks;       /* comparisons made by this rank */
+static const char *comm_name = "?";
+static int quick;
+
+enum { T_INT, T_VECTOR, T_STRUCT, T_AFFINE, T_AFFINE_GAP, NTYPES };
+static MPI_Datatype types[NTYPES];
+static const char *type_names[NTYPES] = { "int", "vector", "struct", "affine",
+	"affine-with-gap" };
+static MPI_Op op_affine;
+
+/* x -> a x + b maps composed: (p o q)(x) = p.a (q.a x + q.b) + p.b. Associative, and
+ * p o q != q o p in general: the ranks' order shows in the result. Elements are (a, b) or,
+ * for T_AFFINE_GAP (a vector type: Open MPI allows only user operations on those), (a, gap, b). */
+static void
+affine_compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	int gap = *dt == types[T_AFFINE_GAP], step = gap ? 3 : 2;
+	uint32_t *p = in, *q = inout;
+	for (int i = 0; i < *len; i++, p += step, q += step) {
+		uint32_t a = p[0] * q[0], b = p[0] * q[1 + gap] + p[1 + gap];
+		q[0] = a;
+		q[1 + gap] = b;
+	}
+}
+
+static void
+make_types(void)
+{
+	types[T_INT] = MPI_INT;
+	MPI_Type_vector(2, 1, 2, MPI_INT, &types[T_VECTOR]); /* int, gap, int */
+	int blocks[2] = { 1, 1 };
+	MPI_Aint disp[2] = { 0, 8 };
+	MPI_Datatype members[2] = { MPI_INT, MPI_DOUBLE };   /* int, 4-byte gap, double */
+	MPI_Type_create_struct(2, blocks, disp, members, &types[T_STRUCT]);
+	MPI_Type_contiguous(2, MPI_UNSIGNED, &types[T_AFFINE]);
+	MPI_Type_vector(2, 1, 2, MPI_UNSIGNED, &types[T_AFFINE_GAP]);
+	for (int t = T_VECTOR; t < NTYPES; t++)
+		MPI_Type_commit(&types[t]);
+	MPI_Op_create(affine_compose, 0, &op_affine);
+}
+
+/* Fill a buffer with bytes that depend on (seed, position); small ints keep sums exact. */
+static void
+fill(void *buf, size_t bytes, int seed)
+{
+	uint32_t *w = buf;
+	for (size_t i = 0; i < bytes / 4; i++)
+		w[i] = (uint32_t)((seed * 7919u + i * 104729u) % 1000u) | 1u;
+}
+
+static void
+report(const char *coll, int t, int count, int root, int inplace, int ok)
+{
+	checks++;
+	if (ok)
+		return;
+	failures++;
+	int me;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	fprintf(stderr, "FAIL comm=%s coll=%s type=%s count=%d root=%d inplace=%d world_rank=%d\n",
+	    comm_name, coll, type_names[t], count, root, inplace, me);
+}
+
+/* Elements of type t in about BIG_BYTES. */
+static int
+big_count(int t)
+{
+	int size;
+	MPI_Type_size(types[t], &size);
+	return BIG_BYTES / size;
+}
+
+/* Two identically filled buffers of span(count) + slack; compared whole after each call. */
+struct pair {
+	char *ref, *got;
+	size_t bytes;
+};
+
+static struct pair
+pair_new(int t, int count, int seed)
+{
+	struct pair p;
+	p.bytes = ref_span(types[t], count) + 16;
+	p.ref = malloc(p.bytes);
+	p.got = malloc(p.bytes);
+	fill(p.ref, p.bytes, seed);
+	memcpy(p.got, p.ref, p.bytes);
+	return p;
+}
+
+static int
+pair_same(struct pair *p)
+{
+	int same = memcmp(p->ref, p->got, p->bytes) == 0;
+	free(p->ref);
+	free(p->got);
+	return same;
+}
+
+
+static void
+check_bcast(MPI_Comm comm, int t, int count, int root)
+{
+	int me;
+	MPI_Comm_rank(comm, &me);
+	struct pair p = pair_new(t, count, me == root ? 1 : 100 + me);
+	ref_bcast(p.ref, count, types[t], root, comm);
+	MPI_Bcast(p.got, count, types[t], root, comm);
+	report("bcast", t, count, root, 0, pair_same(&p));
+}
+
+/* The root describes its data as vectors, the others as twice as many ints. */
+static void
+check_bcast_mixed(MPI_Comm comm, int count, int root)
+{
+	int me;
+	MPI_Comm_rank(comm, &me);
+	int t = me == root ? T_VECTOR : T_INT, c = me == root ? count : 2 * count;
+	struct pair p = pair_new(t, c, me == root ? 1 : 100 + me);
+	ref_bcast(p.ref, c, types[t], root, comm);
+	MPI_Bcast(p.got, c, types[t], root, comm);
+	report("bcast-mixed", t, count, root, 0, pair_same(&p));
+}
+
+static void
+check_reduce(MPI_Comm comm, int t, MPI_Op op, int count, int root, int inplace)
+{
+	int me;
+	MPI_Comm_rank(comm, &me);
+	struct pair s = pair_new(t, count, me);
+	int in_place = inplace && me == root;
+	struct pair p = pair_new(t, count, in_place ? me : 50 + me);
+	ref_reduce(in_place ? MPI_IN_PLACE : s.ref, p.ref, count, types[t], op, root, comm);
+	MPI_Reduce(in_place ? MPI_IN_PLACE : s.got, p.got, count, types[t], op, root, comm);
+	report(op == op_affine ? "reduce-noncommutative" : "reduce", t, count, root, inplace,
+	    pair_same(&p) & pair_same(&s));
+}
+
+static void
+check_allreduce(MPI_Comm comm, int t, MPI_Op op, int count, int inplace)
+{
+	int me;
+	MPI_Comm_rank(comm, &me);
+	struct pair s = pair_new(t, count, me);
+	struct pair p = pair_new(t, count, inplace ? me : 50 + me);
+	ref_allreduce(inplace ? MPI_IN_PLACE : s.ref, p.ref, count, types[t], op, comm);
+	MPI_Allreduce(inplace ? MPI_IN_PLACE : s.got, p.got, count, types[t], op, comm);
+	report(op == op_affine ? "allreduce-noncommutative" : "allreduce", t, count, -1, inplace,
+	    pair_same(&p) & pair_same(&s));
+}
+
+/* Gather; st/rt differ for the mixed case (senders' ints, the root's vectors). */
+static void
+check_gather(MPI_Comm comm, int st, int sc, int rt, int rc, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int in_place = inplace && me == root;
+	struct pair s = pair_new(st, sc, me);
+	struct pair p = pair_new(rt, rc * n, 60 + me);
+	ref_gather(in_place ? MPI_IN_PLACE : s.ref, sc, types[st], p.ref, rc, types[rt], root,
+	    comm);
+	MPI_Gather(in_place ? MPI_IN_PLACE : s.got, sc, types[st], p.got, rc, types[rt], root,
+	    comm);
+	report(st == rt ? "gather" : "gather-mixed", rt, rc, root, inplace,
+	    pair_same(&p) & pair_same(&s));
+}
+
+static void
+check_scatter(MPI_Comm comm, int t, int count, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int in_place = inplace && me == root;
+	struct pair s = pair_new(t, count * n, 7);
+	struct pair p = pair_new(t, count, 70 + me);
+	ref_scatter(s.ref, count, types[t], in_place ? MPI_IN_PLACE : p.ref, count, types[t],
+	    root, comm);
+	MPI_Scatter(s.got, count, types[t], in_place ? MPI_IN_PLACE : p.got, count, types[t],
+	    root, comm);
+	report("scatter", t, count, root, inplace, pair_same(&p) & pair_same(&s));
+}
+
+static void
+check_allgather(MPI_Comm comm, int t, int count, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	struct pair s = pair_new(t, count, me);
+	struct pair p = pair_new(t, count * n, 80 + me);
+	ref_allgather(inplace ? MPI_IN_PLACE : s.ref, count, types[t], p.ref, count, types[t],
+	    comm);
+	MPI_Allgather(inplace ? MPI_IN_PLACE : s.got, count, types[t], p.got, count, types[t],
+	    comm);
+	report("allgather", t, count, -1, inplace, pair_same(&p) & pair_same(&s));
+}
+
+/* CLOCK_MONOTONIC is one clock for all processes of a host (MPI_Wtime need not be). */
+static double
+now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Nobody may leave before everybody entered (all ranks on one host in these tests). */
+static void
+check_barrier(MPI_Comm comm)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	for (int round = 0; round < 3; round++) {
+		usleep((useconds_t)(((me + round) % 3) * 2000));
+		double t[2], *all = malloc(2 * (size_t)n * sizeof(double));
+		t[0] = now();
+		MPI_Barrier(comm);
+		t[1] = now();
+		ref_allgather(t, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, comm);
+		double last_in = all[0], first_out = all[1];
+		for (int r = 0; r < n; r++) {
+			last_in = all[2 * r] > last_in ? all[2 * r] : last_in;
+			first_out = all[2 * r + 1] < first_out ? all[2 * r + 1] : first_out;
+		}
+		report("barrier", T_INT, 0, -1, 0, last_in <= first_out);
+		free(all);
+	}
+}
+
+static const int small_counts[] = { 0, 1, 7 };
+#define NSMALL 3
+
+/* Roots for a count: every root for small counts, first and last for 1 MiB. */
+#define FOR_ROOTS(root, n, big)                                                                    \
+	for (int root = 0; root < (n); root = (big) && root < (n) - 1 ? (n) - 1 : root + 1)
+
+static void
+suite_rooted(MPI_Comm comm, int n)
+{
+	static const struct { int t; MPI_Op *op; } red[] = {
+		{ T_INT, NULL }, { T_INT, NULL }, { T_AFFINE, &op_affine },
+		{ T_AFFINE_GAP, &op_affine },
+	};
+	for (int big = 0; big <= !quick; big++) {
+		for (int i = 0; i < (big ? 1 : NSMALL); i++) {
+			for (int t = T_INT; t <= T_STRUCT; t++) {
+				int c = big ? big_count(t) : small_counts[i];
+				FOR_ROOTS(root, n, big) {
+					check_bcast(comm, t, c, root);
+					for (int ip = 0; ip <= 1; ip++) {
+						check_gather(comm, t, c, t, c, root, ip);
+						check_scatter(comm, t, c, root, ip);
+					}
+				}
+			}
+			int c = big ? big_count(T_VECTOR) : small_counts[i];
+			FOR_ROOTS(root, n, big) {
+				check_bcast_mixed(comm, c, root);
+				check_gather(comm, T_INT, 2 * c, T_VECTOR, c, root, 0);
+				for (size_t r = 0; r < sizeof(red) / sizeof(red[0]); r++)
+					for (int ip = 0; ip <= 1; ip++)
+						check_reduce(comm, red[r].t,
+						    red[r].op ? *red[r].op : (r ? MPI_SUM : MPI_MAX),
+						    big ? big_count(red[r].t) : c, root, ip);
+			}
+		}
+	}
+}
+
+static void
+suite_rootless(MPI_Comm comm)
+{
+	for (int big = 0; big <= !quick; big++) {
+		for (int i = 0; i < (big ? 1 : NSMALL); i++) {
+			for (int ip = 0; ip <= 1; ip++) {
+				for (int t = T_INT; t <= T_STRUCT; t++)
+					check_allgather(comm, t,
+					    big ? big_count(t) / 8 : small_counts[i], ip);
+				int c = big ? big_count(T_INT) : small_counts[i];
+				check_allreduce(comm, T_INT, MPI_SUM, c, ip);
+				check_allreduce(comm, T_INT, MPI_MAX, c, ip);
+				check_allreduce(comm, T_AFFINE, op_affine, big ? c / 2 : c, ip);
+				check_allreduce(comm, T_AFFINE_GAP, op_affine, big ? c / 2 : c, ip);
+			}
+		}
+	}
+	check_barrier(comm);
+}
+
+static void
+suite(MPI_Comm comm, const char *name)
+{
+	if (comm == MPI_COMM_NULL)
+		return;
+	int n;
+	MPI_Comm_size(comm, &n);
+	comm_name = name;
+	suite_rooted(comm, n);
+	suite_rootless(comm);
+}
+
+int
+main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+	make_types();
+	int me, n;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	MPI_Comm dup, all_but_last, thirds;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Comm_split(MPI_COMM_WORLD, me < n - 1 ? 0 : MPI_UNDEFINED, me, &all_but_last);
+	/* Every third rank: spans the sites with interleaved ranks (not contiguous). */
+	MPI_Comm_split(MPI_COMM_WORLD, me % 3, n - me, &thirds);
+	suite(MPI_COMM_WORLD, "world");
+	suite(dup, "dup");
+	suite(all_but_last, "split-all-but-last");
+	suite(thirds, "split-thirds-reversed");
+	int totals[2] = { checks, failures }, sum[2];
+	ref_allreduce(totals, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (me == 0)
+		printf("coll_check: %d checks on %d ranks, %d failures\n", sum[0], n, sum[1]);
+	MPI_Comm_free(&dup);
+	if (all_but_last != MPI_COMM_NULL)
+		MPI_Comm_free(&all_but_last);
+	MPI_Comm_free(&thirds);
+	MPI_Finalize();
+	return sum[1] == 0 && sum[0] > 0 ? 0 : 1;
+}

@@ -1,0 +1,146 @@
+/*
+ * coll_check_ref.c: point-to-point reference collectives (see coll_check_ref.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll_check_ref.h"
+
+#define REF_TAG 4242
+
+size_t
+ref_span(MPI_Datatype dt, int count)
+{
+	MPI_Aint lb, extent, tlb, textent;
+	MPI_Type_get_extent(dt, &lb, &extent);
+	MPI_Type_get_true_extent(dt, &tlb, &textent);
+	return count > 0 ? (size_t)(tlb + textent + (count - 1) * extent) : 0;
+}
+
+/* Typed copy of count elements from src to dst (writes only the elements, not the gaps). */
+static void
+typed_copy(const void *src, void *dst, int count, MPI_Datatype dt)
+{
+	MPI_Sendrecv(src, count, dt, 0, REF_TAG, dst, count, dt, 0, REF_TAG, MPI_COMM_SELF,
+	    MPI_STATUS_IGNORE);
+}
+
+void
+ref_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) {
+		MPI_Recv(buf, count, dt, root, REF_TAG, comm, MPI_STATUS_IGNORE);
+		return;
+	}
+	for (int r = 0; r < n; r++)
+		if (r != root)
+			MPI_Send(buf, count, dt, r, REF_TAG, comm);
+}
+
+void
+ref_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+    MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) { /* in place only for allreduce: the contribution is in rbuf */
+		MPI_Send(sbuf == MPI_IN_PLACE ? rbuf : sbuf, count, dt, root, REF_TAG, comm);
+		return;
+	}
+	size_t span = ref_span(dt, count);
+	char *acc = malloc(span + 1), *in = malloc(span + 1);
+	for (int r = 0; r < n; r++) {
+		const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+		void *dst = r == 0 ? acc : in;
+		if (r == root)
+			typed_copy(mine, dst, count, dt);
+		else
+			MPI_Recv(dst, count, dt, r, REF_TAG, comm, MPI_STATUS_IGNORE);
+		if (r > 0) { /* acc = acc op in, contributions in rank order */
+			MPI_Reduce_local(acc, in, count, dt, op);
+			char *t = acc;
+			acc = in;
+			in = t;
+		}
+	}
+	typed_copy(acc, rbuf, count, dt);
+	free(acc);
+	free(in);
+}
+
+void
+ref_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+    MPI_Comm comm)
+{
+	ref_reduce(sbuf, rbuf, count, dt, op, 0, comm);
+	ref_bcast(rbuf, count, dt, 0, comm);
+}
+
+void
+ref_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+    MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) {
+		MPI_Send(sbuf, scount, sdt, root, REF_TAG, comm);
+		return;
+	}
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(rdt, &lb, &ext);
+	for (int r = 0; r < n; r++) {
+		char *at = (char *)rbuf + (MPI_Aint)r * rcount * ext;
+		if (r != root)
+			MPI_Recv(at, rcount, rdt, r, REF_TAG, comm, MPI_STATUS_IGNORE);
+		else if (sbuf != MPI_IN_PLACE)
+			MPI_Sendrecv(sbuf, scount, sdt, 0, REF_TAG, at, rcount, rdt, 0, REF_TAG,
+			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	}
+}
+
+void
+ref_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+    MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) {
+		MPI_Recv(rbuf, rcount, rdt, root, REF_TAG, comm, MPI_STATUS_IGNORE);
+		return;
+	}
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(sdt, &lb, &ext);
+	for (int r = 0; r < n; r++) {
+		const char *at = (const char *)sbuf + (MPI_Aint)r * scount * ext;
+		if (r != root)
+			MPI_Send(at, scount, sdt, r, REF_TAG, comm);
+		else if (rbuf != MPI_IN_PLACE)
+			MPI_Sendrecv(at, scount, sdt, 0, REF_TAG, rbuf, rcount, rdt, 0, REF_TAG,
+			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	}
+}
+
+void
+ref_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+    MPI_Datatype rdt, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(rdt, &lb, &ext);
+	if (sbuf == MPI_IN_PLACE && me != 0) /* the block is at our place in rbuf */
+		ref_gather((char *)rbuf + (MPI_Aint)me * rcount * ext, rcount, rdt, NULL, 0, rdt, 0,
+		    comm);
+	else
+		ref_gather(sbuf, scount, sdt, rbuf, rcount, rdt, 0, comm);
+	ref_bcast(rbuf, rcount * n, rdt, 0, comm);
+}

@@ -1,0 +1,24 @@
+#!/bin/sh
+# One site, one cluster, three nodes: qcg must step aside on every communicator (tuned keeps
+# them) and the results must still be right. A broken topology file must be reported with its
+# line number, and qcg must then step aside everywhere.
+. "$top_srcdir/tests/coll/lib.sh"
+check=$top_builddir/tests/coll/coll_check
+topo=$qcg_work/one-site
+printf '%s\n' "0 0 0 0" "1 0 0 0" "2 0 0 1" "3 0 0 1" "4 0 0 2" "5 0 0 2" >"$topo"
+out=$qcg_work/one-site.out
+qcg_mpirun 6 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 "$check" quick \
+    >"$out" 2>&1
+expect_count 6 "MPI_COMM_WORLD (cid 0): stepping aside: single cluster (3 nodes)" "$out"
+expect_count 0 "selected:" "$out"
+expect_clean "$out"
+
+broken=$qcg_work/broken
+printf '%s\n' "0 0 0 0" "1 1 zero 0" "2 1 0 0" "3 1 0 0" >"$broken"
+out=$qcg_work/broken.out
+qcg_mpirun 4 --mca coll_qcg_topology_file "$broken" --mca coll_qcg_verbose 10 "$check" quick \
+    >"$out" 2>&1
+expect_count 4 "topology file $broken line 2: want 'rank site cluster node'" "$out"
+expect_count 0 "selected:" "$out"
+expect_clean "$out"
+grep -h "^coll_check:" "$qcg_work"/*.out
