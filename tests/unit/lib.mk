@@ -33,3 +33,19 @@ tests_unit_test_json_write_SOURCES = tests/unit/test_json_write.c tests/unit/che
 tests_unit_test_json_write_CPPFLAGS = $(LIBTEST_CPPFLAGS)
 tests_unit_test_json_write_LDADD = $(QCG_COMMON_LIBS)
 TESTS += tests/unit/test_json_write
+
+# Fuzz corpora replayed as regression tests: each fuzz target linked with tests/fuzz/replay.c
+# runs every file of tests/fuzz/corpus_<target>/ (libFuzzer builds: tests/fuzz/README.md).
+FUZZ_TARGETS = config gridmap acl
+check_PROGRAMS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
+tests_fuzz_replay_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_config.c
+tests_fuzz_replay_config_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"config\"
+tests_fuzz_replay_config_LDADD = $(QCG_COMMON_LIBS)
+tests_fuzz_replay_gridmap_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_gridmap.c
+tests_fuzz_replay_gridmap_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"gridmap\"
+tests_fuzz_replay_gridmap_LDADD = $(QCG_COMMON_LIBS)
+tests_fuzz_replay_acl_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_acl.c
+tests_fuzz_replay_acl_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"acl\"
+tests_fuzz_replay_acl_LDADD = $(QCG_COMMON_LIBS)
+TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
+EXTRA_DIST += tests/fuzz/README.md $(FUZZ_TARGETS:%=$(srcdir)/tests/fuzz/corpus_%)
