@@ -2,9 +2,9 @@
  * relay_join.c: the life of a joined relay inside its worker: registering both sockets with
  * epoll, pumping on readiness, and closing.
  *
- * Both sockets are registered once, edge-triggered, for input and output: any edge on either
- * pumps both directions (relay_splice.c runs each until EAGAIN), so no epoll_ctl is needed per
- * transfer. A relay that spends its byte budget goes on the worker's ready list and is pumped
+ * Both sockets are registered once, edge-triggered, for input and output: an edge pumps the
+ * directions it can unblock (relay_splice.c runs each until EAGAIN), so no epoll_ctl is needed
+ * per transfer. A relay that spends its byte budget goes on the worker's ready list and is pumped
  * again after the next epoll_wait, so one fast relay cannot starve the others.
  *
  * A relay closed while handling one event may still be named by a later event of the same
@@ -74,10 +74,10 @@ joined_end(struct relay_worker *w, struct relay_joined *j, bool completed, int e
 }
 
 static void
-joined_pump(struct relay_worker *w, struct relay_joined *j)
+joined_pump(struct relay_worker *w, struct relay_joined *j, unsigned dirs)
 {
 	uint64_t moved[2] = { 0, 0 };
-	enum relay_pump_result r = relay_session_pump(&j->session, JOIN_PUMP_BUDGET, moved);
+	enum relay_pump_result r = relay_session_pump(&j->session, dirs, JOIN_PUMP_BUDGET, moved);
 
 	if (moved[0] != 0)
 		RELAY_COUNT(w, bytes[0], moved[0]);
@@ -149,7 +149,7 @@ relay_join(struct relay_worker *w, int fd_first, int fd_second, const struct rel
 		return;
 	}
 	log_debug("relay %s joined%s", idhex, forwarded ? " to its next hop" : "");
-	joined_pump(w, j); /* bytes may have arrived right behind the hellos */
+	joined_pump(w, j, RELAY_DIR_BOTH); /* bytes may have arrived right behind the hellos */
 }
 
 void
@@ -170,7 +170,7 @@ relay_join_event(struct relay_worker *w, struct relay_tag *tag, uint32_t events)
 			return;
 		}
 	}
-	joined_pump(w, j);
+	joined_pump(w, j, relay_session_dirs_for(tag->side, events));
 }
 
 void
@@ -188,7 +188,7 @@ relay_join_run_ready(struct relay_worker *w)
 			w->dead = j;
 			continue;
 		}
-		joined_pump(w, j);
+		joined_pump(w, j, RELAY_DIR_BOTH);
 	}
 }
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -144,12 +145,30 @@ direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t b
 	return DIR_FINISHED;
 }
 
+unsigned
+relay_session_dirs_for(int side, uint32_t events)
+{
+	unsigned as_source = side == 0 ? RELAY_DIR_0 : RELAY_DIR_1;
+	unsigned as_destination = RELAY_DIR_BOTH & ~as_source;
+	unsigned dirs = 0;
+
+	if (events & (EPOLLERR | EPOLLHUP))
+		return RELAY_DIR_BOTH;
+	if (events & (EPOLLIN | EPOLLRDHUP))
+		dirs |= as_source;
+	if (events & EPOLLOUT)
+		dirs |= as_destination;
+	return dirs;
+}
+
 enum relay_pump_result
-relay_session_pump(struct relay_session *s, size_t budget, uint64_t moved[2])
+relay_session_pump(struct relay_session *s, unsigned dirs, size_t budget, uint64_t moved[2])
 {
 	bool again = false;
 
 	for (int i = 0; i < 2; i++) {
+		if (!(dirs & (1u << i)))
+			continue;
 		enum dir_result r = direction_pump(&s->dir[i], s->fd[i], s->fd[1 - i], s->pipe_size,
 		    budget, &moved[i]);
 		if (r == DIR_FAILED)

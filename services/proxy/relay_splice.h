@@ -48,11 +48,22 @@ enum relay_pump_result {
  */
 int relay_session_init(struct relay_session *s, int fd0, int fd1, size_t pipe_size);
 
+/* Which directions a readiness change can unblock (see relay_session_dirs_for). */
+#define RELAY_DIR_0 0x1 /* fd[0] -> fd[1] */
+#define RELAY_DIR_1 0x2 /* fd[1] -> fd[0] */
+#define RELAY_DIR_BOTH (RELAY_DIR_0 | RELAY_DIR_1)
+
+/* The directions to pump after epoll reported `events` on fd[side]: input on a socket feeds
+ * the direction it is the source of, output space the direction it is the destination of;
+ * errors and hang-ups concern both. Pumping only those saves a system call per event. */
+unsigned relay_session_dirs_for(int side, uint32_t events);
+
 /*
- * Move bytes both ways, at most `budget` bytes per direction. Adds the bytes delivered to the
- * destination sockets to moved[0] (fd[0] -> fd[1]) and moved[1] (fd[1] -> fd[0]).
+ * Move bytes in the directions of `dirs` (RELAY_DIR_*), at most `budget` bytes per direction.
+ * Adds the bytes delivered to the destination sockets to moved[0] (fd[0] -> fd[1]) and
+ * moved[1] (fd[1] -> fd[0]).
  */
-enum relay_pump_result relay_session_pump(struct relay_session *s, size_t budget,
+enum relay_pump_result relay_session_pump(struct relay_session *s, unsigned dirs, size_t budget,
     uint64_t moved[2]);
 
 /* Close both sockets and both pipes. */
