@@ -55,3 +55,13 @@ tests_integration_test_proxy_chain_SOURCES = tests/integration/test_proxy_chain.
 tests_integration_test_proxy_chain_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_integration_test_proxy_chain_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/integration/test_proxy_chain
+
+# No-socket tests of the proxy's state machine and text inputs.
+check_PROGRAMS += tests/integration/test_proxy_table tests/integration/test_proxy_config
+tests_integration_test_proxy_table_SOURCES = tests/integration/test_proxy_table.c
+tests_integration_test_proxy_table_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_table_LDADD = $(PROXY_TEST_LDADD)
+tests_integration_test_proxy_config_SOURCES = tests/integration/test_proxy_config.c
+tests_integration_test_proxy_config_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_test_proxy_config_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/integration/test_proxy_table tests/integration/test_proxy_config

@@ -198,11 +198,42 @@ half_close_goes_through_and_the_other_way_keeps_flowing(void)
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
 
+static void
+bytes_sent_before_the_partner_arrives_are_delivered(void)
+{
+	struct tp_proxy p;
+	struct relay_id id;
+	uint8_t early[RELAY_HELLO_SIZE + 5];
+	char buf[16];
+
+	tp_proxy_start(&p, NULL);
+	tp_random_id(&id);
+	tp_expect(&p, &id, 60);
+	/* The hello and the first payload in one segment, then a half-close, all before the
+	 * partner exists: the proxy must read only the hello and keep the rest for the partner. */
+	relay_hello_encode(early, &id, 0);
+	memcpy(early + RELAY_HELLO_SIZE, "early", 5);
+	int a = tp_connect(p.host, p.port);
+	CHECK(a >= 0 && tp_write_all(a, early, sizeof(early)) == 0 && shutdown(a, SHUT_WR) == 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_waiting", 1, 2000), 1);
+	int b = tp_leg(&p, &id);
+	CHECK(tp_read_all(b, buf, 5) == 0 && memcmp(buf, "early", 5) == 0);
+	CHECK_INT_EQ(read(b, buf, sizeof(buf)), 0);
+	CHECK(tp_write_all(b, "late", 4) == 0 && shutdown(b, SHUT_WR) == 0);
+	CHECK(tp_read_all(a, buf, 4) == 0 && memcmp(buf, "late", 4) == 0);
+	CHECK_INT_EQ(read(a, buf, sizeof(buf)), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, 2000), 1);
+	close(a);
+	close(b);
+	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
+}
+
 int
 main(void)
 {
 	alarm(120); /* watchdog: a hung case fails the test; the proxies die with it */
 	RUN(half_close_goes_through_and_the_other_way_keeps_flowing);
+	RUN(bytes_sent_before_the_partner_arrives_are_delivered);
 	RUN(random_100mb_each_way_at_once_arrive_identical);
 	return check_exit();
 }

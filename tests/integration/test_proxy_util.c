@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 
 #define TP_MAX_ARGS 32
 #define TP_START_TIMEOUT_MS 5000
+#define TP_IO_TIMEOUT_S 10
 
 long long
 tp_now_ms(void)
@@ -257,6 +259,8 @@ int
 tp_connect(const char *host, uint16_t port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	/* A proxy that fails to pass something on makes a blocking read fail, not hang. */
+	struct timeval io_timeout = { TP_IO_TIMEOUT_S, 0 };
 	int one = 1;
 
 	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
@@ -265,6 +269,8 @@ tp_connect(const char *host, uint16_t port)
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &io_timeout, sizeof(io_timeout));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &io_timeout, sizeof(io_timeout));
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
 		close(fd);
 		return -1;

@@ -48,7 +48,8 @@ void tp_random_id(struct relay_id *id);
 /* Announce id on proxy p for ttl_s; exits 1 if the proxy says anything but "ok". */
 void tp_expect(struct tp_proxy *p, const struct relay_id *id, unsigned ttl_s);
 
-/* Connect a blocking TCP socket to host:port; -1 on failure. */
+/* Connect a blocking TCP socket to host:port, whose reads and writes fail after 10 s without
+ * progress; -1 on failure. */
 int tp_connect(const char *host, uint16_t port);
 
 /* Connect to the proxy and send the hello for id; returns the socket (exits 1 on failure). */
