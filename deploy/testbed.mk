@@ -29,6 +29,9 @@ TESTBED_TESTS = \
 	tests/testbed/reachability.test \
 	tests/testbed/overlap.test \
 	tests/testbed/delay.test \
-	tests/testbed/rate.test
+	tests/testbed/rate.test \
+	tests/testbed/mpi.test \
+	tests/testbed/cleanup.test
 TESTS += $(TESTBED_TESTS)
-EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py
+EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
+	tests/testbed/mpi_hosts.c
