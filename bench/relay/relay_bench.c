@@ -11,7 +11,12 @@
  * --accept-any-id (bench/relay/run.sh starts one so); the bench presents a fresh random id per
  * connection.
  *
- * usage: relay_bench --proxy HOST:PORT [--rounds N] [--bulk-mib N] [--repeat N]
+ * With --proxy-pid the CPU time each side spends per GB moved is reported too: on a small
+ * machine the endpoints and the proxy share the cores, and that, more than the proxy's own
+ * cost, can set the bandwidth through it.
+ *
+ * usage: relay_bench --proxy HOST:PORT [--proxy-pid PID] [--rounds N] [--bulk-mib N]
+ *                    [--repeat N]
  */
 #include "config.h"
 
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +46,13 @@ struct bench_opts {
 	long rounds;      /* timed round trips per latency run */
 	long bulk_mib;    /* MiB per bandwidth run */
 	int repeat;       /* runs of each kind */
+	int proxy_pid;    /* 0 = unknown: no proxy CPU figure */
+};
+
+/* CPU seconds used by a bulk run, per GB moved. */
+struct bulk_cpu {
+	double self;  /* this process: sender and receiver */
+	double proxy; /* the proxy process (0 without --proxy-pid) */
 };
 
 /* A connected pair: fd[0] is the client's end, fd[1] the far end. */
@@ -202,9 +215,43 @@ bulk_send_thread(void *arg)
 	return NULL;
 }
 
-/* Stream bulk_mib MiB from fd[0] to fd[1]; returns MB/s (10^6 bytes) as the receiver saw. */
 static double
-run_bandwidth(struct pair p, long bulk_mib)
+cpu_self_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* utime + stime of another process from /proc/PID/stat (fields 14 and 15), 0 if unknown. */
+static double
+cpu_of_pid(int pid)
+{
+	char path[64], line[1024];
+	unsigned long long ut, st;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	char *ok = fgets(line, sizeof(line), f);
+	fclose(f);
+	char *after_comm = ok ? strrchr(line, ')') : NULL; /* the name may hold spaces */
+	if (after_comm == NULL ||
+	    sscanf(after_comm + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+		&st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Stream bulk_mib MiB from fd[0] to fd[1]; returns MB/s (10^6 bytes) as the receiver saw, and
+ * the CPU time spent per GB in *cpu. */
+static double
+run_bandwidth(struct pair p, long bulk_mib, int proxy_pid, struct bulk_cpu *cpu)
 {
 	struct bulk_sender s = { p.fd[0], (long long)bulk_mib << 20 };
 	pthread_t th;
@@ -214,12 +261,15 @@ run_bandwidth(struct pair p, long bulk_mib)
 
 	if (buf == NULL)
 		die("malloc");
+	double self0 = cpu_self_s(), proxy0 = cpu_of_pid(proxy_pid);
 	double t0 = now_s();
 	pthread_create(&th, NULL, bulk_send_thread, &s);
 	while ((n = read(p.fd[1], buf, BENCH_CHUNK)) > 0)
 		got += n;
 	double secs = now_s() - t0;
 	pthread_join(th, NULL);
+	cpu->self = (cpu_self_s() - self0) / ((double)s.bytes / 1e9);
+	cpu->proxy = (cpu_of_pid(proxy_pid) - proxy0) / ((double)s.bytes / 1e9);
 	free(buf);
 	close(p.fd[0]);
 	close(p.fd[1]);
@@ -242,27 +292,31 @@ parse_opts(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option opts[] = { { "proxy", required_argument, NULL, 'p' },
 		{ "rounds", required_argument, NULL, 'r' }, { "bulk-mib", required_argument, NULL, 'b' },
-		{ "repeat", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "proxy-pid", required_argument, NULL, 'i' }, { NULL, 0, NULL, 0 } };
 	const char *proxy = NULL;
 	int c;
 
 	o->rounds = 20000;
 	o->bulk_mib = 1024;
 	o->repeat = 5;
+	o->proxy_pid = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': proxy = optarg; break;
 		case 'r': o->rounds = atol(optarg); break;
 		case 'b': o->bulk_mib = atol(optarg); break;
 		case 'n': o->repeat = atoi(optarg); break;
+		case 'i': o->proxy_pid = atoi(optarg); break;
 		default: exit(2);
 		}
 	}
 	const char *colon = proxy ? strrchr(proxy, ':') : NULL;
 	if (colon == NULL || o->rounds < 100 || o->rounds > 10000000 || o->bulk_mib < 1 ||
 	    o->bulk_mib > 65536 || o->repeat < 1 || o->repeat > BENCH_MAX_REPEAT) {
-		fprintf(stderr, "usage: relay_bench --proxy IPV4:PORT [--rounds 100..10000000] "
-		    "[--bulk-mib 1..65536] [--repeat 1..%d]\n", BENCH_MAX_REPEAT);
+		fprintf(stderr, "usage: relay_bench --proxy IPV4:PORT [--proxy-pid PID] "
+		    "[--rounds 100..10000000] [--bulk-mib 1..65536] [--repeat 1..%d]\n",
+		    BENCH_MAX_REPEAT);
 		exit(2);
 	}
 	char host[64];
@@ -281,13 +335,18 @@ main(int argc, char **argv)
 {
 	struct bench_opts o;
 	double med[2][BENCH_MAX_REPEAT], p99[2][BENCH_MAX_REPEAT], bw[2][BENCH_MAX_REPEAT];
+	double cpu_self[2][BENCH_MAX_REPEAT], cpu_proxy[BENCH_MAX_REPEAT];
+	struct bulk_cpu cpu;
 
 	parse_opts(argc, argv, &o);
 	for (int r = 0; r < o.repeat; r++) {
 		run_latency(pair_direct(), o.rounds, &med[0][r], &p99[0][r]);
 		run_latency(pair_proxied(&o), o.rounds, &med[1][r], &p99[1][r]);
-		bw[0][r] = run_bandwidth(pair_direct(), o.bulk_mib);
-		bw[1][r] = run_bandwidth(pair_proxied(&o), o.bulk_mib);
+		bw[0][r] = run_bandwidth(pair_direct(), o.bulk_mib, 0, &cpu);
+		cpu_self[0][r] = cpu.self;
+		bw[1][r] = run_bandwidth(pair_proxied(&o), o.bulk_mib, o.proxy_pid, &cpu);
+		cpu_self[1][r] = cpu.self;
+		cpu_proxy[r] = cpu.proxy;
 	}
 	double m0 = median_of(med[0], o.repeat), m1 = median_of(med[1], o.repeat);
 	double q0 = median_of(p99[0], o.repeat), q1 = median_of(p99[1], o.repeat);
@@ -300,6 +359,13 @@ main(int argc, char **argv)
 	printf("%-26s %12.1f %14.1f %+13.1f us\n", "round trip, p99 (us)", q0, q1, q1 - q0);
 	printf("%-26s %12s %14s %+13.1f us\n", "one-way, median", "", "", (m1 - m0) / 2);
 	printf("%-26s %12.0f %14.0f %14.2f x\n", "bandwidth (MB/s)", b0, b1, b1 / b0);
+	printf("%-26s %12.2f %14.2f\n", "endpoints' CPU s per GB", median_of(cpu_self[0], o.repeat),
+	    median_of(cpu_self[1], o.repeat));
+	if (o.proxy_pid > 0)
+		printf("%-26s %12s %14.2f\n", "proxy's CPU s per GB", "",
+		    median_of(cpu_proxy, o.repeat));
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	printf("(%ld cores: the endpoints and the proxy share them)\n", cores);
 	printf("\nanchor: GridMPI's relay adds +25 us one-way; aim <= 10 us and >= 0.90 x\n");
 	return 0;
 }

@@ -43,4 +43,4 @@ while [ ! -s "$tmp/ready" ]; do
 	sleep 0.05
 done
 
-"$bench" --proxy "$(cat "$tmp/ready")" "$@"
+"$bench" --proxy "$(cat "$tmp/ready")" --proxy-pid "$pid" "$@"
