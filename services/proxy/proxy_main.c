@@ -65,10 +65,13 @@ proxy_parse_args(int argc, char **argv, struct proxy_config *cfg)
 	int c, index;
 
 	proxy_config_defaults(cfg);
-	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "--config") == 0 || strcmp(argv[i], "-c") == 0)
-			if (proxy_config_load(cfg, argv[i + 1], err, sizeof(err)) < 0)
-				fatal("%s", err);
+	/* First pass: only --config, silently (the second pass reports bad options). */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:h", proxy_options, &index)) != -1)
+		if (c == 'c' && proxy_config_load(cfg, optarg, err, sizeof(err)) < 0)
+			fatal("%s", err);
+	opterr = 1;
+	optind = 0; /* glibc: 0 restarts the scan from scratch */
 	while ((c = getopt_long(argc, argv, "c:h", proxy_options, &index)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -136,6 +139,7 @@ main(int argc, char **argv)
 	char err[512];
 	sigset_t stop;
 
+	log_init("qcg-proxy", LOG_LEVEL_INFO, 0); /* so option errors carry our name */
 	proxy_parse_args(argc, argv, &cfg);
 	log_init("qcg-proxy", (enum log_level)cfg.log_level, cfg.use_syslog);
 	/* Blocked before any thread starts, so only sigtimedwait in this thread takes them. */

@@ -70,20 +70,31 @@ relay_config_check(const struct relay_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Make room for max_legs legs in RLIMIT_NOFILE, as far as the hard limit allows. */
-static void
-raise_fd_limit(unsigned max_legs)
+/*
+ * Make room for max_legs legs in RLIMIT_NOFILE, as far as the hard limit allows, and return
+ * the number of legs that fit: running out of descriptors mid-relay would fail relays that
+ * were already accepted, so the leg limit is lowered instead and excess legs are refused at
+ * accept like any beyond max-legs.
+ */
+static unsigned
+fit_fd_limit(unsigned max_legs)
 {
 	struct rlimit rl;
 	rlim_t want = (rlim_t)max_legs * RELAY_FDS_PER_LEG + RELAY_FDS_SPARE;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
-		return;
+		return max_legs;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < want)
-		log_warn("max-legs %u needs %llu descriptors but RLIMIT_NOFILE allows %llu: "
-		    "legs will be refused before max-legs is reached", max_legs,
-		    (unsigned long long)want, (unsigned long long)rl.rlim_cur);
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur >= want)
+		return max_legs;
+	rlim_t fit = rl.rlim_cur > 2 * RELAY_FDS_SPARE ?
+	    (rl.rlim_cur - RELAY_FDS_SPARE) / RELAY_FDS_PER_LEG : 2;
+	log_warn("max-legs %u needs %llu descriptors but RLIMIT_NOFILE allows %llu: "
+	    "serving at most %llu legs", max_legs, (unsigned long long)want,
+	    (unsigned long long)rl.rlim_cur, (unsigned long long)fit);
+	return (unsigned)fit;
 }
 
 static int
@@ -142,7 +153,7 @@ relay_start(const struct relay_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit(cfg->max_legs);
+	plane->shared.cfg.max_legs = fit_fd_limit(cfg->max_legs);
 	if (plane_open_workers(plane, err, errlen) < 0) {
 		relay_stop(plane);
 		return NULL;
@@ -151,7 +162,7 @@ relay_start(const struct relay_config *cfg, char *err, size_t errlen)
 		log_warn("INSECURE: accept-any-id is on: any two legs presenting the same id are "
 		    "joined without the broker's announcement; use only for tests and benchmarks");
 	log_info("relay data plane on port %u: %u workers, max %u legs, %u-byte pipes", plane->port,
-	    plane->nworkers, cfg->max_legs, cfg->pipe_size);
+	    plane->nworkers, plane->shared.cfg.max_legs, cfg->pipe_size);
 	return plane;
 }
 

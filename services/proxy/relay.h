@@ -30,10 +30,13 @@
 #define RELAY_ID_TTL_MAX_S 86400u     /* an announcement lives at most a day */
 
 struct relay_config {
-	char listen_host[QCG_ADDR_MAX]; /* address of the relay port; "" = every address */
+	char listen_host[QCG_ADDR_MAX]; /* address of the relay port; "" = the wildcard address
+	                                 * getaddrinfo offers first (0.0.0.0 normally; give "::"
+	                                 * for dual-stack) */
 	uint16_t listen_port;           /* 0 = any free port (see relay_port) */
 	unsigned threads;               /* worker threads; 0 = one per online core */
-	unsigned max_legs;              /* legs open at once (handshaking, waiting, joined) */
+	unsigned max_legs;              /* legs open at once (handshaking, waiting, joined);
+	                                 * lowered at start to what RLIMIT_NOFILE can hold */
 	unsigned max_ids;               /* relay ids remembered at once (announced or used) */
 	unsigned pipe_size;             /* bytes buffered per direction of a relay */
 	unsigned hello_timeout_ms;      /* a leg must complete its hello within this */
