@@ -4,7 +4,6 @@
 # bench/broker: Resolve requests per second and latency under N concurrent TLS clients (issue 2).
 noinst_PROGRAMS += bench/broker/bench-broker
 bench_broker_bench_broker_SOURCES = bench/broker/bench_broker.c
-bench_broker_bench_broker_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl \
-	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
-bench_broker_bench_broker_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS) -lpthread
+bench_broker_bench_broker_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+bench_broker_bench_broker_LDADD = $(QCG_SOAP_LIBS) -lpthread
 EXTRA_DIST += bench/broker/run.sh bench/broker/README.md

@@ -16,8 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "brokerH.h"
-#include "broker_namespaces.h"
+#include "soapH.h"
 #include "json_write.h"
 #include "model.h"
 #include "soap_client.h"
@@ -419,7 +418,7 @@ main(int argc, char **argv)
 		return EXIT_AUTH;
 	}
 	struct soap_client_settings settings = { o.timeout, o.timeout, 64 * 1024 * 1024 };
-	struct soap *soap = soap_client_new(&o.tls, broker_namespaces, &settings, err, sizeof(err));
+	struct soap *soap = soap_client_new(&o.tls, &settings, err, sizeof(err));
 	if (soap == NULL) {
 		fprintf(stderr, "qcg-query: %s\n", err);
 		return EXIT_AUTH;

@@ -11,8 +11,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/tls.c lib/tls.h \
 	lib/soap_server.c lib/soap_server.h \
 	lib/soap_client.c lib/soap_client.h \
-	lib/soap_namespaces.c \
 	lib/json_write.c lib/json_write.h
 
-# Everything that links the common library needs these too.
-QCG_COMMON_LIBS = lib/libqcgcommon.a $(GSOAP_LIBS) $(OPENSSL_LIBS)
+# What a program without SOAP links; SOAP programs use QCG_SOAP_LIBS (wsdl/local.mk).
+QCG_COMMON_LIBS = lib/libqcgcommon.a $(OPENSSL_LIBS)

@@ -12,23 +12,16 @@
 
 #include "soap_client.h"
 
-/* The envelope-only table of soap_namespaces.c, for callers without a generated one. */
-static const struct Namespace *
-default_namespaces(void)
-{
-	return namespaces;
-}
-
 struct soap *
-soap_client_new(const struct tls_settings *tls, const struct Namespace *namespaces,
-    const struct soap_client_settings *settings, char *err, size_t errlen)
+soap_client_new(const struct tls_settings *tls, const struct soap_client_settings *settings,
+    char *err, size_t errlen)
 {
 	struct soap *soap = soap_new1(SOAP_XML_STRICT | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
 	if (soap == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	soap_set_namespaces(soap, namespaces ? namespaces : default_namespaces());
+	soap_set_namespaces(soap, namespaces); /* all services' table, wsdl/qcg_namespaces.c */
 	soap->connect_timeout = settings->connect_timeout;
 	soap->send_timeout = settings->io_timeout;
 	soap->recv_timeout = settings->io_timeout;

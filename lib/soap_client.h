@@ -10,7 +10,6 @@
 #include "tls.h"
 
 struct soap;
-struct Namespace;
 
 struct soap_client_settings {
 	int connect_timeout; /* seconds */
@@ -19,7 +18,7 @@ struct soap_client_settings {
 };
 
 /* A ready client context, or NULL with err set. Free with soap_client_free. */
-struct soap *soap_client_new(const struct tls_settings *tls, const struct Namespace *namespaces,
+struct soap *soap_client_new(const struct tls_settings *tls,
     const struct soap_client_settings *settings, char *err, size_t errlen);
 void soap_client_free(struct soap *soap);
 /* Describe soap's last error: authentication failures, timeouts and faults each say so.

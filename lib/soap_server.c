@@ -239,8 +239,7 @@ soap_server_open(struct soap_server **out, const struct soap_server_settings *se
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	/* A service without its own table gets the envelope-only default (soap_namespaces.c). */
-	soap_set_namespaces(srv->master, service->namespaces ? service->namespaces : namespaces);
+	soap_set_namespaces(srv->master, namespaces); /* all services' table, wsdl/qcg_namespaces.c */
 	apply_limits(srv->master, settings);
 	if (tls_setup_server(srv->master, tls, err, errlen) != 0)
 		goto fail;

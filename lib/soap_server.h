@@ -17,7 +17,6 @@
 #include "tls.h"
 
 struct soap;
-struct Namespace;
 struct config;
 
 struct soap_server_settings {
@@ -40,8 +39,7 @@ struct soap_request {
 };
 
 struct soap_service {
-	const struct Namespace *namespaces;  /* the generated <service>_namespaces table */
-	int (*serve)(struct soap *soap);     /* the generated <service>_serve */
+	int (*serve)(struct soap *soap);     /* the generated soap_serve */
 	void *(*worker_init)(void *app);     /* per-thread state (e.g. a DB connection); may be NULL */
 	void (*worker_fini)(void *state);
 	void *app;

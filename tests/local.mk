@@ -3,9 +3,8 @@
 
 check_PROGRAMS += tests/integration/broker_call
 tests_integration_broker_call_SOURCES = tests/integration/broker_call.c
-tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl \
-	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
-tests_integration_broker_call_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)
+tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+tests_integration_broker_call_LDADD = $(QCG_SOAP_LIBS)
 include tests/unit/lib.mk
 
 # Integration tests on loopback: a fresh CA per run, real TLS, a real qcg-broker and SQLite file.

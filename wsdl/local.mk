@@ -1,34 +1,44 @@
-# wsdl/: the service contract. gSOAP code is generated from it at build time, into gen/ in the
-# build directory, and never committed. Each service is generated on its own (-p<service> -n),
-# so its functions and namespace table carry the service's name.
+# wsdl/: the service contract. gSOAP code is generated from it at build time into gen/ in the
+# build directory, and never committed.
+#
+# All four WSDLs are generated together: gSOAP's C runtime wants one type registry per program
+# (soap_getelement and friends), and the front-end, for one, is a broker client and a server
+# at once. Each daemon defines its own operations; gen/unoffered.c gives every other operation
+# a weak default that answers with a SOAP fault (see wsdl/gen_unoffered.sh).
+WSDL_SOURCES = wsdl/broker.wsdl wsdl/frontend.wsdl wsdl/helper.wsdl wsdl/proxy.wsdl
 WSDL2H_FLAGS = -c -t $(srcdir)/wsdl/typemap.dat
 # -c C, -s strict validation code, -x no sample messages, -w no WSDL/XSD copies, -L no libs
 SOAPCPP2_FLAGS = -c -s -x -w -L -I$(GSOAP_IMPORT_DIR)
-EXTRA_DIST += wsdl/typemap.dat
-dist_pkgdata_DATA += wsdl/qcg-types.xsd wsdl/broker.wsdl
+EXTRA_DIST += wsdl/typemap.dat wsdl/gen_unoffered.sh
+dist_pkgdata_DATA += wsdl/qcg-types.xsd $(WSDL_SOURCES)
 
-BROKER_GENERATED = gen/broker/brokerC.c gen/broker/brokerServer.c gen/broker/brokerClient.c \
-	gen/broker/brokerStub.h gen/broker/brokerH.h gen/broker/broker.nsmap
-BUILT_SOURCES += gen/broker/generated.stamp
-CLEANFILES += gen/broker/broker.h gen/broker/generated.stamp $(BROKER_GENERATED)
+SOAP_GENERATED = gen/soapC.c gen/soapServer.c gen/soapClient.c gen/soapStub.h gen/soapH.h \
+	gen/BrokerBinding.nsmap gen/FrontendBinding.nsmap gen/HelperBinding.nsmap \
+	gen/ProxyBinding.nsmap
+BUILT_SOURCES += gen/generated.stamp gen/unoffered.c
+CLEANFILES += gen/qcg.h gen/generated.stamp gen/unoffered.c $(SOAP_GENERATED)
 
-gen/broker/broker.h: $(srcdir)/wsdl/broker.wsdl $(srcdir)/wsdl/qcg-types.xsd $(srcdir)/wsdl/typemap.dat
-	@$(MKDIR_P) gen/broker
-	$(AM_V_GEN)$(WSDL2H) $(WSDL2H_FLAGS) -o $@ $(srcdir)/wsdl/broker.wsdl >/dev/null
-gen/broker/generated.stamp: gen/broker/broker.h
-	$(AM_V_GEN)$(SOAPCPP2) $(SOAPCPP2_FLAGS) -d gen/broker -pbroker -n gen/broker/broker.h >/dev/null
+WSDL_SOURCE_PATHS = $(srcdir)/wsdl/broker.wsdl $(srcdir)/wsdl/frontend.wsdl \
+	$(srcdir)/wsdl/helper.wsdl $(srcdir)/wsdl/proxy.wsdl
+gen/qcg.h: $(WSDL_SOURCE_PATHS) $(srcdir)/wsdl/qcg-types.xsd $(srcdir)/wsdl/typemap.dat
+	@$(MKDIR_P) gen
+	$(AM_V_GEN)$(WSDL2H) $(WSDL2H_FLAGS) -o $@ $(WSDL_SOURCE_PATHS) >/dev/null
+gen/generated.stamp: gen/qcg.h
+	$(AM_V_GEN)$(SOAPCPP2) $(SOAPCPP2_FLAGS) -d gen gen/qcg.h >/dev/null
 	@touch $@
-$(BROKER_GENERATED): gen/broker/generated.stamp
+$(SOAP_GENERATED): gen/generated.stamp
+gen/unoffered.c: gen/generated.stamp $(srcdir)/wsdl/gen_unoffered.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/wsdl/gen_unoffered.sh gen/soapStub.h >$@
 
 # Generated code is compiled without -Werror (it is not ours to fix) but with the same gSOAP
 # defines as everything else, so that struct soap has one layout in every unit.
-GEN_BROKER_CPPFLAGS = -I$(top_builddir) -Igen/broker -I$(top_srcdir)/wsdl $(GSOAP_CFLAGS)
-noinst_LIBRARIES += gen/libbroker_server.a gen/libbroker_client.a
-nodist_gen_libbroker_server_a_SOURCES = gen/broker/brokerC.c gen/broker/brokerServer.c
-gen_libbroker_server_a_SOURCES = wsdl/broker_namespaces.c
-gen_libbroker_server_a_CPPFLAGS = $(GEN_BROKER_CPPFLAGS)
-gen_libbroker_server_a_CFLAGS = $(GEN_CFLAGS) $(SANITIZER_FLAGS)
-nodist_gen_libbroker_client_a_SOURCES = gen/broker/brokerC.c gen/broker/brokerClient.c
-gen_libbroker_client_a_SOURCES = wsdl/broker_namespaces.c
-gen_libbroker_client_a_CPPFLAGS = $(GEN_BROKER_CPPFLAGS)
-gen_libbroker_client_a_CFLAGS = $(GEN_CFLAGS) $(SANITIZER_FLAGS)
+noinst_LIBRARIES += gen/libqcgsoap.a
+nodist_gen_libqcgsoap_a_SOURCES = gen/soapC.c gen/soapClient.c gen/soapServer.c gen/unoffered.c
+gen_libqcgsoap_a_SOURCES = wsdl/qcg_namespaces.c
+gen_libqcgsoap_a_CPPFLAGS = -I$(top_builddir) -Igen $(GSOAP_CFLAGS)
+gen_libqcgsoap_a_CFLAGS = $(GEN_CFLAGS) $(SANITIZER_FLAGS)
+
+# What a SOAP program adds to its CPPFLAGS and LDADD (lib/ before gen/: lib/ uses the namespace
+# table gen/ defines).
+QCG_SOAP_CPPFLAGS = -Igen $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
+QCG_SOAP_LIBS = lib/libqcgcommon.a gen/libqcgsoap.a $(GSOAP_LIBS) $(OPENSSL_LIBS)

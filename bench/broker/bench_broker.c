@@ -33,8 +33,7 @@
 
 #include <openssl/ssl.h>
 
-#include "brokerH.h"
-#include "broker_namespaces.h"
+#include "soapH.h"
 #include "model.h"
 #include "soap_client.h"
 
@@ -118,7 +117,7 @@ client_setup(struct bench_client *c, char *err, size_t errlen)
 	/* Timeouts bound a stuck call; the response limit is far above a Decision's size. */
 	struct soap_client_settings settings = { 10, 30, 1024 * 1024 };
 
-	c->soap = soap_client_new(&o->tls, broker_namespaces, &settings, err, errlen);
+	c->soap = soap_client_new(&o->tls, &settings, err, errlen);
 	if (c->soap == NULL)
 		return -1;
 	if (o->new_connection) {

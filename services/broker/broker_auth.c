@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "brokerH.h"
+#include "soapH.h"
 #include "broker.h"
 #include "log.h"
 #include "registry.h"

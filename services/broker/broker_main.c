@@ -14,9 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "brokerH.h"
+#include "soapH.h"
 #include "broker.h"
-#include "broker_namespaces.h"
 #include "config_file.h"
 #include "log.h"
 #include "registry.h"
@@ -174,8 +173,7 @@ main(int argc, char **argv)
 	broker.started = time(NULL);
 
 	struct soap_service service = {
-		.namespaces = broker_namespaces,
-		.serve = broker_serve,
+		.serve = soap_serve,
 		.worker_init = worker_open_registry,
 		.worker_fini = worker_close_registry,
 		.app = &broker,

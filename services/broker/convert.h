@@ -8,7 +8,7 @@
 #ifndef QCG_BROKER_CONVERT_H
 #define QCG_BROKER_CONVERT_H
 
-#include "brokerH.h"
+#include "soapH.h"
 #include "events.h"
 #include "model.h"
 

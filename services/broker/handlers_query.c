@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "brokerH.h"
+#include "soapH.h"
 #include "broker.h"
 #include "convert.h"
 #include "registry.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "brokerH.h"
+#include "soapH.h"
 #include "broker.h"
 #include "convert.h"
 #include "log.h"

@@ -11,7 +11,7 @@ services_broker_qcg_broker_SOURCES = \
 	services/broker/convert.c services/broker/convert.h \
 	services/broker/resolve.c services/broker/resolve.h \
 	services/broker/events.c services/broker/events.h
-services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -Igen/broker -I$(top_srcdir)/wsdl -I$(top_srcdir)/services/broker \
-	$(GSOAP_CFLAGS) $(OPENSSL_CFLAGS) $(SQLITE3_CFLAGS)
-services_broker_qcg_broker_LDADD = gen/libbroker_server.a services/broker/libdecision.a \
-	db/libqcgdb.a $(QCG_COMMON_LIBS) $(SQLITE3_LIBS) -lpthread
+services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/broker \
+	$(QCG_SOAP_CPPFLAGS) $(SQLITE3_CFLAGS)
+services_broker_qcg_broker_LDADD = services/broker/libdecision.a db/libqcgdb.a \
+	$(QCG_SOAP_LIBS) $(SQLITE3_LIBS) -lpthread

@@ -25,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brokerH.h"
-#include "broker_namespaces.h"
+#include "soapH.h"
 #include "model.h"
 #include "soap_client.h"
 
@@ -249,7 +248,7 @@ main(int argc, char **argv)
 	}
 	tls_global_init();
 	struct soap_client_settings settings = { 10, 330, 16 * 1024 * 1024 };
-	struct soap *soap = soap_client_new(&tls, broker_namespaces, &settings, err, sizeof(err));
+	struct soap *soap = soap_client_new(&tls, &settings, err, sizeof(err));
 	if (soap == NULL) {
 		fprintf(stderr, "broker_call: %s\n", err);
 		return 3;

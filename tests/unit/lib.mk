@@ -2,17 +2,21 @@
 # the replay of the fuzz corpora in tests/fuzz, which run as ordinary regression tests.
 
 LIBTEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
+# Tests of the parts of lib/ that need neither gSOAP nor OpenSSL link only the archive: with
+# $(GSOAP_LIBS) on the line, a link that keeps libgsoapssl (as sanitizer builds do) needs the
+# serializers of generated code, which these tests have no business with.
+LIBTEST_PLAIN_LIBS = lib/libqcgcommon.a
 
 check_PROGRAMS += tests/unit/test_config
 tests_unit_test_config_SOURCES = tests/unit/test_config.c tests/unit/check.h
 tests_unit_test_config_CPPFLAGS = $(LIBTEST_CPPFLAGS)
-tests_unit_test_config_LDADD = $(QCG_COMMON_LIBS)
+tests_unit_test_config_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/unit/test_config
 
 check_PROGRAMS += tests/unit/test_gridmap_acl
 tests_unit_test_gridmap_acl_SOURCES = tests/unit/test_gridmap_acl.c tests/unit/check.h
 tests_unit_test_gridmap_acl_CPPFLAGS = $(LIBTEST_CPPFLAGS)
-tests_unit_test_gridmap_acl_LDADD = $(QCG_COMMON_LIBS)
+tests_unit_test_gridmap_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/unit/test_gridmap_acl
 
 # test_identity is run by test_identity.sh, which first makes the certificates it checks.
@@ -24,14 +28,14 @@ tests_unit_test_identity_LDFLAGS = $(AM_LDFLAGS) -Wl,-u,soap_putheader -Wl,-u,na
 check_PROGRAMS += tests/unit/test_identity
 tests_unit_test_identity_SOURCES = tests/unit/test_identity.c tests/unit/check.h
 tests_unit_test_identity_CPPFLAGS = $(LIBTEST_CPPFLAGS)
-tests_unit_test_identity_LDADD = gen/libbroker_client.a $(QCG_COMMON_LIBS)
+tests_unit_test_identity_LDADD = $(QCG_SOAP_LIBS)
 TESTS += tests/unit/test_identity.sh
 EXTRA_DIST += tests/unit/test_identity.sh
 
 check_PROGRAMS += tests/unit/test_json_write
 tests_unit_test_json_write_SOURCES = tests/unit/test_json_write.c tests/unit/check.h
 tests_unit_test_json_write_CPPFLAGS = $(LIBTEST_CPPFLAGS)
-tests_unit_test_json_write_LDADD = $(QCG_COMMON_LIBS)
+tests_unit_test_json_write_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/unit/test_json_write
 
 # Fuzz corpora replayed as regression tests: each fuzz target linked with tests/fuzz/replay.c
@@ -40,12 +44,12 @@ FUZZ_TARGETS = config gridmap acl
 check_PROGRAMS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
 tests_fuzz_replay_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_config.c
 tests_fuzz_replay_config_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"config\"
-tests_fuzz_replay_config_LDADD = $(QCG_COMMON_LIBS)
+tests_fuzz_replay_config_LDADD = $(LIBTEST_PLAIN_LIBS)
 tests_fuzz_replay_gridmap_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_gridmap.c
 tests_fuzz_replay_gridmap_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"gridmap\"
-tests_fuzz_replay_gridmap_LDADD = $(QCG_COMMON_LIBS)
+tests_fuzz_replay_gridmap_LDADD = $(LIBTEST_PLAIN_LIBS)
 tests_fuzz_replay_acl_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_acl.c
 tests_fuzz_replay_acl_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"acl\"
-tests_fuzz_replay_acl_LDADD = $(QCG_COMMON_LIBS)
+tests_fuzz_replay_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
 EXTRA_DIST += tests/fuzz/README.md $(FUZZ_TARGETS:%=$(srcdir)/tests/fuzz/corpus_%)
