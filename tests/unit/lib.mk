@@ -21,9 +21,8 @@ TESTS += tests/unit/test_gridmap_acl
 
 # test_identity is run by test_identity.sh, which first makes the certificates it checks.
 # lib/tls.o also holds the gSOAP context setup, so linking it pulls in libgsoapssl, whose
-# serializer callbacks only generated code defines (any generated library will do) and whose
-# `namespaces` table lib/soap_namespaces.c defines. Nothing in the test refers to either, so
-# -u makes the linker take them from the archives.
+# serializer callbacks and `namespaces` table only generated code (gen/libqcgsoap.a) defines.
+# Nothing in the test refers to them, so -u makes the linker take them from the archive.
 tests_unit_test_identity_LDFLAGS = $(AM_LDFLAGS) -Wl,-u,soap_putheader -Wl,-u,namespaces
 check_PROGRAMS += tests/unit/test_identity
 tests_unit_test_identity_SOURCES = tests/unit/test_identity.c tests/unit/check.h
