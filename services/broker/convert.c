@@ -237,10 +237,12 @@ convert_decision_out(struct soap *soap, const struct decision *in,
 	}
 	if (target_public_address && *target_public_address)
 		out->targetPublicAddress = soap_strdup(soap, target_public_address);
-	if (in->method == METHOD_RELAY || in->method == METHOD_RELAY_CHAIN) {
+	if (in->method != METHOD_DIRECT && in->method != METHOD_PORT_RANGE) {
 		char hex[2 * QCG_RELAY_ID_BYTES + 1];
 		relay_id_format(in->relay_id, hex);
 		out->relayId = soap_strdup(soap, hex);
+	}
+	if (in->method == METHOD_RELAY || in->method == METHOD_RELAY_CHAIN) {
 		out->proxy = QCG_SOAP_NEW(soap, struct qcg__Proxy, in->proxy_count);
 		if (out->proxy) {
 			out->__sizeproxy = (int)in->proxy_count;

@@ -502,6 +502,13 @@ decision_choose(const struct decision_side *initiator, const struct decision_sid
 	for (m = after + 1; m < METHOD_RELAY; m++) {
 		if (straight_offered(&pair, (enum connect_method)m)) {
 			out->method = (enum connect_method)m;
+			/* Reversal and traversal need both sides' helpers: the id lets them find each
+			 * other's half of the connection, as a relay id does at a proxy. */
+			if ((m == METHOD_REVERSAL || m == METHOD_TRAVERSAL) &&
+			    relay_id_fresh(out->relay_id) < 0) {
+				out->method = METHOD_NONE;
+				return -1;
+			}
 			decision_log(initiator, target, target_port, out);
 			return 0;
 		}

@@ -28,7 +28,9 @@ struct decision_side {
  * proxy[0] (and for a chain, proxy[0] forwards to proxy[1], the target's side). */
 struct decision {
 	enum connect_method method;
-	uint8_t relay_id[QCG_RELAY_ID_BYTES]; /* fresh and random, for RELAY and RELAY_CHAIN */
+	uint8_t relay_id[QCG_RELAY_ID_BYTES]; /* fresh and random for every method that needs
+						 the target side: the id the two halves (or a
+						 proxy) match on; zero for direct/port range */
 	size_t proxy_count;                   /* 0, 1 or 2 */
 	struct proxy proxy[2];                /* [0]: the initiator's proxy, [1]: the target's */
 };

@@ -116,17 +116,18 @@ walk(const struct decision_side *ini, const struct decision_side *tgt, uint16_t 
 
 	seq[0] = '\0';
 	for (int step = 0; step <= METHOD_COUNT; step++) {
-		int relay;
+		int straight;
 		if (decision_choose(ini, tgt, port, proxies, n, after, &cursor, &d) < 0) {
 			CHECK_INT_EQ(d.method, METHOD_NONE);
 			CHECK_INT_EQ(d.proxy_count, 0);
 			return;
 		}
 		CHECK((int)d.method > after);
-		relay = d.method == METHOD_RELAY || d.method == METHOD_RELAY_CHAIN;
 		CHECK_INT_EQ(d.proxy_count, d.method == METHOD_RELAY ? 1 :
 		    d.method == METHOD_RELAY_CHAIN ? 2 : 0);
-		CHECK_INT_EQ(id_is_zero(d.relay_id), !relay);
+		/* an id whenever the target side must act: it is what the two halves match on */
+		straight = d.method == METHOD_DIRECT || d.method == METHOD_PORT_RANGE;
+		CHECK_INT_EQ(id_is_zero(d.relay_id), straight);
 		seq_append(seq, &d);
 		after = (int)d.method;
 	}
