@@ -31,7 +31,8 @@ TESTBED_TESTS = \
 	tests/testbed/delay.test \
 	tests/testbed/rate.test \
 	tests/testbed/mpi.test \
-	tests/testbed/cleanup.test
+	tests/testbed/cleanup.test \
+	tests/testbed/services.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c

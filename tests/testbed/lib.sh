@@ -40,9 +40,10 @@ tb_test_cleanup() {
 }
 trap tb_test_cleanup EXIT
 
-# Start the testbed with the given options, failing the test with the reason if it cannot.
+# Start the testbed's network with the given options, failing the test if it cannot. The qcg
+# services stay off: these tests are about the network, whatever state the services are in.
 tb_up() {
-	tb up "$@" || fail "qcg-testbed up $* failed"
+	tb up --no-services "$@" || fail "qcg-testbed up $* failed"
 }
 
 # Field $2 (wan_addr, lan_addr, role, site, policy) of host $1.

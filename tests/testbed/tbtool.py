@@ -6,7 +6,8 @@
                              until it closes; a connection that sends "BULK\n" instead gets
                              an endless stream of zeros (the bulk source)
   probe TIMEOUT ADDR:PORT... connect to each ADDR:PORT at once, print "ADDR:PORT NAME" with the
-                             name the listener sent, or "ADDR:PORT -" if it could not connect
+                             name the listener sent, "ADDR:PORT +" if it connected but got no
+                             name (another kind of server), "ADDR:PORT -" if it could not connect
   rtt ADDR PORT COUNT        COUNT one-byte round trips; prints "min MS median MS"
   bulk ADDR PORT SECONDS WARMUP
                              receive the bulk stream; prints the rate in Mbit/s measured over
@@ -74,10 +75,15 @@ def read_line(sock):
 def probe_one(target, timeout, results):
     addr, port = target.rsplit(":", 1)
     try:
-        with socket.create_connection((addr, int(port)), timeout=timeout) as sock:
-            results[target] = read_line(sock) or "-"
+        sock = socket.create_connection((addr, int(port)), timeout=timeout)
     except OSError:
         results[target] = "-"
+        return
+    with sock:
+        try:
+            results[target] = read_line(sock) or "+"
+        except OSError:
+            results[target] = "+"
 
 
 def cmd_probe(timeout, *targets):
