@@ -51,4 +51,5 @@ tests_fuzz_replay_acl_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_acl.c
 tests_fuzz_replay_acl_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"acl\"
 tests_fuzz_replay_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
-EXTRA_DIST += tests/fuzz/README.md $(FUZZ_TARGETS:%=$(srcdir)/tests/fuzz/corpus_%)
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/corpus_config tests/fuzz/corpus_gridmap \
+	tests/fuzz/corpus_acl
