@@ -54,6 +54,11 @@ joined_end(struct relay_worker *w, struct relay_joined *j, bool completed, int e
 {
 	char idhex[RELAY_ID_HEX_LEN + 1];
 
+	relay_session_close(&j->session); /* closing the sockets also drops them from epoll */
+	/* Gauges before counters, so whoever sees the relay counted as ended also sees its legs
+	 * released. */
+	atomic_fetch_sub(&w->shared->legs_open, 2);
+	atomic_fetch_sub(&w->shared->relays_active, 1);
 	if (completed) {
 		RELAY_COUNT(w, relays_completed, 1);
 	} else {
@@ -61,9 +66,6 @@ joined_end(struct relay_worker *w, struct relay_joined *j, bool completed, int e
 		relay_id_format(&j->id, idhex);
 		log_debug("relay %s aborted: %s", idhex, strerror(err));
 	}
-	relay_session_close(&j->session); /* closing the sockets also drops them from epoll */
-	atomic_fetch_sub(&w->shared->legs_open, 2);
-	atomic_fetch_sub(&w->shared->relays_active, 1);
 	joined_unlink(w, j);
 	j->dead = true;
 	/* A ready relay is skipped and freed by the ready pass; otherwise free it after the batch. */

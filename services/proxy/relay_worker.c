@@ -128,8 +128,8 @@ worker_expire_table(struct relay_worker *w, uint64_t now_ms)
 	do {
 		n = relay_table_expire(w->shared->table, now_ms, fds, RELAY_EXPIRE_BATCH);
 		for (size_t i = 0; i < n; i++) {
+			relay_worker_close_leg(w, fds[i]); /* gauges first: see relay_join.c */
 			RELAY_COUNT(w, timeouts_partner, 1);
-			relay_worker_close_leg(w, fds[i]);
 		}
 		if (n > 0)
 			relay_worker_log_refusal(w, "%zu lonely legs closed: no partner within %u ms",

@@ -159,7 +159,7 @@ random_100mb_each_way_at_once_arrive_identical(void)
 	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, 2000), 1);
 	CHECK_INT_EQ(tp_stat(&p, "bytes_first_to_second"), BULK_BYTES);
 	CHECK_INT_EQ(tp_stat(&p, "bytes_second_to_first"), BULK_BYTES);
-	CHECK_INT_EQ(tp_stat(&p, "legs_open"), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 1000), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
 

@@ -118,7 +118,7 @@ lonely_leg_times_out_and_late_partner_is_refused(void)
 	/* Not before the timeout, and not much after it (timer granularity is 50 ms). */
 	CHECK(ms >= 250 && ms < 300 + AT_ONCE_MS);
 	CHECK_INT_EQ(tp_wait_stat(&p, "timeouts_partner", 1, 1000), 1);
-	CHECK_INT_EQ(tp_stat(&p, "legs_open"), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 1000), 0);
 	close(fd);
 	int late = tp_leg(&p, &id);
 	ms = tp_wait_closed(late, 5000, NULL);
