@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -132,6 +133,49 @@ hex_ids_round_trip_and_bad_hex_is_refused(void)
 	CHECK_INT_EQ(relay_id_parse_hex("", &id), -1);
 }
 
+/* The parser's verdict, recomputed from the format's rules in the simplest possible way. */
+static enum relay_hello_status
+reference_verdict(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len && i < RELAY_HELLO_SIZE; i++) {
+		if (i < 4 && buf[i] != (uint8_t)RELAY_HELLO_MAGIC[i])
+			return RELAY_HELLO_BAD_MAGIC;
+		if (i == 4 && buf[i] != RELAY_HELLO_VERSION)
+			return RELAY_HELLO_BAD_VERSION;
+		if (i == 5 && (buf[i] & ~RELAY_HELLO_FLAGS_KNOWN) != 0)
+			return RELAY_HELLO_BAD_FLAGS;
+		if ((i == 6 || i == 7) && buf[i] != 0)
+			return RELAY_HELLO_BAD_RESERVED;
+	}
+	return len < RELAY_HELLO_SIZE ? RELAY_HELLO_INCOMPLETE : RELAY_HELLO_OK;
+}
+
+/* Random mutations of a valid hello, at random lengths, in exactly-sized heap buffers so that
+ * a read past `len` is caught by the sanitizers (--enable-sanitizers). */
+static void
+random_inputs_get_the_verdict_the_format_gives(void)
+{
+	uint64_t state = 0x9e3779b97f4a7c15ull;
+	int disagreements = 0;
+
+	for (int round = 0; round < 200000; round++) {
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		size_t len = (size_t)(state % (RELAY_HELLO_SIZE + 4));
+		uint8_t *buf = malloc(len ? len : 1);
+		for (size_t i = 0; i < len; i++)
+			buf[i] = i < RELAY_HELLO_SIZE ? sample_wire[i] : 0x42;
+		if (len > 0 && (state >> 8) % 4 != 0) /* mostly one corrupted byte, sometimes none */
+			buf[(state >> 16) % len] ^= (uint8_t)(1u << ((state >> 24) % 8));
+		struct relay_hello h;
+		if (relay_hello_parse(buf, len, &h) != reference_verdict(buf, len))
+			disagreements++;
+		free(buf);
+	}
+	CHECK_INT_EQ(disagreements, 0);
+}
+
 int
 main(void)
 {
@@ -144,5 +188,6 @@ main(void)
 	RUN(unknown_flags_and_nonzero_reserved_are_rejected);
 	RUN(status_names_say_why);
 	RUN(hex_ids_round_trip_and_bad_hex_is_refused);
+	RUN(random_inputs_get_the_verdict_the_format_gives);
 	return check_exit();
 }
