@@ -1,1 +1,32 @@
-# services/frontend: rules arrive with its issue.
+# services/frontend/: qcg-frontend, one per cluster (issue 3).
+# The parts without gSOAP (configuration, resolution cache, reservations) are a library of their
+# own so that their unit tests link nothing else.
+noinst_LIBRARIES += services/frontend/libfrontend.a
+services_frontend_libfrontend_a_SOURCES = \
+	services/frontend/fe_config.c services/frontend/fe_config.h \
+	services/frontend/fe_decision.h \
+	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
+	services/frontend/reservations.c services/frontend/reservations.h
+services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
+
+sbin_PROGRAMS += services/frontend/qcg-frontend
+services_frontend_qcg_frontend_SOURCES = \
+	services/frontend/frontend_main.c services/frontend/frontend.h \
+	services/frontend/fe_worker.c services/frontend/fe_auth.c \
+	services/frontend/fe_convert.c services/frontend/fe_convert.h \
+	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
+	services/frontend/broker_link.c services/frontend/broker_link.h \
+	services/frontend/delivery.c services/frontend/delivery.h
+services_frontend_qcg_frontend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend \
+	$(QCG_SOAP_CPPFLAGS)
+services_frontend_qcg_frontend_LDADD = services/frontend/libfrontend.a $(QCG_SOAP_LIBS) -lpthread
+
+# The integration tests' client for the front-end's operations.
+check_PROGRAMS += tests/integration/frontend_call
+tests_integration_frontend_call_SOURCES = tests/integration/frontend_call.c
+tests_integration_frontend_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+tests_integration_frontend_call_LDADD = $(QCG_SOAP_LIBS)
+
+# Integration tests on loopback: fresh CA, real qcg-broker, real qcg-frontend.
+TESTS += tests/integration/test_frontend.sh
+EXTRA_DIST += tests/integration/test_frontend.sh

@@ -117,3 +117,102 @@ query_as() {
 	"$QCG_QUERY" --broker "$BROKER_URL" --cert "$FIXTURE_DIR/$who-cert.pem" --key "$key" \
 		--ca-dir "$FIXTURE_DIR/ca/certificates" --timeout 10 "$@"
 }
+
+# --- front-ends (services/frontend) ------------------------------------------------------------
+# A test that starts front-ends sets its own trap: trap 'frontend_stop_all; fixture_cleanup' EXIT
+QCG_FRONTEND="$top_builddir/services/frontend/qcg-frontend"
+FRONTEND_CALL="$top_builddir/tests/integration/frontend_call"
+FRONTEND_PIDS=""
+
+# free_port: a TCP port of 127.0.0.1 that is free now (for a service whose URL others must know
+# before it starts, such as a helper in a front-end's [nodes]).
+free_port() {
+	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# host_cert NAME: a host certificate /CN=host/NAME that also names 127.0.0.1, so that clients
+# can reach its service as https://127.0.0.1:PORT/ (gSOAP checks the name).
+host_cert() {
+	ca host --dir "$FIXTURE_DIR/ca" --name "$1" --ip 127.0.0.1 --out "$FIXTURE_DIR/$1"
+}
+
+# broker_restart_same_port: after broker_kill9, start qcg-broker again on the port (and with the
+# database) it had, so that clients configured with BROKER_URL find it again.
+broker_restart_same_port() {
+	write_broker_conf "127.0.0.1:$BROKER_PORT"
+	broker_start
+}
+
+# write_frontend_conf FILE CERT-PREFIX CLUSTER POLICY ACL GRIDMAP NODE-LINES [EXTRA-LINES]:
+# a qcg-frontend configuration on 127.0.0.1 (port 0) pointing at BROKER_URL. NODE-LINES are the
+# [nodes] body ("b1 = https://127.0.0.1:PORT/ 4"), EXTRA-LINES more [frontend] settings.
+write_frontend_conf() {
+	local d=$FIXTURE_DIR
+	cat >"$1" <<-CONF
+	[frontend]
+	listen = 127.0.0.1:0
+	broker = $BROKER_URL
+	cluster = $3
+	policy = $4
+	private_networks = 127.0.0.0/8
+	public_address = 127.0.0.1
+	acl = $5
+	gridmap = $6
+	workers = 8
+	io_timeout = 10
+	max_message = 1048576
+	log_level = ${FRONTEND_LOG_LEVEL:-debug}
+	${8:-}
+	[nodes]
+	$7
+	[tls]
+	cert = $d/$2-cert.pem
+	key = $d/$2-key.pem
+	ca_dir = $d/ca/certificates
+	CONF
+}
+
+# frontend_start CONF LOG [extra qcg-frontend args]: start and wait until it listens; sets
+# FRONTEND_PID, FRONTEND_PORT and FRONTEND_URL (https://127.0.0.1:PORT/).
+frontend_start() {
+	local conf=$1 log=$2; shift 2
+	rm -f "$conf.port"
+	"$QCG_FRONTEND" -c "$conf" --port-file "$conf.port" "$@" >>"$log" 2>&1 &
+	FRONTEND_PID=$!
+	FRONTEND_PIDS="$FRONTEND_PIDS $FRONTEND_PID"
+	for _ in $(seq 1 100); do
+		[ -s "$conf.port" ] && break
+		kill -0 "$FRONTEND_PID" 2>/dev/null || { echo "qcg-frontend died:"; cat "$log"; exit 99; }
+		sleep 0.05
+	done
+	[ -s "$conf.port" ] || { echo "qcg-frontend did not start"; exit 99; }
+	FRONTEND_PORT=$(cat "$conf.port")
+	FRONTEND_URL="https://127.0.0.1:$FRONTEND_PORT/"
+}
+
+frontend_stop_all() {
+	local pid
+	for pid in $FRONTEND_PIDS; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	FRONTEND_PIDS=""
+}
+
+# frontend_as CREDENTIAL-PREFIX OP ARGS...: frontend_call against FRONTEND_URL with that
+# certificate (options such as --env go before OP).
+frontend_as() {
+	local who=$1; shift
+	"$FRONTEND_CALL" --url "$FRONTEND_URL" --cert "$FIXTURE_DIR/$who-cert.pem" \
+		--key "$FIXTURE_DIR/$who-key.pem" --ca-dir "$FIXTURE_DIR/ca/certificates" "$@"
+}
+
+# wait_for_log FILE PATTERN [SECONDS]: wait until a line of FILE matches the grep pattern.
+wait_for_log() {
+	local i
+	for i in $(seq 1 $((${3:-10} * 10))); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -1,0 +1,82 @@
+/*
+ * frontend.h: qcg-frontend's shared state and the per-call context its SOAP handlers use.
+ *
+ * Threads: the SOAP server's workers (handlers), the broker link (registration and the
+ * WaitEvents long poll, broker_link.c) and the delivery thread (events to helpers,
+ * delivery.c). gSOAP contexts are not thread-safe, so each thread owns its client contexts:
+ * a worker's live in its struct fe_worker (made by the server's worker_init).
+ */
+#ifndef QCG_FRONTEND_H
+#define QCG_FRONTEND_H
+
+#include "acl.h"
+#include "fe_config.h"
+#include "gridmap.h"
+#include "soap_client.h"
+#include "tls.h"
+
+struct soap;
+struct resolve_cache;
+struct resv_table;
+struct broker_link;
+struct delivery;
+
+struct frontend {
+	struct fe_config cfg;
+	struct tls_settings tls;           /* our host credentials, for server and clients */
+	struct acl acl;                    /* helpers (role helper) */
+	struct gridmap gridmap;            /* users */
+	struct resolve_cache *cache;
+	struct resv_table *reservations;
+	struct broker_link *link;
+	struct delivery *delivery;
+};
+
+/* One worker thread's client contexts. */
+struct fe_worker {
+	struct frontend *fe;
+	struct soap *broker;               /* keep-alive connection to the broker */
+	struct soap *helper;               /* to one helper at a time */
+	char helper_url[QCG_ENDPOINT_MAX]; /* where helper is connected, "" if nowhere */
+};
+
+/* What a handler needs. */
+struct fe_call {
+	struct frontend *fe;
+	struct fe_worker *worker;
+	const char *caller_dn;
+};
+
+struct fe_call fe_call_of(struct soap *soap);
+
+/* Worker state for lib/soap_server (worker_init/worker_fini). */
+void *fe_worker_new(void *frontend);
+void fe_worker_free(void *worker);
+
+/* Client settings for talking to the broker and to helpers (extra_wait: seconds a long poll
+ * may add to a reply). */
+struct soap_client_settings fe_broker_client_settings(const struct frontend *fe, int extra_wait);
+struct soap_client_settings fe_helper_client_settings(const struct frontend *fe, int extra_wait);
+
+/* A ready helper context pointed at node's helper: a connection to another helper is closed
+ * first, the last call's response memory is freed. */
+struct soap *fe_worker_helper(struct fe_worker *w, const struct fe_node *node);
+/* The broker context with the last call's response memory freed. */
+struct soap *fe_worker_broker(struct fe_worker *w);
+
+/* Authorization (fe_auth.c). Each returns SOAP_OK, or sets a fault saying what was missing and
+ * returns its code. */
+/* The caller is a helper in the ACL and one of our nodes' helpers: *node is set to that node. */
+int fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe_node **node);
+/* The caller is in the grid-mapfile: *account is its local account. */
+int fe_require_user(struct soap *soap, const struct fe_call *call, const char **account);
+
+/* Turn a failed client call on peer (broker or a helper, named by what) into a fault on soap:
+ * a fault the peer sent is passed on as it is (Client or Server, with "what: " in front); a
+ * peer that cannot be reached is a Server fault. */
+int fe_relay_failure(struct soap *soap, struct soap *peer, const char *what);
+
+/* Monotonic seconds. */
+double fe_now(void);
+
+#endif

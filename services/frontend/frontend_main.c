@@ -1,0 +1,216 @@
+/*
+ * frontend_main.c: qcg-frontend, one per cluster on its gateway (DESIGN.md section 1, paper 000
+ * section 3.2). Declares the cluster to the broker and keeps it declared, relays helpers'
+ * requests to the broker and the broker's events to helpers, caches resolutions per job, and
+ * reserves and launches on the cluster's nodes for grid users.
+ *
+ *   qcg-frontend -c /etc/qcg/frontend.conf [-s section.key=value ...] [--port-file FILE]
+ *
+ * Threads: the SOAP server's accept loop (this one) and workers, the broker link and the
+ * delivery thread. SIGTERM/SIGINT stop them all; the cluster stays registered with the broker
+ * (a front-end restart is not the cluster going away).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "broker_link.h"
+#include "config_file.h"
+#include "delivery.h"
+#include "frontend.h"
+#include "log.h"
+#include "reservations.h"
+#include "resolve_cache.h"
+#include "soap_server.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: qcg-frontend -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "  -c, --config FILE      configuration file (INI); see doc/qcg-frontend.conf.example\n"
+	    "  -s, --set KEY=VALUE    override one setting, e.g. -s frontend.listen=0.0.0.0:8444\n"
+	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
+	    "  -h, --help             this text;   -V, --version\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	soap_server_request_stop();
+}
+
+static int
+parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
+		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config_path = NULL;
+	char err[512];
+	int opt, noverrides = 0;
+	char **overrides = calloc((size_t)argc, sizeof(char *));
+
+	if (overrides == NULL)
+		return -1;
+	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config_path = optarg; break;
+		case 's': overrides[noverrides++] = optarg; break;
+		case 'p': *port_file = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("qcg-frontend %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc || config_path == NULL) {
+		usage(stderr);
+		exit(2);
+	}
+	/* Overrides win over the file, so they are applied after it. */
+	int rc = config_load_file(cfg, config_path, err, sizeof(err));
+	for (int i = 0; rc == 0 && i < noverrides; i++)
+		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
+	free(overrides);
+	if (rc != 0)
+		fprintf(stderr, "qcg-frontend: %s\n", err);
+	return rc;
+}
+
+static int
+start_logging(const struct config *cfg)
+{
+	char err[256] = "";
+	bool use_syslog;
+	int level = log_level_parse(config_get(cfg, "frontend.log_level", "info"));
+	if (level < 0 || config_get_bool(cfg, "frontend.syslog", false, &use_syslog, err,
+			     sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-frontend: %s\n",
+		    level < 0 ? "frontend.log_level must be error|warn|info|debug" : err);
+		return -1;
+	}
+	log_init("qcg-frontend", (enum log_level)level, use_syslog);
+	return 0;
+}
+
+/* Everything the workers share, from the configuration. */
+static int
+load_state(struct frontend *fe, const struct config *cfg, const struct soap_server_settings *srv,
+    char *err, size_t errlen)
+{
+	if (tls_settings_from_config(cfg, "tls", &fe->tls, false, err, errlen) != 0 ||
+	    fe_config_parse(cfg, srv->host, srv->port, &fe->cfg, err, errlen) != 0 ||
+	    acl_load(&fe->acl, fe->cfg.acl_path, err, errlen) != 0 ||
+	    gridmap_load(&fe->gridmap, fe->cfg.gridmap_path, err, errlen) != 0)
+		return -1;
+	fe->cache = resolve_cache_new((size_t)fe->cfg.cache_max_entries,
+	    (size_t)fe->cfg.cache_max_per_job);
+	fe->reservations = resv_table_new(fe->cfg.nodes, fe->cfg.node_count,
+	    (size_t)fe->cfg.max_reservations, (size_t)fe->cfg.max_launches);
+	if (fe->cache == NULL || fe->reservations == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	log_info("cluster %s (%s), %zu nodes, %zu helper ACL rules from %s, %zu users from %s",
+	    fe->cfg.cluster.name, cluster_policy_name(fe->cfg.cluster.policy), fe->cfg.node_count,
+	    fe->acl.count, fe->cfg.acl_path, fe->gridmap.count, fe->cfg.gridmap_path);
+	return 0;
+}
+
+/* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and
+ * the job's cached answers go). */
+static void
+route_event(void *arg, const struct fe_event *ev)
+{
+	struct frontend *fe = arg;
+	if (strcmp(ev->kind, "job-ended") == 0) {
+		size_t dropped = resolve_cache_drop_job(fe->cache, ev->job);
+		log_info("job %s ended: %zu cached answers dropped", ev->job, dropped);
+		for (size_t i = 0; i < fe->cfg.node_count; i++)
+			delivery_enqueue(fe->delivery, i, ev);
+		return;
+	}
+	if (strcmp(ev->kind, "connect") != 0) {
+		log_debug("event %lld of kind %s ignored", (long long)ev->sequence, ev->kind);
+		return;
+	}
+	const struct fe_node *node = fe_config_node(&fe->cfg, ev->node);
+	if (node == NULL) {
+		log_warn("connect event %lld for job %s names node '%s', which is not ours",
+		    (long long)ev->sequence, ev->job, ev->node);
+		return;
+	}
+	log_debug("connect event %lld: job %s, node %s port %u", (long long)ev->sequence, ev->job,
+	    node->name, ev->port);
+	delivery_enqueue(fe->delivery, (size_t)(node - fe->cfg.nodes), ev);
+}
+
+static void
+write_port_file(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
+		fatal("cannot write port file %s", path);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct config cfg;
+	static struct frontend fe;
+	struct soap_server_settings srv;
+	struct soap_server *server;
+	const char *port_file = NULL;
+	char err[1024];
+
+	config_init(&cfg);
+	if (parse_arguments(argc, argv, &cfg, &port_file) != 0 || start_logging(&cfg) != 0)
+		return 2;
+	tls_global_init();
+	if (soap_server_settings_from_config(&cfg, "frontend", &srv, err, sizeof(err)) != 0 ||
+	    load_state(&fe, &cfg, &srv, err, sizeof(err)) != 0)
+		fatal("%s", err);
+
+	struct soap_service service = {
+		.serve = soap_serve,
+		.worker_init = fe_worker_new,
+		.worker_fini = fe_worker_free,
+		.app = &fe,
+	};
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (soap_server_open(&server, &srv, &fe.tls, &service, err, sizeof(err)) != 0)
+		fatal("%s", err);
+	if (fe.cfg.cluster.frontend_endpoint[0] == '\0') /* listening on port 0 */
+		snprintf(fe.cfg.cluster.frontend_endpoint, sizeof(fe.cfg.cluster.frontend_endpoint),
+		    "https://%s:%d/", srv.host, soap_server_port(server));
+	if ((fe.delivery = delivery_start(&fe.cfg, &fe.tls, err, sizeof(err))) == NULL ||
+	    (fe.link = broker_link_start(&fe.cfg, &fe.tls, route_event, &fe, err,
+		 sizeof(err))) == NULL)
+		fatal("%s", err);
+	log_info("qcg-frontend %s for cluster %s listening on %s:%d with %d workers; broker %s",
+	    PACKAGE_VERSION, fe.cfg.cluster.name, srv.host, soap_server_port(server), srv.workers,
+	    fe.cfg.broker_url);
+	if (port_file)
+		write_port_file(port_file, soap_server_port(server));
+	soap_server_run(server);
+
+	log_info("stopping");
+	broker_link_stop(fe.link);
+	delivery_stop(fe.delivery);
+	soap_server_close(server);
+	resv_table_free(fe.reservations);
+	resolve_cache_free(fe.cache);
+	acl_free(&fe.acl);
+	gridmap_free(&fe.gridmap);
+	return 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * handlers_helper.c: what the cluster's helpers call: RegisterAccessPoint, Resolve and
+ * ReportOutcome. Each checks that the caller is one of our nodes' helpers, speaks for its own
+ * node only, fills in our cluster, and forwards to the broker over the worker's own kept-alive
+ * connection. Resolve answers from the per-job cache when it can.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "fe_convert.h"
+#include "frontend.h"
+#include "log.h"
+#include "resolve_cache.h"
+#include "soap_server.h"
+
+/* The node a helper names must be its own (or left empty for us to fill in). */
+static int
+require_own_node(struct soap *soap, const struct fe_node *node, const char *named, const char *what)
+{
+	if (named == NULL || named[0] == '\0' || strcmp(named, node->name) == 0)
+		return SOAP_OK;
+	log_warn("denied: the helper of node %s tried to act for node %.63s (%s)", node->name,
+	    named, what);
+	return soap_fault_client(soap, "not authorized: the helper of node %s may not act for node "
+	    "%.63s (%s)", node->name, named, what);
+}
+
+int
+__qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *req,
+    struct _qf__RegisterAccessPointResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	struct access_point ap;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_helper(soap, &call, &node)))
+		return rc;
+	if (req->accessPoint == NULL)
+		return soap_fault_client(soap, "accessPoint is required");
+	if (fe_access_point_from_soap(req->accessPoint, &ap, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	if ((rc = require_own_node(soap, node, ap.node, "accessPoint.node")))
+		return rc;
+	if (ap.job[0] == '\0' || ap.address[0] == '\0' || ap.port == 0)
+		return soap_fault_client(soap, "accessPoint needs a job, an address and a port 1-65535");
+	snprintf(ap.cluster, sizeof(ap.cluster), "%s", call.fe->cfg.cluster.name);
+	snprintf(ap.node, sizeof(ap.node), "%s", node->name);
+
+	struct soap *broker = fe_worker_broker(call.worker);
+	struct qcg__AccessPoint out = { ap.job, ap.cluster, ap.node, ap.address, ap.port, ap.process };
+	struct _qb__RegisterAccessPoint breq = { &out };
+	struct _qb__RegisterAccessPointResponse bresp;
+	if (soap_call___qb__RegisterAccessPoint(broker, call.fe->cfg.broker_url, NULL, &breq,
+		&bresp) != SOAP_OK)
+		return fe_relay_failure(soap, broker, "broker RegisterAccessPoint");
+	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
+	    ap.port);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+/* Ask the broker; store a replayable answer in the cache. */
+static int
+resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe_node *node,
+    struct _qf__Resolve *req, struct fe_decision *out)
+{
+	char err[256];
+	struct soap *broker = fe_worker_broker(call->worker);
+	struct _qb__Resolve breq = {
+		.job = req->job,
+		.fromCluster = call->fe->cfg.cluster.name,
+		.fromNode = (char *)node->name,
+		.fromAddress = req->fromAddress,
+		.fromPort = req->fromPort,
+		.toAddress = req->toAddress,
+		.toPort = req->toPort,
+		.after = req->after,
+	};
+	struct _qb__ResolveResponse bresp;
+	if (soap_call___qb__Resolve(broker, call->fe->cfg.broker_url, NULL, &breq, &bresp) !=
+	    SOAP_OK)
+		return fe_relay_failure(soap, broker, "broker Resolve");
+	if (bresp.decision == NULL ||
+	    fe_decision_from_soap(bresp.decision, out, err, sizeof(err)) != 0)
+		return soap_fault_server(soap, "broker Resolve: malformed decision: %s",
+		    bresp.decision ? err : "none");
+	if (req->after == NULL)
+		resolve_cache_store(call->fe->cache, req->job, req->toAddress, req->toPort, out);
+	return SOAP_OK;
+}
+
+int
+__qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	struct fe_decision d;
+	int rc, cached = 0;
+
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = require_own_node(soap, node, req->fromNode, "fromNode")))
+		return rc;
+	if (req->job == NULL || !req->job[0] || strlen(req->job) >= QCG_NAME_MAX ||
+	    req->toAddress == NULL || !req->toAddress[0] || strlen(req->toAddress) >= QCG_ADDR_MAX)
+		return soap_fault_client(soap, "job (1-%d bytes) and toAddress (1-%d bytes) are "
+		    "required", QCG_NAME_MAX - 1, QCG_ADDR_MAX - 1);
+	if (req->after != NULL) /* that answer failed: never replay it */
+		resolve_cache_forget(call.fe->cache, req->job, req->toAddress, req->toPort);
+	else
+		cached = resolve_cache_lookup(call.fe->cache, req->job, req->toAddress, req->toPort,
+		    &d);
+	if (!cached && (rc = resolve_at_broker(soap, &call, node, req, &d)))
+		return rc;
+	log_debug("job %s: %s -> %s:%u by %s%s", req->job, node->name, req->toAddress,
+	    req->toPort, connect_method_name(d.method), cached ? " (cached)" : "");
+	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
+	if (resp->decision == NULL)
+		return soap_fault_server(soap, "out of memory");
+	fe_decision_to_soap(soap, &d, resp->decision);
+	return SOAP_OK;
+}
+
+int
+__qf__ReportOutcome(struct soap *soap, struct _qf__ReportOutcome *req,
+    struct _qf__ReportOutcomeResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	int rc;
+
+	if ((rc = fe_require_helper(soap, &call, &node)))
+		return rc;
+	if (req->connection == NULL)
+		return soap_fault_client(soap, "connection is required");
+	struct qcg__Connection c = *req->connection;
+	if ((rc = require_own_node(soap, node, c.fromNode, "connection.fromNode")))
+		return rc;
+	c.fromCluster = call.fe->cfg.cluster.name;
+	c.fromNode = (char *)node->name;
+
+	struct soap *broker = fe_worker_broker(call.worker);
+	struct _qb__ReportOutcome breq = { &c };
+	struct _qb__ReportOutcomeResponse bresp;
+	if (soap_call___qb__ReportOutcome(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp) !=
+	    SOAP_OK)
+		return fe_relay_failure(soap, broker, "broker ReportOutcome");
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}

@@ -1,0 +1,261 @@
+/*
+ * handlers_launch.c: what the launcher calls (grid-mapfile users): Reserve, Commit, Release,
+ * Launch, ReadOutput and Signal. Slot and launch bookkeeping is reservations.c; the processes
+ * themselves run under the nodes' helpers, which these handlers call with the worker's helper
+ * context.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "frontend.h"
+#include "log.h"
+#include "reservations.h"
+#include "soap_server.h"
+
+#define FE_LAUNCH_ARGS_MAX 4096   /* arguments (and, separately, environment entries) */
+#define FE_SIGNAL_MAX 64
+
+static int
+resv_fault(struct soap *soap, enum resv_status st, const char *err)
+{
+	if (st == RESV_FULL)
+		return soap_fault_server(soap, "%s", err);
+	return soap_fault_client(soap, "%s%s", st == RESV_DENIED ? "not authorized: " : "", err);
+}
+
+int
+__qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_config *cfg = &call.fe->cfg;
+	const char *account;
+	struct resv_grant *grant;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)))
+		return rc;
+	long timeout = req->timeoutSeconds == 0 ? cfg->reservation_timeout : req->timeoutSeconds;
+	if (timeout < 0 || timeout > cfg->reservation_timeout_max)
+		return soap_fault_client(soap, "timeoutSeconds must be 0 (the default, %ld) to %ld, "
+		    "got %d", cfg->reservation_timeout, cfg->reservation_timeout_max,
+		    req->timeoutSeconds);
+	if (req->processesPerNode && *req->processesPerNode <= 0)
+		return soap_fault_client(soap, "processesPerNode must be positive, got %d",
+		    *req->processesPerNode);
+	struct resv_request r = {
+		.owner_dn = call.caller_dn, .account = account, .job = req->job,
+		.slots = req->slots, .nodes = (const char *const *)req->node,
+		.node_count = req->__sizenode > 0 ? (size_t)req->__sizenode : 0,
+		.per_node = req->processesPerNode ? *req->processesPerNode : 0, .timeout = timeout,
+	};
+	grant = soap_malloc(soap, sizeof(*grant));
+	if (grant == NULL)
+		return soap_fault_server(soap, "out of memory");
+	enum resv_status st = resv_reserve(call.fe->reservations, fe_now(), &r, grant, err,
+	    sizeof(err));
+	if (st != RESV_OK) {
+		log_info("Reserve refused for %s: %s", call.caller_dn, err);
+		return resv_fault(soap, st, err);
+	}
+	resp->reservationId = soap_strdup(soap, grant->id);
+	resp->slot = soap_malloc(soap, grant->slot_count * sizeof(*resp->slot));
+	if (resp->slot == NULL)
+		return soap_fault_server(soap, "out of memory");
+	resp->__sizeslot = (int)grant->slot_count;
+	for (size_t i = 0; i < grant->slot_count; i++) {
+		resp->slot[i].node = soap_strdup(soap, grant->slot[i].node);
+		resp->slot[i].count = grant->slot[i].count;
+	}
+	log_info("reservation %s: job %s, %d slots on %zu nodes for %s (account %s), %lds to "
+	    "commit", grant->id, req->job, req->slots, grant->slot_count, call.caller_dn, account,
+	    timeout);
+	return SOAP_OK;
+}
+
+int
+__qf__Commit(struct soap *soap, struct _qf__Commit *req, struct _qf__CommitResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const char *account;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)))
+		return rc;
+	enum resv_status st = resv_commit(call.fe->reservations, fe_now(),
+	    req->reservationId ? req->reservationId : "", call.caller_dn, err, sizeof(err));
+	if (st != RESV_OK)
+		return resv_fault(soap, st, err);
+	log_info("reservation %s committed", req->reservationId);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+/* Ask node's helper to signal one launch; returns SOAP_OK or the helper context's error. */
+static int
+signal_at_helper(struct fe_call *call, const struct resv_launch_info *l, int sig)
+{
+	const struct fe_node *node = fe_config_node(&call->fe->cfg, l->node);
+	if (node == NULL)
+		return SOAP_ERR;
+	struct soap *helper = fe_worker_helper(call->worker, node);
+	struct _qh__Signal hreq = { (char *)l->helper_launch_id, sig };
+	struct _qh__SignalResponse hresp;
+	return soap_call___qh__Signal(helper, node->helper_url, NULL, &hreq, &hresp);
+}
+
+int
+__qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	size_t max = (size_t)call.fe->cfg.max_launches, n = 0;
+	const char *account;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)))
+		return rc;
+	struct resv_launch_info *launches = soap_malloc(soap, max * sizeof(*launches));
+	if (launches == NULL)
+		return soap_fault_server(soap, "out of memory");
+	enum resv_status st = resv_release(call.fe->reservations, fe_now(),
+	    req->reservationId ? req->reservationId : "", call.caller_dn, launches, max, &n, err,
+	    sizeof(err));
+	if (st != RESV_OK)
+		return resv_fault(soap, st, err);
+	/* The slots are free already; what ran under them must not outlive them. */
+	for (size_t i = 0; i < n; i++)
+		if (signal_at_helper(&call, &launches[i], SIGKILL) != SOAP_OK) {
+			soap_client_error(call.worker->helper, err, sizeof(err));
+			log_warn("release %s: could not kill launch %s on %s: %s", req->reservationId,
+			    launches[i].helper_launch_id, launches[i].node, err);
+		}
+	log_info("reservation %s released (%zu launches killed)", req->reservationId, n);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+static int
+check_launch_request(struct soap *soap, const struct _qf__Launch *req)
+{
+	if (req->__sizeargument < 1 || req->argument == NULL || req->argument[0] == NULL ||
+	    req->argument[0][0] == '\0')
+		return soap_fault_client(soap, "Launch needs at least one argument (the program)");
+	if (req->__sizeargument > FE_LAUNCH_ARGS_MAX || req->__sizeenvironment > FE_LAUNCH_ARGS_MAX)
+		return soap_fault_client(soap, "Launch takes at most %d arguments and %d environment "
+		    "entries", FE_LAUNCH_ARGS_MAX, FE_LAUNCH_ARGS_MAX);
+	for (int i = 0; i < req->__sizeenvironment; i++)
+		if (req->environment[i] == NULL || strchr(req->environment[i], '=') == NULL)
+			return soap_fault_client(soap, "environment entry %d must be NAME=value", i);
+	return SOAP_OK;
+}
+
+int
+__qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	struct resv_launch_info info;
+	const char *account;
+	char err[256], id[RESV_ID_LEN];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)) || (rc = check_launch_request(soap, req)))
+		return rc;
+	const struct fe_node *node = fe_config_node(&call.fe->cfg, req->node ? req->node : "");
+	enum resv_status st = resv_launch_check(call.fe->reservations, fe_now(),
+	    req->reservationId ? req->reservationId : "", call.caller_dn, req->node ? req->node : "",
+	    &info, err, sizeof(err));
+	if (st != RESV_OK)
+		return resv_fault(soap, st, err);
+	if (node == NULL) /* resv_launch_check knows only configured nodes */
+		return soap_fault_server(soap, "node %s is not configured", req->node);
+
+	struct soap *helper = fe_worker_helper(call.worker, node);
+	struct _qh__Launch hreq = { info.job, info.account, req->__sizeargument, req->argument,
+		req->__sizeenvironment, req->environment, req->workingDirectory };
+	struct _qh__LaunchResponse hresp;
+	if (soap_call___qh__Launch(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
+		return fe_relay_failure(soap, helper, "helper Launch");
+	if (hresp.launchId == NULL || strlen(hresp.launchId) >= RESV_HELPER_ID_MAX)
+		return soap_fault_server(soap, "helper of %s answered without a usable launch id",
+		    node->name);
+	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "%s", hresp.launchId);
+	if ((st = resv_launch_add(call.fe->reservations, &info, id, err, sizeof(err))) != RESV_OK) {
+		signal_at_helper(&call, &info, SIGKILL); /* nobody could watch or stop it */
+		return resv_fault(soap, st, err);
+	}
+	log_info("launch %s: %s on %s as %s (reservation %s, helper id %s)", id, req->argument[0],
+	    node->name, info.account, info.reservation, info.helper_launch_id);
+	resp->launchId = soap_strdup(soap, id);
+	return SOAP_OK;
+}
+
+int
+__qf__ReadOutput(struct soap *soap, struct _qf__ReadOutput *req,
+    struct _qf__ReadOutputResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	struct resv_launch_info info;
+	const char *account;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)))
+		return rc;
+	if (req->timeoutSeconds < 0 || req->timeoutSeconds > call.fe->cfg.output_wait_max ||
+	    req->standardOutputOffset < 0 || req->standardErrorOffset < 0)
+		return soap_fault_client(soap, "timeoutSeconds must be 0-%ld and offsets must not be "
+		    "negative", call.fe->cfg.output_wait_max);
+	enum resv_status st = resv_launch_find(call.fe->reservations,
+	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
+	if (st != RESV_OK)
+		return resv_fault(soap, st, err);
+	const struct fe_node *node = fe_config_node(&call.fe->cfg, info.node);
+	if (node == NULL)
+		return soap_fault_server(soap, "launch %s runs on unknown node %s", req->launchId,
+		    info.node);
+	struct soap *helper = fe_worker_helper(call.worker, node);
+	struct _qh__ReadOutput hreq = { info.helper_launch_id, req->standardOutputOffset,
+		req->standardErrorOffset, req->timeoutSeconds };
+	struct _qh__ReadOutputResponse hresp;
+	if (soap_call___qh__ReadOutput(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
+		return fe_relay_failure(soap, helper, "helper ReadOutput");
+	if (hresp.output == NULL)
+		return soap_fault_server(soap, "helper of %s answered ReadOutput without output",
+		    node->name);
+	/* The output lives in the worker's helper context until its next call, which comes
+	 * after this response has been sent. */
+	resp->output = hresp.output;
+	return SOAP_OK;
+}
+
+int
+__qf__Signal(struct soap *soap, struct _qf__Signal *req, struct _qf__SignalResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	struct resv_launch_info info;
+	const char *account;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)))
+		return rc;
+	if (req->signal < 1 || req->signal > FE_SIGNAL_MAX)
+		return soap_fault_client(soap, "signal must be 1-%d, got %d", FE_SIGNAL_MAX,
+		    req->signal);
+	enum resv_status st = resv_launch_find(call.fe->reservations,
+	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
+	if (st != RESV_OK)
+		return resv_fault(soap, st, err);
+	if (signal_at_helper(&call, &info, req->signal) != SOAP_OK)
+		return fe_relay_failure(soap, call.worker->helper, "helper Signal");
+	log_info("launch %s: signal %d", req->launchId, req->signal);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}

@@ -1,0 +1,102 @@
+/*
+ * reservations.h: the front-end's slots, reservations and launches, in memory (paper 000
+ * section 3.2; DESIGN.md section 4: two-phase co-allocation). Plain C with the clock passed in,
+ * so that expiry is unit-tested without sleeping. Thread-safe; every table is bounded.
+ *
+ * A reservation holds slots on nodes for one job and one user (the certificate DN that made it,
+ * and the local account the grid-mapfile gave it). It lapses at its deadline unless committed;
+ * a committed one lasts until released. Launches run under a committed reservation, on one of
+ * its nodes; releasing the reservation hands back its launches so the caller can kill them.
+ */
+#ifndef QCG_RESERVATIONS_H
+#define QCG_RESERVATIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fe_config.h"
+#include "gridmap.h"
+#include "model.h"
+
+#define RESV_ID_LEN 33          /* 32 hex digits and the NUL */
+#define RESV_HELPER_ID_MAX 128  /* a helper's launch id */
+#define RESV_LAUNCHES_PER_NODE 64 /* launches one reservation may start on one node */
+
+enum resv_status {
+	RESV_OK = 0,
+	RESV_BAD_REQUEST = 1, /* the request itself is wrong (err says how) */
+	RESV_NOT_FOUND = 2,   /* no such reservation or launch (or it expired: err says) */
+	RESV_DENIED = 3,      /* it belongs to another DN */
+	RESV_NO_CAPACITY = 4, /* not enough free slots */
+	RESV_FULL = 5,        /* the table limit is reached */
+	RESV_STATE = 6,       /* wrong phase (e.g. launch before commit) */
+};
+
+struct resv_slot {
+	char node[QCG_NAME_MAX];
+	int count;
+};
+
+/* What Reserve asks for. */
+struct resv_request {
+	const char *owner_dn;
+	const char *account;
+	const char *job;
+	int slots;
+	const char *const *nodes; /* requested nodes (NULL/0: any, in configuration order) */
+	size_t node_count;
+	int per_node;             /* 0: fill nodes as far as they go; >0: at most this many per
+				     node, and only nodes that can take min(per_node, rest) */
+	long timeout;             /* seconds until it lapses unless committed */
+};
+
+struct resv_grant {
+	char id[RESV_ID_LEN];
+	struct resv_slot slot[FE_NODES_MAX];
+	size_t slot_count;
+};
+
+/* What a launch needs from its reservation. */
+struct resv_launch_info {
+	char job[QCG_NAME_MAX];
+	char account[GRIDMAP_ACCOUNT_MAX];
+	char node[QCG_NAME_MAX];
+	char helper_launch_id[RESV_HELPER_ID_MAX];
+	char reservation[RESV_ID_LEN];
+};
+
+struct resv_table;
+
+struct resv_table *resv_table_new(const struct fe_node *nodes, size_t node_count,
+    size_t max_reservations, size_t max_launches);
+void resv_table_free(struct resv_table *t);
+
+/* now is a monotonic time in seconds. err gets a sentence for every status but RESV_OK. */
+enum resv_status resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
+    struct resv_grant *out, char *err, size_t errlen);
+enum resv_status resv_commit(struct resv_table *t, double now, const char *id, const char *dn,
+    char *err, size_t errlen);
+/* Remove the reservation; its launches are copied to launches (up to max, *count of them) and
+ * forgotten, for the caller to kill. */
+enum resv_status resv_release(struct resv_table *t, double now, const char *id, const char *dn,
+    struct resv_launch_info *launches, size_t max, size_t *count, char *err, size_t errlen);
+/* May dn launch on node under reservation id now? Fills info's job, account, node. */
+enum resv_status resv_launch_check(struct resv_table *t, double now, const char *id,
+    const char *dn, const char *node, struct resv_launch_info *info, char *err, size_t errlen);
+/* Record a launch the helper started (info from resv_launch_check plus helper_launch_id); the
+ * front-end's own id goes to launch_id. RESV_NOT_FOUND when the reservation went away since
+ * the check: the caller must kill what it started. */
+enum resv_status resv_launch_add(struct resv_table *t, const struct resv_launch_info *info,
+    char launch_id[RESV_ID_LEN], char *err, size_t errlen);
+/* The launch launch_id of dn. */
+enum resv_status resv_launch_find(struct resv_table *t, const char *launch_id, const char *dn,
+    struct resv_launch_info *info, char *err, size_t errlen);
+/* Let lapsed reservations go; returns how many. The other calls do it too. */
+size_t resv_expire(struct resv_table *t, double now);
+/* Free slots on node now (for tests and logs); -1 for an unknown node. */
+int resv_free_slots(struct resv_table *t, double now, const char *node);
+
+/* Fill buf with 32 random hex digits from the OS's CSPRNG; -1 if it failed. */
+int resv_random_id(char buf[RESV_ID_LEN]);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * frontend_call.c: a test client that calls qcg-frontend's operations (wsdl/frontend.wsdl) with
+ * a given certificate: a helper's host certificate for the helper-side operations, a user's for
+ * the launcher's. One operation per run:
+ *
+ *   frontend_call --url URL --cert C --key K --ca-dir D [--env NAME=VALUE]... [--wd DIR] OP ARGS...
+ *     register-ap JOB NODE ADDRESS PORT [PROCESS]      (NODE "" leaves it to the front-end)
+ *     resolve JOB FROM-NODE TO-ADDRESS TO-PORT [AFTER-METHOD]
+ *     report JOB FROM-NODE TO-CLUSTER TO-NODE TO-PORT METHOD ok|failed USEC
+ *     reserve JOB SLOTS TIMEOUT [PER-NODE [NODE...]]    (PER-NODE 0: not given)
+ *     commit RESERVATION | release RESERVATION
+ *     launch RESERVATION NODE ARG...
+ *     run RESERVATION NODE ARG...    launch, then stream the output until it exits
+ *     read LAUNCH STDOUT-OFFSET STDERR-OFFSET TIMEOUT
+ *     signal LAUNCH SIGNAL
+ *
+ * Prints one line per result ("ok", "method=direct target=...", "reservation=ID", "slot=NODE:N",
+ * "launch=ID", "exit=N" or "signal=N"; run copies the command's stdout and stderr to its own)
+ * and exits 0, or prints the fault and exits 1 (3 for authentication failures).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "model.h"
+#include "soap_client.h"
+
+#define MAX_ENV 64
+
+static const char *url;
+static char *env[MAX_ENV];
+static int nenv;
+static char *wd;
+
+static void
+need(int argc, int want, const char *op)
+{
+	if (argc < want) {
+		fprintf(stderr, "frontend_call: %s needs %d arguments\n", op, want);
+		exit(2);
+	}
+}
+
+static unsigned short
+port_arg(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v < 0 || v > 65535) {
+		fprintf(stderr, "frontend_call: bad port %s\n", s);
+		exit(2);
+	}
+	return (unsigned short)v;
+}
+
+static enum qcg__Method
+method_arg(const char *s)
+{
+	enum connect_method m;
+	if (connect_method_parse(s, &m) != 0) {
+		fprintf(stderr, "frontend_call: unknown method %s\n", s);
+		exit(2);
+	}
+	return (enum qcg__Method)m;
+}
+
+static int
+op_register_ap(struct soap *soap, int argc, char **argv)
+{
+	need(argc, 4, "register-ap");
+	struct qcg__AccessPoint ap = { argv[0], "-", argv[1], argv[2], port_arg(argv[3]),
+		argc > 4 ? argv[4] : "" };
+	struct _qf__RegisterAccessPoint req = { &ap };
+	struct _qf__RegisterAccessPointResponse resp;
+	int rc = soap_call___qf__RegisterAccessPoint(soap, url, NULL, &req, &resp);
+	if (rc == SOAP_OK)
+		printf("ok\n");
+	return rc;
+}
+
+static int
+op_resolve(struct soap *soap, int argc, char **argv)
+{
+	need(argc, 4, "resolve");
+	enum qcg__Method after;
+	struct _qf__Resolve req = { .job = argv[0], .fromNode = argv[1], .toAddress = argv[2],
+		.toPort = port_arg(argv[3]) };
+	if (argc > 4) {
+		after = method_arg(argv[4]);
+		req.after = &after;
+	}
+	struct _qf__ResolveResponse resp;
+	int rc = soap_call___qf__Resolve(soap, url, NULL, &req, &resp);
+	if (rc != SOAP_OK)
+		return rc;
+	const struct qcg__Decision *d = resp.decision;
+	printf("method=%s", connect_method_name((enum connect_method)d->method));
+	if (d->target)
+		printf(" target=%s/%s/%s:%u", d->target->cluster, d->target->node, d->target->address,
+		    d->target->port);
+	if (d->relayId)
+		printf(" relayId=%s", d->relayId);
+	printf("\n");
+	return rc;
+}
+
+static int
+op_report(struct soap *soap, int argc, char **argv)
+{
+	need(argc, 8, "report");
+	struct qcg__Connection c = { .job = argv[0], .fromCluster = "-", .fromNode = argv[1],
+		.toCluster = argv[2], .toNode = argv[3], .toPort = port_arg(argv[4]),
+		.method = method_arg(argv[5]),
+		.succeeded = strcmp(argv[6], "ok") == 0 ? xsd__boolean__true_ : xsd__boolean__false_,
+		.setupMicroseconds = atoll(argv[7]) };
+	struct _qf__ReportOutcome req = { &c };
+	struct _qf__ReportOutcomeResponse resp;
+	int rc = soap_call___qf__ReportOutcome(soap, url, NULL, &req, &resp);
+	if (rc == SOAP_OK)
+		printf("ok\n");
+	return rc;
+}
+
+static int
+op_reserve(struct soap *soap, int argc, char **argv)
+{
+	need(argc, 3, "reserve");
+	int per_node = argc > 3 ? atoi(argv[3]) : 0;
+	struct _qf__Reserve req = { .job = argv[0], .slots = atoi(argv[1]),
+		.timeoutSeconds = atoi(argv[2]) };
+	if (per_node)
+		req.processesPerNode = &per_node;
+	if (argc > 4) {
+		req.__sizenode = argc - 4;
+		req.node = argv + 4;
+	}
+	struct _qf__ReserveResponse resp;
+	int rc = soap_call___qf__Reserve(soap, url, NULL, &req, &resp);
+	if (rc != SOAP_OK)
+		return rc;
+	printf("reservation=%s\n", resp.reservationId);
+	for (int i = 0; i < resp.__sizeslot; i++)
+		printf("slot=%s:%d\n", resp.slot[i].node, resp.slot[i].count);
+	return rc;
+}
+
+static int
+launch(struct soap *soap, int argc, char **argv, char **id)
+{
+	need(argc, 3, "launch");
+	struct _qf__Launch req = { argv[0], argv[1], argc - 2, argv + 2, nenv, env, wd };
+	struct _qf__LaunchResponse resp;
+	int rc = soap_call___qf__Launch(soap, url, NULL, &req, &resp);
+	if (rc == SOAP_OK)
+		*id = strdup(resp.launchId);
+	return rc;
+}
+
+/* Print an Output's bytes and status; returns whether it has exited. */
+static int
+print_output(const struct qcg__Output *o, long long *out_off, long long *err_off, int quiet)
+{
+	fwrite(o->standardOutput.__ptr, 1, (size_t)o->standardOutput.__size, stdout);
+	fwrite(o->standardError.__ptr, 1, (size_t)o->standardError.__size, stderr);
+	*out_off += o->standardOutput.__size;
+	*err_off += o->standardError.__size;
+	if (o->exited != xsd__boolean__true_) {
+		if (!quiet)
+			printf("running\n");
+		return 0;
+	}
+	if (o->termSignal)
+		printf("signal=%d\n", *o->termSignal);
+	else
+		printf("exit=%d\n", o->exitCode ? *o->exitCode : -1);
+	return 1;
+}
+
+static int
+op_run(struct soap *soap, int argc, char **argv)
+{
+	char *id = NULL;
+	long long out_off = 0, err_off = 0;
+	int rc = launch(soap, argc, argv, &id);
+	for (int polls = 0; rc == SOAP_OK && polls < 1000; polls++) {
+		struct _qf__ReadOutput req = { id, out_off, err_off, 5 };
+		struct _qf__ReadOutputResponse resp;
+		soap_client_reset(soap);
+		if ((rc = soap_call___qf__ReadOutput(soap, url, NULL, &req, &resp)) != SOAP_OK)
+			break;
+		if (print_output(resp.output, &out_off, &err_off, 1))
+			break;
+	}
+	free(id);
+	return rc;
+}
+
+static int
+op_simple(struct soap *soap, const char *op, int argc, char **argv)
+{
+	int rc;
+	if (strcmp(op, "commit") == 0 || strcmp(op, "release") == 0) {
+		need(argc, 1, op);
+		if (op[0] == 'c') {
+			struct _qf__Commit req = { argv[0] };
+			struct _qf__CommitResponse resp;
+			rc = soap_call___qf__Commit(soap, url, NULL, &req, &resp);
+		} else {
+			struct _qf__Release req = { argv[0] };
+			struct _qf__ReleaseResponse resp;
+			rc = soap_call___qf__Release(soap, url, NULL, &req, &resp);
+		}
+		if (rc == SOAP_OK)
+			printf("ok\n");
+		return rc;
+	}
+	if (strcmp(op, "launch") == 0) {
+		char *id = NULL;
+		if ((rc = launch(soap, argc, argv, &id)) == SOAP_OK)
+			printf("launch=%s\n", id);
+		free(id);
+		return rc;
+	}
+	if (strcmp(op, "read") == 0) {
+		need(argc, 4, op);
+		long long o = atoll(argv[1]), e = atoll(argv[2]);
+		struct _qf__ReadOutput req = { argv[0], o, e, atoi(argv[3]) };
+		struct _qf__ReadOutputResponse resp;
+		if ((rc = soap_call___qf__ReadOutput(soap, url, NULL, &req, &resp)) == SOAP_OK)
+			print_output(resp.output, &o, &e, 0);
+		return rc;
+	}
+	if (strcmp(op, "signal") == 0) {
+		need(argc, 2, op);
+		struct _qf__Signal req = { argv[0], atoi(argv[1]) };
+		struct _qf__SignalResponse resp;
+		if ((rc = soap_call___qf__Signal(soap, url, NULL, &req, &resp)) == SOAP_OK)
+			printf("ok\n");
+		return rc;
+	}
+	fprintf(stderr, "frontend_call: unknown operation %s\n", op);
+	exit(2);
+}
+
+static int
+parse_options(int argc, char **argv, struct tls_settings *tls)
+{
+	static const struct option options[] = {
+		{ "url", required_argument, NULL, 'u' }, { "cert", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' }, { "ca-dir", required_argument, NULL, 'd' },
+		{ "env", required_argument, NULL, 'e' }, { "wd", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
+		if (opt == 'u' || opt == 'e' || opt == 'w') {
+			if (opt == 'u')
+				url = optarg;
+			else if (opt == 'w')
+				wd = optarg;
+			else if (nenv < MAX_ENV)
+				env[nenv++] = optarg;
+			continue;
+		}
+		char *dst = opt == 'c' ? tls->cert_file : opt == 'k' ? tls->key_file : tls->ca_dir;
+		if (opt == '?' || strlen(optarg) >= PATH_MAX)
+			return -1;
+		strcpy(dst, optarg);
+	}
+	return optind < argc && url && tls->cert_file[0] && tls->key_file[0] && tls->ca_dir[0]
+	    ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tls_settings tls = { .crl_required = true };
+	char err[1024];
+
+	if (parse_options(argc, argv, &tls) != 0) {
+		fprintf(stderr, "usage: frontend_call --url URL --cert C --key K --ca-dir D "
+		    "[--env N=V]... [--wd DIR] OP ARGS...\n");
+		return 2;
+	}
+	tls_global_init();
+	struct soap_client_settings settings = { 10, 120, 32 * 1024 * 1024 };
+	struct soap *soap = soap_client_new(&tls, &settings, err, sizeof(err));
+	if (soap == NULL) {
+		fprintf(stderr, "frontend_call: %s\n", err);
+		return 3;
+	}
+	const char *op = argv[optind];
+	int nargs = argc - optind - 1, rc;
+	char **args = argv + optind + 1;
+	if (strcmp(op, "register-ap") == 0)
+		rc = op_register_ap(soap, nargs, args);
+	else if (strcmp(op, "resolve") == 0)
+		rc = op_resolve(soap, nargs, args);
+	else if (strcmp(op, "report") == 0)
+		rc = op_report(soap, nargs, args);
+	else if (strcmp(op, "reserve") == 0)
+		rc = op_reserve(soap, nargs, args);
+	else if (strcmp(op, "run") == 0)
+		rc = op_run(soap, nargs, args);
+	else
+		rc = op_simple(soap, op, nargs, args);
+	int status = 0;
+	if (rc != SOAP_OK) {
+		int auth = soap_client_error(soap, err, sizeof(err));
+		fprintf(stderr, "frontend_call: %s: %s\n", op, err);
+		status = auth ? 3 : 1;
+	}
+	fflush(stdout);
+	soap_client_free(soap);
+	return status;
+}
