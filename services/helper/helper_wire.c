@@ -1,6 +1,7 @@
 /*
  * helper_wire.c: send and receive local-API messages, with SCM_RIGHTS for HANDOFF.
  */
+#define _GNU_SOURCE /* MSG_CMSG_CLOEXEC */
 #include "config.h"
 
 #include <errno.h>

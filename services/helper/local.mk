@@ -26,3 +26,40 @@ services_helper_replay_helper_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS) \
 services_helper_replay_helper_proto_LDADD = services/helper/libqcghelperclient.la
 TESTS += tests/unit/test_helper_proto tests/integration/test_helper_proto_replay.sh
 EXTRA_DIST += services/helper/corpus_helper_proto tests/integration/test_helper_proto_replay.sh
+
+# The daemon. Its plain modules (jobs, output buffers, launch checks, configuration) are a
+# library too, so that unit tests link the code the daemon runs.
+noinst_LIBRARIES += services/helper/libhelper.a
+services_helper_libhelper_a_SOURCES = \
+	services/helper/helper.h \
+	services/helper/helper_config.c services/helper/helper_config.h \
+	services/helper/helper_jobs.c services/helper/helper_jobs.h \
+	services/helper/helper_net.c services/helper/helper_net.h \
+	services/helper/launch.c services/helper/launch.h \
+	services/helper/launch_exec.c services/helper/launch_exec.h \
+	services/helper/launch_output.c services/helper/launch_output.h
+services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
+
+sbin_PROGRAMS += services/helper/qcg-helper
+services_helper_qcg_helper_SOURCES = \
+	services/helper/helper_main.c \
+	services/helper/helper_api.c services/helper/helper_api.h \
+	services/helper/helper_session.c \
+	services/helper/helper_resolve.c \
+	services/helper/helper_deliver.c services/helper/helper_deliver.h \
+	services/helper/helper_frontend.c services/helper/helper_frontend.h \
+	services/helper/helper_handlers.c
+services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy \
+	$(QCG_SOAP_CPPFLAGS)
+services_helper_qcg_helper_LDADD = services/helper/libhelper.a \
+	services/helper/libqcghelperclient.la $(QCG_SOAP_LIBS) -lpthread
+EXTRA_DIST += doc/qcg-helper.conf.example
+
+# Test programs: helper_call plays the front-end (SOAP), helper_local an MPI process (unix socket).
+check_PROGRAMS += tests/integration/helper_call tests/integration/helper_local
+tests_integration_helper_call_SOURCES = tests/integration/helper_call.c
+tests_integration_helper_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+tests_integration_helper_call_LDADD = $(QCG_SOAP_LIBS)
+tests_integration_helper_local_SOURCES = tests/integration/helper_local.c
+tests_integration_helper_local_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_integration_helper_local_LDADD = services/helper/libqcghelperclient.la

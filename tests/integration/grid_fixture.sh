@@ -216,3 +216,93 @@ wait_for_log() {
 	done
 	return 1
 }
+
+# --- qcg-helper (services/helper) ----------------------------------------------------------
+#   helper_start NAME ADDRESS FRONTEND-URL [qcg-helper args]  # node NAME; sets HELPER_PID,
+#                              HELPER_URL, HELPER_SOCKET, HELPER_TOKENS for it
+#   helper_as CREDENTIAL-PREFIX OP ARGS...   # helper_call against HELPER_URL (e.g. as gw-a)
+#   helper_local_as JOB TOKEN OP ARGS...     # helper_local on HELPER_SOCKET (an MPI process)
+# Each helper's files are $FIXTURE_DIR/helper-NAME.{conf,acl,log,port,tokens}; its socket lives
+# in a directory others may traverse (the local API serves job accounts), removed at exit with
+# the helpers themselves.
+QCG_HELPER="$top_builddir/services/helper/qcg-helper"
+HELPER_CALL="$top_builddir/tests/integration/helper_call"
+HELPER_LOCAL="$top_builddir/tests/integration/helper_local"
+HELPER_PIDS=""
+HELPER_SOCKET_DIR=""
+
+helper_cleanup() {
+	local pid
+	for pid in $HELPER_PIDS; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	HELPER_PIDS=""
+	[ -n "$HELPER_SOCKET_DIR" ] && rm -rf "$HELPER_SOCKET_DIR"
+}
+
+# write_helper_conf NAME ADDRESS FRONTEND-URL: configuration, ACL (the gw-* certificates are
+# front-ends) and an empty token file; a host certificate for NAME (DNS NAME, IP 127.0.0.1).
+write_helper_conf() {
+	local d=$FIXTURE_DIR name=$1
+	[ -f "$d/$name-cert.pem" ] || ca host --dir "$d/ca" --name "$name" --ip 127.0.0.1 --out "$d/$name"
+	if [ -z "$HELPER_SOCKET_DIR" ]; then
+		HELPER_SOCKET_DIR=$(mktemp -d /tmp/qcg-helper-sock.XXXXXX)
+		chmod 0711 "$HELPER_SOCKET_DIR"
+	fi
+	printf 'frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-*"\n' >"$d/helper-$name.acl"
+	: >"$d/helper-$name.tokens"
+	cat >"$d/helper-$name.conf" <<-CONF
+	[helper]
+	node = $name
+	cluster = ${HELPER_CLUSTER:-site-a}
+	address = $2
+	frontend = $3
+	acl = $d/helper-$name.acl
+	listen = 127.0.0.1:0
+	workers = 4
+	io_timeout = 10
+	max_message = 1048576
+	socket = $HELPER_SOCKET_DIR/$name.sock
+	socket_mode = 0666
+	token_file = $d/helper-$name.tokens
+	rendezvous_timeout = 5
+	park_timeout = 5
+	log_level = ${HELPER_LOG_LEVEL:-debug}
+	[tls]
+	cert = $d/$name-cert.pem
+	key = $d/$name-key.pem
+	ca_dir = $d/ca/certificates
+	CONF
+}
+
+helper_start() {
+	local d=$FIXTURE_DIR name=$1 address=$2 frontend=$3
+	shift 3
+	write_helper_conf "$name" "$address" "$frontend"
+	rm -f "$d/helper-$name.port"
+	"$QCG_HELPER" -c "$d/helper-$name.conf" --port-file "$d/helper-$name.port" "$@" \
+		>>"$d/helper-$name.log" 2>&1 &
+	HELPER_PID=$!
+	[ -z "$HELPER_PIDS" ] && trap 'helper_cleanup; fixture_cleanup' EXIT
+	HELPER_PIDS="$HELPER_PIDS $HELPER_PID"
+	for _ in $(seq 1 100); do
+		[ -s "$d/helper-$name.port" ] && break
+		kill -0 "$HELPER_PID" 2>/dev/null || { echo "qcg-helper died:"; cat "$d/helper-$name.log"; exit 99; }
+		sleep 0.05
+	done
+	[ -s "$d/helper-$name.port" ] || { echo "qcg-helper did not start"; exit 99; }
+	HELPER_URL="https://127.0.0.1:$(cat "$d/helper-$name.port")/"
+	HELPER_SOCKET="$HELPER_SOCKET_DIR/$name.sock"
+	HELPER_TOKENS="$d/helper-$name.tokens"
+}
+
+helper_as() {
+	local who=$1; shift
+	"$HELPER_CALL" --url "$HELPER_URL" --cert "$FIXTURE_DIR/$who-cert.pem" \
+		--key "$FIXTURE_DIR/$who-key.pem" --ca-dir "$FIXTURE_DIR/ca/certificates" "$@"
+}
+
+helper_local_as() {
+	"$HELPER_LOCAL" "$HELPER_SOCKET" "$@"
+}

@@ -1,0 +1,107 @@
+/*
+ * helper_config.c: read and check qcg-helper's [helper] settings.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_file.h"
+#include "helper_config.h"
+
+/* Copy the value of key (or fallback; NULL fallback = required) into dst. */
+static int
+get_string(const struct config *cfg, const char *key, const char *fallback, char *dst,
+    size_t cap, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, key, fallback);
+	if (v == NULL || (fallback == NULL && *v == '\0')) {
+		snprintf(err, errlen, "%s is required", key);
+		return -1;
+	}
+	if (strlen(v) >= cap) {
+		snprintf(err, errlen, "%s is longer than %zu bytes", key, cap - 1);
+		return -1;
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
+static int
+get_mode(const struct config *cfg, mode_t *out, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, "helper.socket_mode", "0660");
+	char *end;
+	long mode = strtol(v, &end, 8);
+	if (*v == '\0' || *end != '\0' || mode < 0 || mode > 0777) {
+		snprintf(err, errlen, "helper.socket_mode must be octal permissions like 0660, got '%.32s'",
+		    v);
+		return -1;
+	}
+	*out = (mode_t)mode;
+	return 0;
+}
+
+static int
+get_ints(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		long fallback, min, max;
+	} spec[] = {
+		{ "helper.max_clients", 256, 1, 4096 },
+		{ "helper.client_io_timeout", 10, 1, 300 },
+		{ "helper.max_setups", 64, 1, 1024 },
+		{ "helper.rendezvous_timeout", 10, 1, 300 },
+		{ "helper.park_timeout", 10, 1, 300 },
+		{ "helper.frontend_timeout", 30, 1, 600 },
+		{ "helper.max_launches", 64, 1, 4096 },
+		{ "helper.output_cap", 16L * 1024 * 1024, 4096, 1024L * 1024 * 1024 },
+	};
+	long v[8];
+	for (size_t i = 0; i < 8; i++)
+		if (config_get_int(cfg, spec[i].key, spec[i].fallback, spec[i].min, spec[i].max, &v[i],
+			err, errlen) != 0)
+			return -1;
+	out->max_clients = (int)v[0];
+	out->client_io_ms = (int)v[1] * 1000;
+	out->max_setups = (int)v[2];
+	out->rendezvous_ms = (int)v[3] * 1000;
+	out->park_ms = (int)v[4] * 1000;
+	out->frontend_timeout = (int)v[5];
+	out->max_launches = (int)v[6];
+	out->output_cap = (size_t)v[7];
+	return 0;
+}
+
+int
+helper_config_load(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (get_string(cfg, "helper.node", NULL, out->node, sizeof(out->node), err, errlen) ||
+	    get_string(cfg, "helper.cluster", NULL, out->cluster, sizeof(out->cluster), err,
+		errlen) ||
+	    get_string(cfg, "helper.address", NULL, out->address, sizeof(out->address), err,
+		errlen) ||
+	    get_string(cfg, "helper.frontend", NULL, out->frontend_url, sizeof(out->frontend_url),
+		err, errlen) ||
+	    get_string(cfg, "helper.acl", "/etc/qcg/helper.acl", out->acl_path,
+		sizeof(out->acl_path), err, errlen) ||
+	    get_string(cfg, "helper.socket", "/run/qcg/helper.sock", out->socket_path,
+		sizeof(out->socket_path), err, errlen) ||
+	    get_string(cfg, "helper.socket_group", "", out->socket_group,
+		sizeof(out->socket_group), err, errlen) ||
+	    get_string(cfg, "helper.token_file", "", out->token_file, sizeof(out->token_file),
+		err, errlen) ||
+	    get_mode(cfg, &out->socket_mode, err, errlen) || get_ints(cfg, out, err, errlen) ||
+	    config_get_bool(cfg, "helper.allow_root_launch", false, &out->allow_root_launch, err,
+		errlen))
+		return -1;
+	if (out->socket_path[0] != '/') {
+		snprintf(err, errlen, "helper.socket must be an absolute path, got '%.64s'",
+		    out->socket_path);
+		return -1;
+	}
+	return 0;
+}

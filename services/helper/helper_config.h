@@ -1,0 +1,43 @@
+/*
+ * helper_config.h: qcg-helper's settings, read from the [helper] section of its INI file (see
+ * doc/qcg-helper.conf.example); [tls] and the SOAP server's keys are read by lib/.
+ */
+#ifndef QCG_HELPER_CONFIG_H
+#define QCG_HELPER_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include "model.h"
+
+struct config;
+
+struct helper_config {
+	char node[QCG_NAME_MAX];              /* this node's name, as the front-end knows it */
+	char cluster[QCG_NAME_MAX];           /* its cluster (the front-end overrides it) */
+	char address[QCG_ADDR_MAX];           /* the node's address: rendezvous and traversal bind it */
+	char frontend_url[QCG_ENDPOINT_MAX];  /* https://gateway:port/ */
+	char acl_path[PATH_MAX];              /* who may call us: role frontend (or admin) */
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	mode_t socket_mode;                   /* permissions of the socket file */
+	char socket_group[64];                /* its group, or "" to leave it */
+	char token_file[PATH_MAX];            /* "JOB TOKEN ACCOUNT" lines, or "" */
+	int max_clients;                      /* local API connections at once */
+	int client_io_ms;                     /* a started message must arrive within this */
+	int max_setups;                       /* reversal/traversal/relay set-ups in flight */
+	int rendezvous_ms;                    /* how long the other side of a set-up may take */
+	int park_ms;                          /* how long an inbound socket waits for WAIT_INBOUND */
+	int frontend_timeout;                 /* seconds for a front-end call */
+	int max_launches;                     /* launched processes alive at once */
+	size_t output_cap;                    /* bytes buffered per stream per launch */
+	bool allow_root_launch;               /* may Launch run processes as root */
+};
+
+/* Fill out from cfg; -1 with err naming the key and the reason. */
+int helper_config_load(const struct config *cfg, struct helper_config *out, char *err,
+    size_t errlen);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * helper_frontend.c: SOAP calls from the helper to its front-end (helper_frontend.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "soapH.h"
+#include "helper.h"
+#include "helper_frontend.h"
+#include "relay_hello.h"
+#include "soap_client.h"
+
+#define FRONTEND_MAX_RESPONSE (1024 * 1024)
+
+static struct soap *
+client_for(struct helper *h, char *err, size_t errlen)
+{
+	struct soap_client_settings s = { .connect_timeout = 10,
+		.io_timeout = h->cfg.frontend_timeout, .max_message = FRONTEND_MAX_RESPONSE };
+	return soap_client_new(&h->tls, &s, err, errlen);
+}
+
+/* Say what failed, prefixed with the operation, and free the context. */
+static int
+call_failed(struct soap *soap, const char *op, char *err, size_t errlen)
+{
+	char detail[768];
+	soap_client_error(soap, detail, sizeof(detail));
+	snprintf(err, errlen, "front-end %s: %s", op, detail);
+	soap_client_free(soap);
+	return -1;
+}
+
+int
+helper_frontend_register(struct helper *h, const struct access_point *ap, char *err,
+    size_t errlen)
+{
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	struct qcg__AccessPoint sap = { .job = (char *)ap->job, .cluster = (char *)ap->cluster,
+		.node = (char *)ap->node, .address = (char *)ap->address, .port = ap->port,
+		.process = (char *)ap->process };
+	struct _qf__RegisterAccessPoint req = { .accessPoint = &sap };
+	struct _qf__RegisterAccessPointResponse resp;
+	if (soap_call___qf__RegisterAccessPoint(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
+	    SOAP_OK)
+		return call_failed(soap, "RegisterAccessPoint", err, errlen);
+	soap_client_free(soap);
+	return 0;
+}
+
+static void
+copy_string(char *dst, size_t cap, const char *src)
+{
+	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+/* Take the decision into out; -1 with err when the answer breaks the contract. */
+static int
+resolution_in(const struct qcg__Decision *d, struct helper_resolution *out, char *err,
+    size_t errlen)
+{
+	struct relay_id id;
+	memset(out, 0, sizeof(*out));
+	if (d == NULL || (int)d->method < 0 || d->method > (enum qcg__Method)METHOD_NONE) {
+		snprintf(err, errlen, "front-end Resolve: the answer has no valid decision");
+		return -1;
+	}
+	out->method = (enum connect_method)d->method;
+	if (d->target) {
+		copy_string(out->target.job, sizeof(out->target.job), d->target->job);
+		copy_string(out->target.cluster, sizeof(out->target.cluster), d->target->cluster);
+		copy_string(out->target.node, sizeof(out->target.node), d->target->node);
+		copy_string(out->target.address, sizeof(out->target.address), d->target->address);
+		out->target.port = d->target->port;
+	}
+	copy_string(out->target_public_address, sizeof(out->target_public_address),
+	    d->targetPublicAddress);
+	if (d->relayId && *d->relayId) {
+		if (relay_id_parse_hex(d->relayId, &id) != 0) {
+			snprintf(err, errlen, "front-end Resolve: relayId '%.40s' is not 32 hex digits",
+			    d->relayId);
+			return -1;
+		}
+		memcpy(out->relay_id, id.bytes, sizeof(out->relay_id));
+	}
+	for (int i = 0; i < d->__sizeproxy && i < 2; i++)
+		copy_string(out->proxy[i], sizeof(out->proxy[i]), d->proxy[i].endpoint);
+	out->proxy_count = d->__sizeproxy < 2 ? (size_t)d->__sizeproxy : 2;
+	return 0;
+}
+
+int
+helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
+    const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
+    int *no_method, char *err, size_t errlen)
+{
+	enum qcg__Method after_m = (enum qcg__Method)after;
+	unsigned short fport = from_port;
+	struct _qf__Resolve req = { .job = (char *)job, .fromNode = h->cfg.node,
+		.fromAddress = h->cfg.address, .fromPort = from_port ? &fport : NULL,
+		.toAddress = (char *)to_address, .toPort = to_port,
+		.after = after >= 0 ? &after_m : NULL };
+	struct _qf__ResolveResponse resp = { NULL };
+	*no_method = 0;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__Resolve(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK) {
+		call_failed(soap, "Resolve", err, errlen);
+		/* the broker's fault for an exhausted pair says "no [further ]method connects" */
+		*no_method = strstr(err, "method connects") != NULL;
+		return -1;
+	}
+	int rc = resolution_in(resp.decision, out, err, errlen);
+	soap_client_free(soap);
+	return rc;
+}
+
+int
+helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
+    size_t errlen)
+{
+	struct qcg__Connection c = { .job = (char *)rec->job, .fromCluster = (char *)rec->from_cluster,
+		.fromNode = (char *)rec->from_node, .toCluster = (char *)rec->to_cluster,
+		.toNode = (char *)rec->to_node, .toPort = rec->to_port,
+		.method = (enum qcg__Method)rec->method,
+		.succeeded = rec->succeeded ? xsd__boolean__true_ : xsd__boolean__false_,
+		.setupMicroseconds = rec->setup_usec, .when = rec->when ? rec->when : time(NULL) };
+	struct _qf__ReportOutcome req = { .connection = &c };
+	struct _qf__ReportOutcomeResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ReportOutcome(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "ReportOutcome", err, errlen);
+	soap_client_free(soap);
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * helper_frontend.h: qcg-helper's calls to its front-end (wsdl/frontend.wsdl): register an
+ * access point, resolve a peer, report an outcome. Each call opens a TLS connection with the
+ * node's host certificate, so concurrent callers never share a gSOAP context.
+ */
+#ifndef QCG_HELPER_FRONTEND_H
+#define QCG_HELPER_FRONTEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct helper;
+
+/* What the front-end answered to Resolve. */
+struct helper_resolution {
+	enum connect_method method;
+	struct access_point target;                /* may be empty for relays */
+	char target_public_address[QCG_ADDR_MAX];
+	uint8_t relay_id[QCG_RELAY_ID_BYTES];      /* zero when the answer had none */
+	size_t proxy_count;
+	char proxy[2][QCG_ENDPOINT_MAX];
+};
+
+/* Each returns 0, or -1 with err; *no_method (when not NULL) is set when the front-end's
+ * fault says no (further) method connects the pair. */
+int helper_frontend_register(struct helper *h, const struct access_point *ap, char *err,
+    size_t errlen);
+int helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
+    const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
+    int *no_method, char *err, size_t errlen);
+int helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
+    size_t errlen);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * helper_handlers.c: the SOAP operations of wsdl/helper.wsdl. Thin: check the caller (ACL role
+ * frontend, or admin) and the arguments, call the plain C modules, map errors to faults.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "soapH.h"
+#include "helper.h"
+#include "helper_deliver.h"
+#include "launch.h"
+#include "log.h"
+#include "relay_hello.h"
+#include "soap_server.h"
+
+static struct helper *
+helper_of(struct soap *soap)
+{
+	return soap_request_of(soap)->app;
+}
+
+static int
+require_frontend(struct soap *soap)
+{
+	struct soap_request *req = soap_request_of(soap);
+	struct helper *h = req->app;
+	if (acl_allows(&h->acl, req->peer_dn, ACL_ROLE_FRONTEND) ||
+	    acl_allows(&h->acl, req->peer_dn, ACL_ROLE_ADMIN))
+		return SOAP_OK;
+	log_warn("denied: %s is not a frontend in the helper's ACL", req->peer_dn);
+	return soap_fault_client(soap, "not authorized: %s is not a frontend in the helper's ACL",
+	    req->peer_dn);
+}
+
+static int
+copy_in(struct soap *soap, char *dst, size_t cap, const char *src, const char *what)
+{
+	if (src == NULL || *src == '\0')
+		return soap_fault_client(soap, "%s is required", what);
+	if (strlen(src) >= cap)
+		return soap_fault_client(soap, "%s is longer than %zu bytes", what, cap - 1);
+	strcpy(dst, src);
+	return SOAP_OK;
+}
+
+/* A "connect" event into a set-up; SOAP_OK or a fault naming the field. */
+static int
+setup_in(struct soap *soap, struct helper *h, const struct qcg__Event *e, struct helper_setup *s)
+{
+	const struct qcg__Decision *d = e->decision;
+	struct relay_id id;
+	int rc;
+	memset(s, 0, sizeof(*s));
+	if ((rc = copy_in(soap, s->job, sizeof(s->job), e->job, "event.job")))
+		return rc;
+	if (e->node && *e->node && strcmp(e->node, h->cfg.node) != 0)
+		return soap_fault_client(soap, "event for node %.63s delivered to node %s", e->node,
+		    h->cfg.node);
+	if (d == NULL || e->port == NULL)
+		return soap_fault_client(soap, "a connect event needs port and decision");
+	s->port = *e->port;
+	s->method = (enum connect_method)d->method;
+	if (d->relayId == NULL || relay_id_parse_hex(d->relayId, &id) != 0)
+		return soap_fault_client(soap, "decision.relayId must be 32 hex digits");
+	memcpy(s->relay_id, id.bytes, sizeof(s->relay_id));
+	if (e->initiator) {
+		if (e->initiator->address && strlen(e->initiator->address) < sizeof(s->initiator_address))
+			strcpy(s->initiator_address, e->initiator->address);
+		s->initiator_port = e->initiator->port;
+	}
+	if (e->initiatorPublicAddress &&
+	    strlen(e->initiatorPublicAddress) < sizeof(s->initiator_public))
+		strcpy(s->initiator_public, e->initiatorPublicAddress);
+	for (int i = 0; i < d->__sizeproxy && i < 2; i++)
+		if ((rc = copy_in(soap, s->proxy[i], sizeof(s->proxy[i]), d->proxy[i].endpoint,
+			 "decision.proxy.endpoint")))
+			return rc;
+	s->proxy_count = d->__sizeproxy < 2 ? (size_t)d->__sizeproxy : 2;
+	return SOAP_OK;
+}
+
+static int
+deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
+{
+	struct helper_setup s;
+	char err[512];
+	int rc;
+	if (e->kind == NULL || e->job == NULL)
+		return soap_fault_client(soap, "event.kind and event.job are required");
+	if (strcmp(e->kind, "job-ended") == 0) {
+		helper_jobs_forget(h->jobs, e->job);
+		log_info("job %s ended: its tokens and waiting sockets are gone", e->job);
+		return SOAP_OK;
+	}
+	if (strcmp(e->kind, "connect") != 0)
+		return soap_fault_client(soap, "unknown event kind '%.32s'", e->kind);
+	if ((rc = setup_in(soap, h, e, &s)))
+		return rc;
+	if (helper_deliver_connect(h, &s, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	return SOAP_OK;
+}
+
+int
+__qh__Deliver(struct soap *soap, struct _qh__Deliver *req, struct _qh__DeliverResponse *resp)
+{
+	struct helper *h = helper_of(soap);
+	int rc;
+	if ((rc = require_frontend(soap)))
+		return rc;
+	if (req->__sizeevent < 1 || req->__sizeevent > 1024)
+		return soap_fault_client(soap, "Deliver takes 1..1024 events");
+	for (int i = 0; i < req->__sizeevent; i++)
+		if ((rc = deliver_one(soap, h, &req->event[i])))
+			return rc;
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qh__Launch(struct soap *soap, struct _qh__Launch *req, struct _qh__LaunchResponse *resp)
+{
+	struct helper *h = helper_of(soap);
+	char id[LAUNCH_ID_MAX], err[512];
+	int rc;
+	if ((rc = require_frontend(soap)))
+		return rc;
+	if (req->job == NULL || req->account == NULL)
+		return soap_fault_client(soap, "job and account are required");
+	struct launch_request lr = { .job = req->job, .account = req->account,
+		.argv = req->argument, .argc = req->__sizeargument, .env = req->environment,
+		.envc = req->__sizeenvironment, .workdir = req->workingDirectory };
+	if (launch_start(h->launches, &lr, id, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "launch refused: %s", err);
+	resp->launchId = soap_strdup(soap, id);
+	return SOAP_OK;
+}
+
+/* Copy a malloc'ed chunk into the response's gSOAP memory. */
+static void
+bytes_out(struct soap *soap, struct xsd__base64Binary *dst, const uint8_t *src, size_t len)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->__ptr = soap_malloc(soap, len ? len : 1);
+	if (dst->__ptr && len)
+		memcpy(dst->__ptr, src, len);
+	dst->__size = dst->__ptr ? (int)len : 0;
+}
+
+int
+__qh__ReadOutput(struct soap *soap, struct _qh__ReadOutput *req,
+    struct _qh__ReadOutputResponse *resp)
+{
+	struct helper *h = helper_of(soap);
+	struct launch_result res;
+	char err[512];
+	int rc;
+	if ((rc = require_frontend(soap)))
+		return rc;
+	if (req->launchId == NULL)
+		return soap_fault_client(soap, "launchId is required");
+	if (launch_read(h->launches, req->launchId, req->standardOutputOffset,
+		req->standardErrorOffset, req->timeoutSeconds, &res, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	struct qcg__Output *o = soap_malloc(soap, sizeof(*o));
+	if (o == NULL) {
+		launch_result_free(&res);
+		return soap_fault_server(soap, "out of memory");
+	}
+	memset(o, 0, sizeof(*o));
+	bytes_out(soap, &o->standardOutput, res.out, res.out_len);
+	bytes_out(soap, &o->standardError, res.err, res.err_len);
+	o->exited = res.exited ? xsd__boolean__true_ : xsd__boolean__false_;
+	if (res.exited) {
+		int *v = soap_malloc(soap, sizeof(int));
+		if (v) {
+			*v = res.signaled ? res.term_signal : res.exit_code;
+			if (res.signaled)
+				o->termSignal = v;
+			else
+				o->exitCode = v;
+		}
+	}
+	launch_result_free(&res);
+	resp->output = o;
+	return SOAP_OK;
+}
+
+int
+__qh__Signal(struct soap *soap, struct _qh__Signal *req, struct _qh__SignalResponse *resp)
+{
+	struct helper *h = helper_of(soap);
+	char err[512];
+	int rc;
+	if ((rc = require_frontend(soap)))
+		return rc;
+	if (req->launchId == NULL)
+		return soap_fault_client(soap, "launchId is required");
+	if (launch_signal(h->launches, req->launchId, req->signal, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}

@@ -1,0 +1,164 @@
+/*
+ * helper_main.c: qcg-helper, the per-node agent (DESIGN.md section 1, paper 000 section 3.4).
+ * Reads its configuration, opens the local API's unix socket for the node's processes, and
+ * serves wsdl/helper.wsdl to its front-end over mutual TLS until SIGTERM or SIGINT; then it
+ * stops accepting, kills what it launched, and removes its socket.
+ *
+ *   qcg-helper -c /etc/qcg/helper.conf [-s section.key=value ...] [--port-file FILE]
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "soapH.h"
+#include "config_file.h"
+#include "helper.h"
+#include "helper_api.h"
+#include "launch.h"
+#include "log.h"
+#include "soap_server.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	    "usage: qcg-helper -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "  -c, --config FILE      configuration file (INI); see doc/qcg-helper.conf.example\n"
+	    "  -s, --set KEY=VALUE    override one setting, e.g. -s helper.listen=0.0.0.0:8445\n"
+	    "      --port-file FILE   write the bound SOAP port there once listening (for port 0)\n"
+	    "  -h, --help             this text;   -V, --version\n");
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	soap_server_request_stop();
+}
+
+static int
+parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
+		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config_path = NULL;
+	char err[512];
+	int opt, noverrides = 0;
+	char **overrides = calloc((size_t)argc, sizeof(char *));
+	if (overrides == NULL)
+		return -1;
+	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config_path = optarg; break;
+		case 's': overrides[noverrides++] = optarg; break;
+		case 'p': *port_file = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("qcg-helper %s\n", PACKAGE_VERSION); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc || config_path == NULL) {
+		usage(stderr);
+		exit(2);
+	}
+	/* overrides win over the file, so they are applied after it */
+	int rc = config_load_file(cfg, config_path, err, sizeof(err));
+	for (int i = 0; rc == 0 && i < noverrides; i++)
+		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
+	free(overrides);
+	if (rc != 0)
+		fprintf(stderr, "qcg-helper: %s\n", err);
+	return rc;
+}
+
+static void
+write_port_file(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
+		fatal("cannot write port file %s", path);
+}
+
+static void
+start_logging(const struct config *cfg)
+{
+	char err[256] = "";
+	bool use_syslog;
+	int level = log_level_parse(config_get(cfg, "helper.log_level", "info"));
+	if (level < 0 || config_get_bool(cfg, "helper.syslog", false, &use_syslog, err,
+			     sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-helper: helper.log_level must be error|warn|info|debug; %s\n", err);
+		exit(2);
+	}
+	log_init("qcg-helper", (enum log_level)level, use_syslog);
+}
+
+/* Everything the handlers and sessions share; fatal on a configuration error. */
+static void
+prepare(struct helper *h, const struct config *cfg, struct soap_server_settings *server)
+{
+	char err[512];
+	if (helper_config_load(cfg, &h->cfg, err, sizeof(err)) != 0 ||
+	    tls_settings_from_config(cfg, "tls", &h->tls, false, err, sizeof(err)) != 0 ||
+	    soap_server_settings_from_config(cfg, "helper", server, err, sizeof(err)) != 0 ||
+	    acl_load(&h->acl, h->cfg.acl_path, err, sizeof(err)) != 0)
+		fatal("%s", err);
+	h->jobs = helper_jobs_new(h->cfg.token_file, h->cfg.park_ms);
+	h->launches = h->jobs == NULL ? NULL : launch_table_new(h->cfg.node, h->cfg.max_launches,
+	    h->cfg.output_cap, h->cfg.allow_root_launch, h->jobs);
+	if (h->launches == NULL)
+		fatal("out of memory");
+	pthread_mutex_init(&h->setups_lock, NULL);
+	if (geteuid() != 0)
+		log_warn("not running as root: Launch can start processes only as uid %u",
+		    (unsigned)geteuid());
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct config cfg;
+	static struct helper helper;
+	struct soap_server_settings server_settings;
+	struct soap_server *server;
+	struct helper_api *api;
+	const char *port_file = NULL;
+	char err[512];
+
+	config_init(&cfg);
+	if (parse_arguments(argc, argv, &cfg, &port_file) != 0)
+		return 2;
+	start_logging(&cfg);
+	tls_global_init();
+	prepare(&helper, &cfg, &server_settings);
+
+	struct soap_service service = { .serve = soap_serve, .app = &helper };
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	if (helper_api_start(&helper, &api, err, sizeof(err)) != 0 ||
+	    soap_server_open(&server, &server_settings, &helper.tls, &service, err,
+		sizeof(err)) != 0)
+		fatal("%s", err);
+	log_info("qcg-helper %s: node %s, local API on %s, SOAP on %s:%d, front-end %s",
+	    PACKAGE_VERSION, helper.cfg.node, helper.cfg.socket_path, server_settings.host,
+	    soap_server_port(server), helper.cfg.frontend_url);
+	if (port_file)
+		write_port_file(port_file, soap_server_port(server));
+	soap_server_run(server);
+	log_info("stopping");
+	helper_api_stop(api);
+	launch_table_shutdown(helper.launches); /* first: long polls return, workers can stop */
+	soap_server_close(server);
+	launch_table_free(helper.launches);
+	acl_free(&helper.acl);
+	return 0;
+}

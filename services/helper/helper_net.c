@@ -1,0 +1,284 @@
+/*
+ * helper_net.c: rendezvous listener, connect-with-hello and simultaneous open (helper_net.h).
+ */
+#define _GNU_SOURCE /* accept4 */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helper_net.h"
+#include "relay_hello.h"
+
+#define RETRY_PAUSE_MS 50 /* between traversal attempts */
+
+static long
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int
+left_ms(long deadline)
+{
+	long left = deadline - now_ms();
+	return left > 0 ? (int)left : 0;
+}
+
+int
+helper_net_split_endpoint(const char *endpoint, char host[QCG_ADDR_MAX], uint16_t *port,
+    char *err, size_t errlen)
+{
+	const char *colon = strrchr(endpoint, ':');
+	char *end;
+	long p = colon ? strtol(colon + 1, &end, 10) : -1;
+	if (colon == NULL || colon == endpoint || *end != '\0' || colon[1] == '\0' || p <= 0 ||
+	    p > 65535 || (size_t)(colon - endpoint) >= QCG_ADDR_MAX) {
+		snprintf(err, errlen, "endpoint '%.80s' is not host:port", endpoint);
+		return -1;
+	}
+	memcpy(host, endpoint, (size_t)(colon - endpoint));
+	host[colon - endpoint] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* An IPv4 address for host (a numeric address or a name). */
+static int
+resolve4(const char *host, uint16_t port, struct sockaddr_in *out, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
+		return -1;
+	}
+	memcpy(out, res->ai_addr, sizeof(*out));
+	out->sin_port = htons(port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int
+reusable_socket(char *err, size_t errlen)
+{
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	return fd;
+}
+
+int
+helper_net_listen(const char *address, uint16_t port, uint16_t *bound, char *err, size_t errlen)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	if (resolve4(address, port, &sin, err, errlen) != 0)
+		return -1;
+	int fd = reusable_socket(err, errlen);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 || listen(fd, 8) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0) {
+		snprintf(err, errlen, "rendezvous listener on %s:%u: %s", address, port,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	*bound = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* Read exactly n bytes before the deadline. */
+static int
+read_full(int fd, uint8_t *buf, size_t n, long deadline)
+{
+	size_t got = 0;
+	while (got < n) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		if (poll(&pfd, 1, left_ms(deadline)) <= 0)
+			return -1;
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static int
+hello_matches(int fd, const uint8_t id[QCG_RELAY_ID_BYTES], long deadline)
+{
+	uint8_t buf[RELAY_HELLO_SIZE];
+	struct relay_hello hello;
+	if (read_full(fd, buf, sizeof(buf), deadline) != 0)
+		return 0;
+	return relay_hello_parse(buf, sizeof(buf), &hello) == RELAY_HELLO_OK &&
+	    memcmp(hello.id.bytes, id, QCG_RELAY_ID_BYTES) == 0;
+}
+
+static int
+send_hello(int fd, const uint8_t id[QCG_RELAY_ID_BYTES])
+{
+	uint8_t buf[RELAY_HELLO_SIZE];
+	struct relay_id rid;
+	memcpy(rid.bytes, id, sizeof(rid.bytes));
+	relay_hello_encode(buf, &rid, 0);
+	return send(fd, buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf) ? 0 : -1;
+}
+
+static void
+set_nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int
+helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms, char *err,
+    size_t errlen)
+{
+	long deadline = now_ms() + timeout_ms;
+	int strangers = 0;
+	for (;;) {
+		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+		int rc = poll(&pfd, 1, left_ms(deadline));
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			break;
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (hello_matches(fd, id, deadline)) {
+			set_nodelay(fd);
+			return fd;
+		}
+		close(fd); /* not ours: a scanner, a late duplicate, another id */
+		strangers++;
+	}
+	snprintf(err, errlen, "the target side did not connect with the right id within %d ms "
+		 "(%d other connections refused)", timeout_ms, strangers);
+	return -1;
+}
+
+/* Non-blocking connect from fd to sin, finished or failed before the deadline. */
+static int
+connect_by(int fd, const struct sockaddr_in *sin, long deadline)
+{
+	int flags = fcntl(fd, F_GETFL);
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) != 0) {
+		if (errno != EINPROGRESS)
+			return -1;
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		if (poll(&pfd, 1, left_ms(deadline)) <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0) {
+			errno = soerr ? soerr : EIO;
+			return -1;
+		}
+	}
+	fcntl(fd, F_SETFL, flags);
+	set_nodelay(fd);
+	return 0;
+}
+
+int
+helper_net_connect_hello(const char *host, uint16_t port, const uint8_t id[QCG_RELAY_ID_BYTES],
+    int timeout_ms, char *err, size_t errlen)
+{
+	struct sockaddr_in sin;
+	if (resolve4(host, port, &sin, err, errlen) != 0)
+		return -1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect_by(fd, &sin, now_ms() + timeout_ms) != 0 || send_hello(fd, id) != 0) {
+		snprintf(err, errlen, "connect to %s:%u: %s", host, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One attempt of the simultaneous open; the socket on success, -1 to retry. */
+static int
+simultaneous_attempt(const struct sockaddr_in *local, const struct sockaddr_in *remote,
+    long deadline, char *err, size_t errlen)
+{
+	int fd = reusable_socket(err, errlen);
+	if (fd < 0)
+		return -1;
+	char text[INET_ADDRSTRLEN];
+	if (bind(fd, (const struct sockaddr *)local, sizeof(*local)) != 0) {
+		inet_ntop(AF_INET, &local->sin_addr, text, sizeof(text));
+		snprintf(err, errlen, "bind %s:%u: %s", text, ntohs(local->sin_port),
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	long attempt_deadline = now_ms() + 500; /* a SYN lost to a not-yet-open NAT is resent */
+	if (attempt_deadline > deadline)
+		attempt_deadline = deadline;
+	if (connect_by(fd, remote, attempt_deadline) == 0)
+		return fd;
+	inet_ntop(AF_INET, &remote->sin_addr, text, sizeof(text));
+	snprintf(err, errlen, "connect to %s:%u: %s", text, ntohs(remote->sin_port),
+	    strerror(errno));
+	close(fd);
+	return -1;
+}
+
+int
+helper_net_simultaneous_open(const char *local_address, const char *remote_host, uint16_t port,
+    const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms, char *err, size_t errlen)
+{
+	struct sockaddr_in local, remote;
+	long deadline = now_ms() + timeout_ms;
+	int attempts = 0;
+	if (resolve4(local_address, port, &local, err, errlen) != 0 ||
+	    resolve4(remote_host, port, &remote, err, errlen) != 0)
+		return -1;
+	while (now_ms() < deadline) {
+		attempts++;
+		int fd = simultaneous_attempt(&local, &remote, deadline, err, errlen);
+		if (fd >= 0) {
+			if (send_hello(fd, id) == 0 && hello_matches(fd, id, deadline))
+				return fd;
+			snprintf(err, errlen, "traversal to %s:%u connected but the peer's hello did not "
+				 "carry our id", remote_host, port);
+			close(fd);
+			return -1;
+		}
+		struct timespec pause = { 0, RETRY_PAUSE_MS * 1000000L };
+		nanosleep(&pause, NULL);
+	}
+	size_t n = strlen(err);
+	snprintf(err + n, errlen - n, " (traversal gave up after %d attempts in %d ms)", attempts,
+	    timeout_ms);
+	return -1;
+}

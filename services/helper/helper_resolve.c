@@ -1,0 +1,115 @@
+/*
+ * helper_resolve.c: RESOLVE on the initiator's node. The helper opens a rendezvous listener
+ * first (its port goes to the broker as fromPort, and is the port traversal uses on both
+ * sides), asks the front-end, and then either tells the process where to connect (direct, port
+ * range, relays) or sets the connection up itself and hands the socket over (reversal: the
+ * target side connects to the rendezvous listener; traversal: simultaneous open from the same
+ * port).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helper.h"
+#include "helper_api.h"
+#include "helper_frontend.h"
+#include "helper_net.h"
+#include "log.h"
+
+static void
+decision_message(const struct helper_resolution *res, struct helper_msg *m)
+{
+	helper_msg_init(m, HELPER_MSG_DECISION);
+	m->method = (uint8_t)res->method;
+	snprintf(m->address, sizeof(m->address), "%s", res->target.address);
+	m->port = res->target.port;
+	memcpy(m->relay_id, res->relay_id, sizeof(m->relay_id));
+	m->proxy_count = (uint8_t)res->proxy_count;
+	for (size_t i = 0; i < res->proxy_count; i++)
+		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", res->proxy[i]);
+	if (res->method == METHOD_REVERSAL || res->method == METHOD_TRAVERSAL)
+		m->flags = HELPER_FLAG_HANDOFF_FOLLOWS;
+}
+
+/* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
+static int
+hand_over(struct session *s, const struct helper_resolution *res, int fd, const char *why)
+{
+	char err[256];
+	if (fd < 0) {
+		log_warn("job %s: %s to %s/%s:%u failed: %s", s->job, connect_method_name(res->method),
+		    res->target.cluster, res->target.node, res->target.port, why);
+		return helper_wire_send_err(s->sock, HELPER_ERR_TIMEOUT, "%s: %s",
+		    connect_method_name(res->method), why);
+	}
+	struct helper_msg m;
+	helper_msg_init(&m, HELPER_MSG_HANDOFF);
+	m.flags = HELPER_FLAG_FD;
+	m.method = (uint8_t)res->method;
+	snprintf(m.address, sizeof(m.address), "%s", res->target.address);
+	m.port = res->target.port;
+	memcpy(m.relay_id, res->relay_id, sizeof(m.relay_id));
+	int rc = helper_wire_send(s->sock, &m, fd, err, sizeof(err));
+	close(fd); /* the process has it now; the helper stays out of the data path */
+	if (rc != 0)
+		log_warn("job %s: hand-off to pid %d failed: %s", s->job, (int)s->pid, err);
+	return rc;
+}
+
+/* The peer address traversal aims at: the target cluster's public mapping when it has one. */
+static const char *
+traversal_peer(const struct helper_resolution *res)
+{
+	return res->target_public_address[0] ? res->target_public_address : res->target.address;
+}
+
+int
+helper_session_resolve(struct session *s, const struct helper_msg *req)
+{
+	struct helper_resolution res;
+	struct helper_msg m;
+	char err[1024];
+	int no_method, fd = -1;
+	uint16_t port = 0;
+	const struct helper_config *cfg = &s->h->cfg;
+
+	int lfd = helper_net_listen(cfg->address, 0, &port, err, sizeof(err));
+	if (lfd < 0)
+		return helper_wire_send_err(s->sock, HELPER_ERR_INTERNAL, "%s", err);
+	int after = req->method == HELPER_METHOD_NONE_WIRE ? -1 : req->method;
+	if (helper_frontend_resolve(s->h, s->job, port, req->address, req->port, after, &res,
+		&no_method, err, sizeof(err)) != 0) {
+		close(lfd);
+		log_warn("job %s: resolve %s:%u: %s", s->job, req->address, req->port, err);
+		return helper_wire_send_err(s->sock, no_method ? HELPER_ERR_NO_METHOD :
+		    HELPER_ERR_REMOTE, "%s", err);
+	}
+	if (res.method == METHOD_NONE) {
+		close(lfd);
+		return helper_wire_send_err(s->sock, HELPER_ERR_NO_METHOD,
+		    "no method connects to %s:%u", req->address, req->port);
+	}
+	helper_session_remember(s, req->address, req->port, res.target.cluster, res.target.node);
+	if (res.method != METHOD_REVERSAL)
+		close(lfd); /* traversal binds the same port again for its own socket */
+	decision_message(&res, &m);
+	if (helper_wire_send(s->sock, &m, -1, err, sizeof(err)) != 0) {
+		if (res.method == METHOD_REVERSAL)
+			close(lfd);
+		return -1;
+	}
+	switch (res.method) {
+	case METHOD_REVERSAL:
+		fd = helper_net_accept_hello(lfd, res.relay_id, cfg->rendezvous_ms, err, sizeof(err));
+		close(lfd);
+		return hand_over(s, &res, fd, err);
+	case METHOD_TRAVERSAL:
+		fd = helper_net_simultaneous_open(cfg->address, traversal_peer(&res), port,
+		    res.relay_id, cfg->rendezvous_ms, err, sizeof(err));
+		return hand_over(s, &res, fd, err);
+	default:
+		return 0; /* the process connects by itself */
+	}
+}
