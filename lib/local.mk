@@ -11,7 +11,15 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/tls.c lib/tls.h \
 	lib/soap_server.c lib/soap_server.h \
 	lib/soap_client.c lib/soap_client.h \
-	lib/json_write.c lib/json_write.h
+	lib/json_write.c lib/json_write.h \
+	lib/relay_id.c lib/relay_id.h
 
 # What a program without SOAP links; SOAP programs use QCG_SOAP_LIBS (wsdl/local.mk).
 QCG_COMMON_LIBS = lib/libqcgcommon.a $(OPENSSL_LIBS)
+
+# Relay ids as text: one implementation for the broker, the proxy and the helpers.
+check_PROGRAMS += tests/unit/test_relay_id
+tests_unit_test_relay_id_SOURCES = tests/unit/test_relay_id.c tests/unit/check.h
+tests_unit_test_relay_id_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit
+tests_unit_test_relay_id_LDADD = lib/libqcgcommon.a
+TESTS += tests/unit/test_relay_id

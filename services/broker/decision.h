@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "relay_id.h" /* relay ids as text: lib/relay_id.h */
 
 /* What the broker knows about one end of the connection. */
 struct decision_side {
@@ -51,10 +52,5 @@ int decision_choose(const struct decision_side *initiator, const struct decision
 
 /* Whether a node of cluster c can open a TCP connection to proxy p. */
 int decision_proxy_reachable(const struct cluster *c, const struct proxy *p);
-
-/* Format a relay id as 32 lowercase hex digits (buf of at least 33 bytes) and parse it back
- * (returns -1 unless exactly 32 hex digits). */
-void relay_id_format(const uint8_t id[QCG_RELAY_ID_BYTES], char *buf);
-int relay_id_parse(const char *text, uint8_t id[QCG_RELAY_ID_BYTES]);
 
 #endif

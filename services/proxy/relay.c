@@ -260,7 +260,7 @@ relay_expect(struct relay_plane *plane, const struct relay_id *id, unsigned ttl_
 		return -1;
 	enum relay_table_result r = relay_table_expect(plane->shared.table, id,
 	    (uint64_t)ttl_s * 1000, relay_now_ms());
-	relay_id_format(id, idhex);
+	relay_id_format(id->bytes, idhex);
 	if (r != RELAY_TABLE_OK) {
 		snprintf(err, errlen, "relay %s: %s", idhex, relay_table_result_name(r));
 		return -1;
@@ -282,7 +282,7 @@ relay_forward(struct relay_plane *plane, const struct relay_id *id, const char *
 		return -1;
 	enum relay_table_result r = relay_table_forward(plane->shared.table, id,
 	    (struct sockaddr *)&addr, addrlen, (uint64_t)ttl_s * 1000, relay_now_ms());
-	relay_id_format(id, idhex);
+	relay_id_format(id->bytes, idhex);
 	if (r != RELAY_TABLE_OK) {
 		snprintf(err, errlen, "relay %s: %s", idhex, relay_table_result_name(r));
 		return -1;

@@ -27,18 +27,13 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "relay_id.h" /* struct relay_id and its text form */
 
 #define RELAY_HELLO_SIZE 24
 #define RELAY_HELLO_MAGIC "QCGR"
 #define RELAY_HELLO_VERSION 1
 #define RELAY_HELLO_FLAG_CHAINED 0x01
 #define RELAY_HELLO_FLAGS_KNOWN RELAY_HELLO_FLAG_CHAINED
-#define RELAY_ID_HEX_LEN (2 * QCG_RELAY_ID_BYTES) /* hex digits, without the NUL */
-
-/* A relay id: 128 opaque bits. A struct so that it is copied and compared by value. */
-struct relay_id {
-	uint8_t bytes[QCG_RELAY_ID_BYTES];
-};
 
 /* What the parser found. Everything below RELAY_HELLO_OK is a reason to close the leg. */
 enum relay_hello_status {
@@ -68,11 +63,5 @@ void relay_hello_encode(uint8_t buf[RELAY_HELLO_SIZE], const struct relay_id *id
 
 /* A short reason for a status, for logs ("bad magic"). */
 const char *relay_hello_status_name(enum relay_hello_status status);
-
-/* Parse exactly RELAY_ID_HEX_LEN hex digits (either case) into *out; 0 on success, -1 else. */
-int relay_id_parse_hex(const char *text, struct relay_id *out);
-
-/* Format `id` as RELAY_ID_HEX_LEN lowercase hex digits plus a NUL into buf. */
-void relay_id_format(const struct relay_id *id, char buf[RELAY_ID_HEX_LEN + 1]);
 
 #endif

@@ -63,7 +63,7 @@ joined_end(struct relay_worker *w, struct relay_joined *j, bool completed, int e
 		RELAY_COUNT(w, relays_completed, 1);
 	} else {
 		RELAY_COUNT(w, relays_aborted, 1);
-		relay_id_format(&j->id, idhex);
+		relay_id_format(j->id.bytes, idhex);
 		log_debug("relay %s aborted: %s", idhex, strerror(err));
 	}
 	joined_unlink(w, j);
@@ -126,7 +126,7 @@ relay_join(struct relay_worker *w, int fd_first, int fd_second, const struct rel
 	char idhex[RELAY_ID_HEX_LEN + 1];
 	struct relay_joined *j = calloc(1, sizeof(*j));
 
-	relay_id_format(id, idhex);
+	relay_id_format(id->bytes, idhex);
 	if (j == NULL || relay_session_init(&j->session, fd_first, fd_second,
 	    w->shared->cfg.pipe_size) < 0) {
 		log_warn("relay %s: cannot join its legs: %s", idhex, strerror(errno));

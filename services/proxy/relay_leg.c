@@ -145,7 +145,7 @@ leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint6
 	char idhex[RELAY_ID_HEX_LEN + 1];
 	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
 
-	relay_id_format(&hello->id, idhex);
+	relay_id_format(hello->id.bytes, idhex);
 	switch (claim) {
 	case RELAY_CLAIM_PARKED:
 		log_debug("relay %s: first leg waits for its partner", idhex);
@@ -207,7 +207,7 @@ leg_send_hello(struct relay_worker *w, struct relay_handshake *hs)
 	socklen_t len = sizeof(soerr);
 	char idhex[RELAY_ID_HEX_LEN + 1];
 
-	relay_id_format(&hs->id, idhex);
+	relay_id_format(hs->id.bytes, idhex);
 	if (getsockopt(hs->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
 		soerr = errno;
 	if (soerr == 0) {

@@ -26,7 +26,7 @@ forward(struct tp_proxy *from, const struct relay_id *id, const char *host, unsi
 {
 	char hex[RELAY_ID_HEX_LEN + 1];
 
-	relay_id_format(id, hex);
+	relay_id_format(id->bytes, hex);
 	const char *reply = tp_control(from, "forward %s %s:%u 60", hex, host, port);
 	CHECK_STR_EQ(reply, "ok");
 }
@@ -157,7 +157,7 @@ forward_to_a_malformed_endpoint_is_refused(void)
 
 	tp_proxy_start(&a, NULL);
 	tp_random_id(&id);
-	relay_id_format(&id, hex);
+	relay_id_format(id.bytes, hex);
 	CHECK(strncmp(tp_control(&a, "forward %s 127.0.0.1 60", hex), "error ", 6) == 0);
 	CHECK(strncmp(tp_control(&a, "forward %s 127.0.0.1:99999 60", hex), "error ", 6) == 0);
 	CHECK(strncmp(tp_control(&a, "forward %s 127.0.0.1:1 0", hex), "error ", 6) == 0);

@@ -247,7 +247,7 @@ tp_expect(struct tp_proxy *p, const struct relay_id *id, unsigned ttl_s)
 {
 	char hex[RELAY_ID_HEX_LEN + 1];
 
-	relay_id_format(id, hex);
+	relay_id_format(id->bytes, hex);
 	const char *reply = tp_control(p, "expect %s %u", hex, ttl_s);
 	if (strcmp(reply, "ok") != 0) {
 		fprintf(stderr, "expect %s: %s\n", hex, reply);

@@ -117,22 +117,6 @@ status_names_say_why(void)
 	CHECK_STR_EQ(relay_hello_status_name(RELAY_HELLO_BAD_VERSION), "unsupported version");
 }
 
-static void
-hex_ids_round_trip_and_bad_hex_is_refused(void)
-{
-	char hex[RELAY_ID_HEX_LEN + 1];
-	struct relay_id id;
-
-	relay_id_format(&sample_id, hex);
-	CHECK_STR_EQ(hex, "00112233445566778899aabbccddeeff");
-	CHECK_INT_EQ(relay_id_parse_hex("00112233445566778899AABBCCDDEEFF", &id), 0);
-	CHECK(memcmp(id.bytes, sample_id.bytes, sizeof(id.bytes)) == 0);
-	CHECK_INT_EQ(relay_id_parse_hex("00112233445566778899aabbccddeef", &id), -1); /* short */
-	CHECK_INT_EQ(relay_id_parse_hex("00112233445566778899aabbccddeeff0", &id), -1);
-	CHECK_INT_EQ(relay_id_parse_hex("0011223344556677889gaabbccddeeff", &id), -1);
-	CHECK_INT_EQ(relay_id_parse_hex("", &id), -1);
-}
-
 /* The parser's verdict, recomputed from the format's rules in the simplest possible way. */
 static enum relay_hello_status
 reference_verdict(const uint8_t *buf, size_t len)
@@ -187,7 +171,6 @@ main(void)
 	RUN(bad_version_is_rejected);
 	RUN(unknown_flags_and_nonzero_reserved_are_rejected);
 	RUN(status_names_say_why);
-	RUN(hex_ids_round_trip_and_bad_hex_is_refused);
 	RUN(random_inputs_get_the_verdict_the_format_gives);
 	return check_exit();
 }
