@@ -97,6 +97,8 @@ take_due(struct delivery *d, struct delivery_item *out)
 	return false;
 }
 
+/* Returns 0 when delivered, 1 when the helper refused the event (a fault: retrying cannot
+ * help), -1 when it could not be reached. */
 static int
 deliver_one(struct delivery *d, const struct delivery_item *it, char *err, size_t errlen)
 {
@@ -113,9 +115,10 @@ deliver_one(struct delivery *d, const struct delivery_item *it, char *err, size_
 	struct _qh__DeliverResponse resp;
 	if (soap_call___qh__Deliver(d->soap, node->helper_url, NULL, &req, &resp) == SOAP_OK)
 		return 0;
+	int refused = d->soap->error == SOAP_FAULT;
 	soap_client_error(d->soap, err, errlen);
 	soap_closesock(d->soap);
-	return -1;
+	return refused ? 1 : -1;
 }
 
 static void *
@@ -127,12 +130,18 @@ delivery_main(void *arg)
 
 	while (take_due(d, &it)) {
 		const char *node = d->cfg->nodes[it.node].name;
-		if (deliver_one(d, &it, err, sizeof(err)) == 0) {
+		int rc = deliver_one(d, &it, err, sizeof(err));
+		if (rc == 0) {
 			log_debug("delivered %s event %lld (job %s) to node %s", it.event.kind,
 			    (long long)it.event.sequence, it.event.job, node);
 			pthread_mutex_lock(&d->lock);
 			d->delivered++;
 			pthread_mutex_unlock(&d->lock);
+			continue;
+		}
+		if (rc > 0) {
+			log_warn("helper of node %s refused %s event %lld (job %s): %s", node,
+			    it.event.kind, (long long)it.event.sequence, it.event.job, err);
 			continue;
 		}
 		if (++it.attempts >= DELIVERY_ATTEMPTS) {

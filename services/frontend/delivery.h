@@ -3,9 +3,10 @@
  * slow or dead helper never holds up the broker link's long poll.
  *
  * A bounded queue (when full, the oldest waiting event is dropped with a warning); each event
- * goes to one node's helper by Deliver (helper.wsdl). A failed delivery is retried a few times
- * with growing delays, other nodes' events going first meanwhile; then it is given up with an
- * error in the log.
+ * goes to one node's helper by Deliver (helper.wsdl). A delivery that could not reach the
+ * helper is retried a few times with growing delays, other events going first meanwhile, then
+ * given up with an error in the log; one the helper refused with a fault is logged and not
+ * retried (the same event would be refused again).
  */
 #ifndef QCG_DELIVERY_H
 #define QCG_DELIVERY_H

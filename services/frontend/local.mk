@@ -30,3 +30,19 @@ tests_integration_frontend_call_LDADD = $(QCG_SOAP_LIBS)
 # Integration tests on loopback: fresh CA, real qcg-broker, real qcg-frontend.
 TESTS += tests/integration/test_frontend.sh
 EXTRA_DIST += tests/integration/test_frontend.sh
+
+# Unit tests of the plain modules.
+FRONTEND_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend -I$(top_srcdir)/tests/unit
+check_PROGRAMS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
+	services/frontend/test_reservations
+services_frontend_test_fe_config_SOURCES = services/frontend/test_fe_config.c
+services_frontend_test_fe_config_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_fe_config_LDADD = services/frontend/libfrontend.a lib/libqcgcommon.a
+services_frontend_test_resolve_cache_SOURCES = services/frontend/test_resolve_cache.c
+services_frontend_test_resolve_cache_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_resolve_cache_LDADD = services/frontend/libfrontend.a -lpthread
+services_frontend_test_reservations_SOURCES = services/frontend/test_reservations.c
+services_frontend_test_reservations_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
+	services/frontend/test_reservations

@@ -1,0 +1,167 @@
+/*
+ * test_reservations.c: slots are reserved within capacity, on requested nodes and per-node
+ * shares, lapse unless committed, belong to the DN that reserved them, and launches follow
+ * their reservation. The clock is passed in, so nothing sleeps.
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "check.h"
+#include "reservations.h"
+
+#define JANE "/O=Grid/CN=Jane"
+#define ANN "/O=Grid/CN=Ann"
+
+static struct resv_table *
+table(void)
+{
+	static const struct fe_node nodes[] = {
+		{ .name = "n1", .slots = 4 }, { .name = "n2", .slots = 4 }, { .name = "n3", .slots = 2 },
+	};
+	return resv_table_new(nodes, 3, 4, 8);
+}
+
+static enum resv_status
+reserve(struct resv_table *t, double now, const char *dn, int slots, const char *const *nodes,
+    size_t n, int per_node, long timeout, struct resv_grant *g, char *err)
+{
+	struct resv_request r = { dn, "acct", "job", slots, nodes, n, per_node, timeout };
+	return resv_reserve(t, now, &r, g, err, 256);
+}
+
+static void
+reserve_fills_nodes_in_order_within_capacity(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g;
+	char err[256];
+	CHECK_INT_EQ(reserve(t, 0, JANE, 6, NULL, 0, 0, 10, &g, err), RESV_OK);
+	CHECK_INT_EQ(g.slot_count, 2);
+	CHECK_STR_EQ(g.slot[0].node, "n1");
+	CHECK_INT_EQ(g.slot[0].count, 4);
+	CHECK_INT_EQ(g.slot[1].count, 2);
+	CHECK_INT_EQ(strlen(g.id), 32);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 5, NULL, 0, 0, 10, &g, err), RESV_NO_CAPACITY);
+	CHECK(strstr(err, "not enough free slots: 5 requested, 4 free") != NULL);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n2"), 2);
+	resv_table_free(t);
+}
+
+static void
+requested_nodes_and_per_node_shares_are_honoured(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g;
+	char err[256];
+	const char *const want[] = { "n3", "n2" };
+	CHECK_INT_EQ(reserve(t, 0, JANE, 4, want, 2, 2, 10, &g, err), RESV_OK);
+	CHECK_INT_EQ(g.slot_count, 2);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n1"), 4);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n2"), 2);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n3"), 0);
+	/* three per node: n1 can, n2 (2 free) cannot take a full share, n3 is full */
+	CHECK_INT_EQ(reserve(t, 0, JANE, 6, NULL, 0, 3, 10, &g, err), RESV_NO_CAPACITY);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 3, NULL, 0, 3, 10, &g, err), RESV_OK);
+	CHECK_STR_EQ(g.slot[0].node, "n1");
+	const char *const bad[] = { "n1", "n9" };
+	CHECK_INT_EQ(reserve(t, 0, JANE, 1, bad, 2, 0, 10, &g, err), RESV_BAD_REQUEST);
+	CHECK(strstr(err, "unknown node 'n9'") != NULL);
+	const char *const twice[] = { "n1", "n1" };
+	CHECK_INT_EQ(reserve(t, 0, JANE, 1, twice, 2, 0, 10, &g, err), RESV_BAD_REQUEST);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 0, NULL, 0, 0, 10, &g, err), RESV_BAD_REQUEST);
+	resv_table_free(t);
+}
+
+static void
+uncommitted_reservation_lapses_and_frees_its_slots(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g, g2;
+	char err[256];
+	CHECK_INT_EQ(reserve(t, 100, JANE, 10, NULL, 0, 0, 5, &g, err), RESV_OK);
+	CHECK_INT_EQ(reserve(t, 104.9, ANN, 1, NULL, 0, 0, 5, &g2, err), RESV_NO_CAPACITY);
+	CHECK_INT_EQ(reserve(t, 105, ANN, 10, NULL, 0, 0, 5, &g2, err), RESV_OK);
+	CHECK_INT_EQ(resv_commit(t, 105, g.id, JANE, err, sizeof(err)), RESV_NOT_FOUND);
+	CHECK(strstr(err, "expired before it was committed") != NULL);
+	/* committed: no deadline any more */
+	CHECK_INT_EQ(resv_commit(t, 106, g2.id, ANN, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_expire(t, 1e9), 0);
+	CHECK_INT_EQ(resv_free_slots(t, 1e9, "n1"), 0);
+	resv_table_free(t);
+}
+
+static void
+reservations_belong_to_their_dn(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g;
+	struct resv_launch_info info[4];
+	size_t n;
+	char err[256];
+	CHECK_INT_EQ(reserve(t, 0, JANE, 1, NULL, 0, 0, 10, &g, err), RESV_OK);
+	CHECK_INT_EQ(resv_commit(t, 0, g.id, ANN, err, sizeof(err)), RESV_DENIED);
+	CHECK_INT_EQ(resv_release(t, 0, g.id, ANN, info, 4, &n, err, sizeof(err)), RESV_DENIED);
+	CHECK_INT_EQ(resv_release(t, 0, g.id, JANE, info, 4, &n, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_release(t, 0, g.id, JANE, info, 4, &n, err, sizeof(err)), RESV_NOT_FOUND);
+	CHECK_INT_EQ(resv_commit(t, 0, "nonsense", JANE, err, sizeof(err)), RESV_NOT_FOUND);
+	resv_table_free(t);
+}
+
+static void
+launches_need_a_committed_reservation_on_the_node_and_go_with_release(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g;
+	struct resv_launch_info info, found, released[8];
+	char err[256], id[RESV_ID_LEN], id2[RESV_ID_LEN];
+	size_t n;
+	CHECK_INT_EQ(reserve(t, 0, JANE, 2, NULL, 0, 0, 10, &g, err), RESV_OK);
+	CHECK_INT_EQ(resv_launch_check(t, 0, g.id, JANE, "n1", &info, err, sizeof(err)), RESV_STATE);
+	CHECK(strstr(err, "not committed") != NULL);
+	resv_commit(t, 0, g.id, JANE, err, sizeof(err));
+	CHECK_INT_EQ(resv_launch_check(t, 0, g.id, JANE, "n2", &info, err, sizeof(err)), RESV_STATE);
+	CHECK(strstr(err, "holds no slots on node 'n2'") != NULL);
+	CHECK_INT_EQ(resv_launch_check(t, 0, g.id, ANN, "n1", &info, err, sizeof(err)), RESV_DENIED);
+	CHECK_INT_EQ(resv_launch_check(t, 0, g.id, JANE, "n1", &info, err, sizeof(err)), RESV_OK);
+	CHECK_STR_EQ(info.account, "acct");
+	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "h-1");
+	CHECK_INT_EQ(resv_launch_add(t, &info, id, err, sizeof(err)), RESV_OK);
+	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "h-2");
+	CHECK_INT_EQ(resv_launch_add(t, &info, id2, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_launch_find(t, id, JANE, &found, err, sizeof(err)), RESV_OK);
+	CHECK_STR_EQ(found.helper_launch_id, "h-1");
+	CHECK_STR_EQ(found.node, "n1");
+	CHECK_INT_EQ(resv_launch_find(t, id, ANN, &found, err, sizeof(err)), RESV_DENIED);
+	CHECK_INT_EQ(resv_release(t, 0, g.id, JANE, released, 8, &n, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(n, 2);
+	CHECK_INT_EQ(resv_launch_find(t, id, JANE, &found, err, sizeof(err)), RESV_NOT_FOUND);
+	/* a launch that finishes starting after its reservation went is refused: kill it */
+	CHECK_INT_EQ(resv_launch_add(t, &info, id, err, sizeof(err)), RESV_NOT_FOUND);
+	resv_table_free(t);
+}
+
+static void
+tables_are_bounded(void)
+{
+	struct resv_table *t = table(); /* 4 reservations, 8 launches */
+	struct resv_grant g;
+	char err[256];
+	for (int i = 0; i < 4; i++)
+		CHECK_INT_EQ(reserve(t, 0, JANE, 1, NULL, 0, 0, 10, &g, err), RESV_OK);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 1, NULL, 0, 0, 10, &g, err), RESV_FULL);
+	CHECK(strstr(err, "4 reservations are live") != NULL);
+	resv_table_free(t);
+}
+
+int
+main(void)
+{
+	RUN(reserve_fills_nodes_in_order_within_capacity);
+	RUN(requested_nodes_and_per_node_shares_are_honoured);
+	RUN(uncommitted_reservation_lapses_and_frees_its_slots);
+	RUN(reservations_belong_to_their_dn);
+	RUN(launches_need_a_committed_reservation_on_the_node_and_go_with_release);
+	RUN(tables_are_bounded);
+	return check_exit();
+}
