@@ -50,6 +50,10 @@ acl_add_line(const char *line, void *ctx, const char **why)
 		}
 		rule.roles |= (unsigned)role;
 	}
+	if (rule.roles == 0) { /* "," alone: a rule that grants nothing is a mistake */
+		*why = "no role named (want frontend, proxy, helper, broker or admin)";
+		return -1;
+	}
 	dn_line_skip_space(&p);
 	if (dn_line_quoted(&p, rule.pattern, sizeof(rule.pattern), why) != 0)
 		return -1;

@@ -145,6 +145,16 @@ config_load_text(struct config *cfg, const char *text, const char *origin, char 
 	return 0;
 }
 
+/* The 1-based number of the line of text that position at is on. */
+static int
+line_of(const char *text, const char *at)
+{
+	int line = 1;
+	for (const char *p = text; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
 int
 config_load_file(struct config *cfg, const char *path, char *err, size_t errlen)
 {
@@ -163,12 +173,13 @@ config_load_file(struct config *cfg, const char *path, char *err, size_t errlen)
 	int failed = ferror(f);
 	fclose(f);
 	int rc = -1;
+	const char *nul = NULL;
 	if (failed)
 		snprintf(err, errlen, "%s: read error", path);
 	else if (n > CONFIG_FILE_MAX)
 		snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
-	else if (memchr(text, '\0', n) != NULL)
-		snprintf(err, errlen, "%s: contains a NUL byte", path);
+	else if ((nul = memchr(text, '\0', n)) != NULL)
+		snprintf(err, errlen, "%s:%d: contains a NUL byte", path, line_of(text, nul));
 	else {
 		text[n] = '\0';
 		rc = config_load_text(cfg, text, path, err, errlen);

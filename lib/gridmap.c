@@ -42,14 +42,18 @@ gridmap_parse_line(const char *line, struct gridmap_entry *e, const char **why)
 		*why = "unexpected text after the account list";
 		return -1;
 	}
-	char *comma = strchr(accounts, ',');
-	if (comma)
-		*comma = '\0';
-	if (strlen(accounts) >= sizeof(e->account) || !account_name_valid(accounts)) {
-		*why = "account is not a valid login name";
-		return -1;
+	/* Every account of the list must be valid, not only the default (the first): an invalid
+	 * one is a mistake in the file, and the file is refused rather than half-used. */
+	char *next;
+	for (char *a = accounts; a != NULL; a = next) {
+		if ((next = strchr(a, ',')) != NULL)
+			*next++ = '\0';
+		if (strlen(a) >= sizeof(e->account) || !account_name_valid(a)) {
+			*why = "account is not a valid login name";
+			return -1;
+		}
 	}
-	strcpy(e->account, accounts);
+	strcpy(e->account, accounts); /* the list was cut after the first account */
 	return 0;
 }
 

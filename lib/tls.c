@@ -321,10 +321,17 @@ tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t 
 			snprintf(err, errlen, "DN entry %d is not a string", i);
 			return -1;
 		}
+		/* A NUL inside a value would cut the DN short here ("CN=Jane Doe\0..." read as
+		 * "CN=Jane Doe"), so such a name has no identity at all. */
+		if (memchr(value, '\0', (size_t)len) != NULL) {
+			OPENSSL_free(value);
+			snprintf(err, errlen, "DN entry %d contains a NUL byte", i);
+			return -1;
+		}
 		int n = snprintf(dn + used, dnlen - used, "/%s=%.*s", field, len, (char *)value);
 		OPENSSL_free(value);
-		if (n < 0 || (size_t)n >= dnlen - used || memchr(dn + used, '\0', (size_t)n)) {
-			snprintf(err, errlen, "DN longer than %zu bytes or with a NUL byte", dnlen - 1);
+		if (n < 0 || (size_t)n >= dnlen - used) {
+			snprintf(err, errlen, "DN longer than %zu bytes", dnlen - 1);
 			return -1;
 		}
 		used += (size_t)n;

@@ -61,9 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		require(memchr(r->pattern, '\0', sizeof(r->pattern)) != NULL, "pattern terminated");
 		require(r->pattern[0] != '\0', "pattern not empty");
 		require((r->roles & ~(unsigned)ALL_ROLES) == 0, "rule has only known roles");
-		/* Known lib bug (reported): a role list of only commas loads as a rule of no roles. */
-		if (getenv("QCG_TEST_KNOWN_BUGS"))
-			require(r->roles != 0, "rule grants at least one role");
+		require(r->roles != 0, "rule grants at least one role");
 		/* Patterns as DNs: a pattern without glob characters must match itself. */
 		check_evaluation(&acl, r->pattern);
 		if (strpbrk(r->pattern, "*?[\\") == NULL)

@@ -13,18 +13,6 @@
 #include "check.h"
 #include "config_file.h"
 
-/*
- * A case that exposes a known bug in lib/ (reported, with a patch, to whoever owns lib/) runs
- * only when QCG_TEST_KNOWN_BUGS is set, so `make check` stays green meanwhile; once lib/ is
- * fixed, replace RUN_KNOWN_BUG with RUN.
- */
-#define RUN_KNOWN_BUG(test_fn, why)                                                                \
-	do {                                                                                       \
-		if (getenv("QCG_TEST_KNOWN_BUGS"))                                                 \
-			RUN(test_fn);                                                              \
-		else                                                                               \
-			printf("skip %s (known lib bug: %s)\n", #test_fn, why);                   \
-	} while (0)
 
 static struct config cfg; /* large (about 290 KiB): static, not on the stack */
 static char err[512];
@@ -390,7 +378,7 @@ main(void)
 	RUN(too_many_entries_is_an_error_with_line);
 	RUN(file_is_loaded_and_errors_name_the_file_and_line);
 	RUN(nul_byte_in_file_is_rejected_naming_the_file);
-	RUN_KNOWN_BUG(nul_byte_error_names_the_line, "NUL byte error lacks the line number");
+	RUN(nul_byte_error_names_the_line);
 	RUN(missing_file_is_an_error_naming_the_file);
 	return check_exit();
 }

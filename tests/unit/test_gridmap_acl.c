@@ -16,18 +16,6 @@
 #include "dn_line.h"
 #include "gridmap.h"
 
-/*
- * A case that exposes a known bug in lib/ (reported with a patch) runs only when
- * QCG_TEST_KNOWN_BUGS is set, so `make check` stays green meanwhile; once lib/ is fixed,
- * replace RUN_KNOWN_BUG with RUN.
- */
-#define RUN_KNOWN_BUG(test_fn, why)                                                                \
-	do {                                                                                       \
-		if (getenv("QCG_TEST_KNOWN_BUGS"))                                                 \
-			RUN(test_fn);                                                              \
-		else                                                                               \
-			printf("skip %s (known lib bug: %s)\n", #test_fn, why);                   \
-	} while (0)
 
 #define JANE "/O=Grid/OU=qcg-ompi/CN=Jane Doe"
 #define JOHN "/O=Grid/OU=qcg-ompi/CN=John Roe"
@@ -456,8 +444,7 @@ main(void)
 	RUN(gridmap_malformed_lines_are_rejected_with_origin_and_line);
 	RUN(gridmap_longest_dn_and_account_name_are_accepted);
 	RUN(gridmap_over_long_line_is_rejected_with_line);
-	RUN_KNOWN_BUG(gridmap_every_account_in_the_list_is_validated,
-	    "accounts after the first are not validated");
+	RUN(gridmap_every_account_in_the_list_is_validated);
 	RUN(gridmap_and_acl_load_files_and_name_them_in_errors);
 	RUN(acl_role_names_parse_and_unknown_is_minus_one);
 	RUN(acl_each_line_grants_its_role_to_matching_dns);
@@ -466,7 +453,6 @@ main(void)
 	RUN(acl_glob_matches_the_whole_dn_only);
 	RUN(acl_empty_acl_allows_nothing);
 	RUN(acl_malformed_lines_are_rejected_with_origin_and_line);
-	RUN_KNOWN_BUG(acl_role_list_without_a_role_is_rejected,
-	    "a role list of only commas grants nothing instead of failing");
+	RUN(acl_role_list_without_a_role_is_rejected);
 	return check_exit();
 }

@@ -28,18 +28,6 @@
 #include "model.h"
 #include "tls.h"
 
-/*
- * A case that exposes a known bug in lib/ (reported with a patch) runs only when
- * QCG_TEST_KNOWN_BUGS is set, so `make check` stays green meanwhile; once lib/ is fixed,
- * replace RUN_KNOWN_BUG with RUN.
- */
-#define RUN_KNOWN_BUG(test_fn, why)                                                                \
-	do {                                                                                       \
-		if (getenv("QCG_TEST_KNOWN_BUGS"))                                                 \
-			RUN(test_fn);                                                              \
-		else                                                                               \
-			printf("skip %s (known lib bug: %s)\n", #test_fn, why);                   \
-	} while (0)
 
 #define JANE "/O=Grid/OU=qcg-ompi/CN=Jane Doe"
 #define GW_A "/O=Grid/OU=qcg-ompi/CN=host/gw-a"
@@ -472,7 +460,7 @@ main(int argc, char **argv)
 	RUN(unverified_chain_of_proxies_only_has_no_identity);
 	RUN(identity_too_long_for_the_buffer_is_an_error);
 	RUN(name_to_dn_keeps_utf8_and_special_characters_unescaped);
-	RUN_KNOWN_BUG(name_with_nul_byte_is_rejected, "a NUL byte truncates the DN silently");
+	RUN(name_with_nul_byte_is_rejected);
 	RUN(settings_from_config_read_cert_key_ca_dir_and_crl);
 	make_credential_files();
 	RUN(credentials_x509_user_proxy_beats_tmp_proxy_and_globus);
