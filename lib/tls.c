@@ -27,8 +27,6 @@
 #include "model.h"
 #include "tls.h"
 
-#define TLS_DEFAULT_CA_DIR "/etc/grid-security/certificates"
-
 void
 tls_global_init(void)
 {
@@ -37,93 +35,6 @@ tls_global_init(void)
 	 * refusing our certificate, say) would kill the process with SIGPIPE instead of giving an
 	 * error we can explain. */
 	signal(SIGPIPE, SIG_IGN);
-}
-
-static int
-copy_path(char *dst, const char *src, const char *what, char *err, size_t errlen)
-{
-	if (strlen(src) >= PATH_MAX) {
-		snprintf(err, errlen, "%s path too long", what);
-		return -1;
-	}
-	strcpy(dst, src);
-	return 0;
-}
-
-int
-tls_settings_from_config(const struct config *cfg, const char *section, struct tls_settings *out,
-    bool allow_missing_cert, char *err, size_t errlen)
-{
-	char key[CONFIG_KEY_MAX];
-	const char *v;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(key, sizeof(key), "%s.cert", section);
-	if ((v = config_get(cfg, key, NULL)) != NULL && copy_path(out->cert_file, v, key, err, errlen))
-		return -1;
-	snprintf(key, sizeof(key), "%s.key", section);
-	if ((v = config_get(cfg, key, out->cert_file[0] ? out->cert_file : NULL)) != NULL &&
-	    copy_path(out->key_file, v, key, err, errlen))
-		return -1;
-	snprintf(key, sizeof(key), "%s.ca_dir", section);
-	if (copy_path(out->ca_dir, config_get(cfg, key, TLS_DEFAULT_CA_DIR), key, err, errlen))
-		return -1;
-	snprintf(key, sizeof(key), "%s.crl_required", section);
-	if (config_get_bool(cfg, key, true, &out->crl_required, err, errlen) != 0)
-		return -1;
-	if (!allow_missing_cert && (out->cert_file[0] == '\0' || out->key_file[0] == '\0')) {
-		snprintf(err, errlen, "[%s] cert and key must be set", section);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-readable_file(const char *path)
-{
-	return path[0] != '\0' && access(path, R_OK) == 0;
-}
-
-int
-tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	const char *env;
-
-	if (s->ca_dir[0] == '\0' &&
-	    copy_path(s->ca_dir, (env = getenv("X509_CERT_DIR")) ? env : TLS_DEFAULT_CA_DIR,
-		"X509_CERT_DIR", err, errlen))
-		return -1;
-	if (s->cert_file[0] != '\0')
-		return 0;
-	if ((env = getenv("X509_USER_PROXY")) != NULL) {
-		if (!readable_file(env)) {
-			snprintf(err, errlen, "X509_USER_PROXY=%s: %s", env, strerror(errno));
-			return -1;
-		}
-		return copy_path(s->cert_file, env, "proxy", err, errlen) ||
-		    copy_path(s->key_file, env, "proxy", err, errlen);
-	}
-	snprintf(buf, sizeof(buf), "/tmp/x509up_u%u", (unsigned)getuid());
-	if (readable_file(buf))
-		return copy_path(s->cert_file, buf, "proxy", err, errlen) ||
-		    copy_path(s->key_file, buf, "proxy", err, errlen);
-	const char *home = getenv("HOME");
-	if ((env = getenv("X509_USER_CERT")) != NULL)
-		snprintf(buf, sizeof(buf), "%s", env);
-	else
-		snprintf(buf, sizeof(buf), "%s/.globus/usercert.pem", home ? home : "");
-	if (readable_file(buf) && copy_path(s->cert_file, buf, "cert", err, errlen) == 0) {
-		if ((env = getenv("X509_USER_KEY")) != NULL)
-			snprintf(buf, sizeof(buf), "%s", env);
-		else
-			snprintf(buf, sizeof(buf), "%s/.globus/userkey.pem", home ? home : "");
-		return copy_path(s->key_file, buf, "key", err, errlen);
-	}
-	snprintf(err, errlen,
-	    "no credentials: set X509_USER_PROXY, make a proxy (qcg-proxy-init), or install "
-	    "~/.globus/usercert.pem and userkey.pem");
-	return -1;
 }
 
 /* Per-context policy the verify callback reads: CRLs optional, and whether this context is a
@@ -304,63 +215,6 @@ tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, siz
 		return -1;
 	}
 	return tls_configure_ctx(soap->ctx, s, SSL_VERIFY_PEER, err, errlen);
-}
-
-int
-tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t errlen)
-{
-	size_t used = 0;
-
-	for (int i = 0; i < X509_NAME_entry_count(name); i++) {
-		const X509_NAME_ENTRY *entry = X509_NAME_get_entry(name, i);
-		int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
-		const char *field = nid != NID_undef ? OBJ_nid2sn(nid) : "UNDEF";
-		unsigned char *value = NULL;
-		int len = ASN1_STRING_to_UTF8(&value, X509_NAME_ENTRY_get_data(entry));
-		if (len < 0) {
-			snprintf(err, errlen, "DN entry %d is not a string", i);
-			return -1;
-		}
-		/* A NUL inside a value would cut the DN short here ("CN=Jane Doe\0..." read as
-		 * "CN=Jane Doe"), so such a name has no identity at all. */
-		if (memchr(value, '\0', (size_t)len) != NULL) {
-			OPENSSL_free(value);
-			snprintf(err, errlen, "DN entry %d contains a NUL byte", i);
-			return -1;
-		}
-		int n = snprintf(dn + used, dnlen - used, "/%s=%.*s", field, len, (char *)value);
-		OPENSSL_free(value);
-		if (n < 0 || (size_t)n >= dnlen - used) {
-			snprintf(err, errlen, "DN longer than %zu bytes", dnlen - 1);
-			return -1;
-		}
-		used += (size_t)n;
-	}
-	if (used == 0) {
-		snprintf(err, errlen, "empty DN");
-		return -1;
-	}
-	return 0;
-}
-
-int
-tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err, size_t errlen)
-{
-	int n = chain ? sk_X509_num(chain) : 0;
-
-	for (int i = 0; i < n; i++) {
-		X509 *cert = sk_X509_value(chain, i);
-		uint32_t flags = X509_get_extension_flags(cert);
-		if (flags & EXFLAG_PROXY)
-			continue;
-		if (flags & EXFLAG_CA) {
-			snprintf(err, errlen, "chain has no end-entity certificate below its CA");
-			return -1;
-		}
-		return tls_name_to_dn(X509_get_subject_name(cert), dn, dnlen, err, errlen);
-	}
-	snprintf(err, errlen, "chain has no end-entity certificate");
-	return -1;
 }
 
 int

@@ -20,14 +20,11 @@ tests_unit_test_gridmap_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/unit/test_gridmap_acl
 
 # test_identity is run by test_identity.sh, which first makes the certificates it checks.
-# lib/tls.o also holds the gSOAP context setup, so linking it pulls in libgsoapssl, whose
-# serializer callbacks and `namespaces` table only generated code (gen/libqcgsoap.a) defines.
-# Nothing in the test refers to them, so -u makes the linker take them from the archive.
-tests_unit_test_identity_LDFLAGS = $(AM_LDFLAGS) -Wl,-u,soap_putheader -Wl,-u,namespaces
+# It needs only lib/tls_identity.c (OpenSSL, no gSOAP).
 check_PROGRAMS += tests/unit/test_identity
 tests_unit_test_identity_SOURCES = tests/unit/test_identity.c tests/unit/check.h
 tests_unit_test_identity_CPPFLAGS = $(LIBTEST_CPPFLAGS)
-tests_unit_test_identity_LDADD = $(QCG_SOAP_LIBS)
+tests_unit_test_identity_LDADD = $(QCG_COMMON_LIBS)
 TESTS += tests/unit/test_identity.sh
 EXTRA_DIST += tests/unit/test_identity.sh
 
