@@ -13,9 +13,15 @@ services_proxy_librelay_a_SOURCES = \
 	services/proxy/relay_control.c services/proxy/relay_control.h \
 	services/proxy/proxy_config.c services/proxy/proxy_config.h
 
+# The daemon adds the SOAP side: the broker link and the control service (all four WSDLs are
+# generated together; this daemon defines only __qp__GetStatistics).
 sbin_PROGRAMS += services/proxy/qcg-proxy
-services_proxy_qcg_proxy_SOURCES = services/proxy/proxy_main.c
-services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a lib/libqcgcommon.a -lpthread
+services_proxy_qcg_proxy_SOURCES = services/proxy/proxy_main.c \
+	services/proxy/proxy_config_services.c \
+	services/proxy/proxy_broker.c services/proxy/proxy_broker.h \
+	services/proxy/proxy_soap.c services/proxy/proxy_soap.h
+services_proxy_qcg_proxy_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
 
 # Tests (run against the built qcg-proxy; each starts and stops its own instances).
 PROXY_TEST_UTIL = tests/integration/test_proxy_util.c tests/integration/test_proxy_util.h

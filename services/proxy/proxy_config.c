@@ -1,224 +1,257 @@
 /*
- * proxy_config.c: qcg-proxy's settings (format in proxy_config.h).
+ * proxy_config.c: qcg-proxy's settings from a lib/config_file configuration (keys in
+ * proxy_config.h).
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_file.h"
 #include "log.h"
 #include "proxy_config.h"
 
-void
-proxy_config_defaults(struct proxy_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	relay_config_defaults(&cfg->relay);
-	cfg->stats_interval_s = 60;
-	cfg->log_level = LOG_LEVEL_INFO;
-}
-
-/* A whole decimal number in [min, max]. */
-static int
-parse_unsigned(const char *key, const char *value, unsigned long min, unsigned long max,
-    unsigned *out, char *err, size_t errlen)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long v = isdigit((unsigned char)value[0]) ? strtoul(value, &end, 10) : 0;
-	if (!isdigit((unsigned char)value[0]) || errno != 0 || *end != '\0' || v < min || v > max) {
-		snprintf(err, errlen, "%s: expected a whole number in %lu..%lu, got '%.40s'", key, min,
-		    max, value);
-		return -1;
-	}
-	*out = (unsigned)v;
-	return 0;
-}
+/* Every key [proxy] may hold; anything else is a typo and refused. */
+static const char *const proxy_keys[] = {
+	"listen", "threads", "max-legs", "max-ids", "pipe-size", "hello-timeout-ms",
+	"partner-timeout-ms", "used-id-ttl-ms", "accept-any-id", "control", "ready-file",
+	"stats-interval", "log-level", "syslog", "broker", "advertise", "networks", "cluster",
+	"control_listen", "acl", "gridmap", "id-ttl", "broker-wait",
+};
 
 static int
-parse_bool(const char *key, const char *value, bool *out, char *err, size_t errlen)
+check_known_keys(const struct config *cfg, char *err, size_t errlen)
 {
-	if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
-		*out = true;
-		return 0;
-	}
-	if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
-		*out = false;
-		return 0;
-	}
-	snprintf(err, errlen, "%s: expected yes or no, got '%.40s'", key, value);
-	return -1;
-}
-
-static int
-parse_path(const char *key, const char *value, char *out, char *err, size_t errlen)
-{
-	if (strlen(value) >= PROXY_PATH_MAX) {
-		snprintf(err, errlen, "%s: path longer than %d bytes", key, PROXY_PATH_MAX - 1);
-		return -1;
-	}
-	strcpy(out, value);
-	return 0;
-}
-
-/* "HOST:PORT", "[V6]:PORT" or "*:PORT"; port 0 asks for any free port. */
-static int
-parse_listen(const char *value, struct relay_config *relay, char *err, size_t errlen)
-{
-	const char *colon = strrchr(value, ':');
-	unsigned port;
-
-	if (colon == NULL || parse_unsigned("listen port", colon + 1, 0, 65535, &port, err,
-	    errlen) < 0) {
-		if (colon == NULL)
-			snprintf(err, errlen, "listen: expected HOST:PORT, got '%.60s'", value);
-		return -1;
-	}
-	const char *host = value;
-	size_t hostlen = (size_t)(colon - value);
-	if (hostlen >= 2 && host[0] == '[' && host[hostlen - 1] == ']') {
-		host++;
-		hostlen -= 2;
-	}
-	if (hostlen == 1 && host[0] == '*')
-		hostlen = 0;
-	if (hostlen >= sizeof(relay->listen_host)) {
-		snprintf(err, errlen, "listen: host longer than %zu bytes",
-		    sizeof(relay->listen_host) - 1);
-		return -1;
-	}
-	memcpy(relay->listen_host, host, hostlen);
-	relay->listen_host[hostlen] = '\0';
-	relay->listen_port = (uint16_t)port;
-	return 0;
-}
-
-int
-proxy_config_set(struct proxy_config *cfg, const char *key, const char *value, char *err,
-    size_t errlen)
-{
-	struct relay_config *r = &cfg->relay;
-
-	if (strcmp(key, "listen") == 0)
-		return parse_listen(value, r, err, errlen);
-	if (strcmp(key, "threads") == 0)
-		return parse_unsigned(key, value, 0, RELAY_MAX_THREADS, &r->threads, err, errlen);
-	if (strcmp(key, "max-legs") == 0)
-		return parse_unsigned(key, value, 2, RELAY_MAX_LEGS_LIMIT, &r->max_legs, err, errlen);
-	if (strcmp(key, "max-ids") == 0)
-		return parse_unsigned(key, value, 1, 10ul * RELAY_MAX_LEGS_LIMIT, &r->max_ids, err,
-		    errlen);
-	if (strcmp(key, "pipe-size") == 0)
-		return parse_unsigned(key, value, RELAY_PIPE_SIZE_MIN, RELAY_PIPE_SIZE_MAX,
-		    &r->pipe_size, err, errlen);
-	if (strcmp(key, "hello-timeout-ms") == 0)
-		return parse_unsigned(key, value, 1, RELAY_TIMEOUT_MAX_MS, &r->hello_timeout_ms, err,
-		    errlen);
-	if (strcmp(key, "partner-timeout-ms") == 0)
-		return parse_unsigned(key, value, 1, RELAY_TIMEOUT_MAX_MS, &r->partner_timeout_ms,
-		    err, errlen);
-	if (strcmp(key, "used-id-ttl-ms") == 0)
-		return parse_unsigned(key, value, 1, RELAY_TIMEOUT_MAX_MS, &r->used_id_ttl_ms, err,
-		    errlen);
-	if (strcmp(key, "accept-any-id") == 0)
-		return parse_bool(key, value, &r->accept_any_id, err, errlen);
-	if (strcmp(key, "control") == 0)
-		return parse_path(key, value, cfg->control_path, err, errlen);
-	if (strcmp(key, "ready-file") == 0)
-		return parse_path(key, value, cfg->ready_file, err, errlen);
-	if (strcmp(key, "stats-interval") == 0)
-		return parse_unsigned(key, value, 0, PROXY_STATS_INTERVAL_MAX, &cfg->stats_interval_s,
-		    err, errlen);
-	if (strcmp(key, "syslog") == 0)
-		return parse_bool(key, value, &cfg->use_syslog, err, errlen);
-	if (strcmp(key, "log-level") == 0) {
-		int level = log_level_parse(value);
-		if (level < 0) {
-			snprintf(err, errlen, "log-level: expected error, warn, info or debug, got "
-			    "'%.40s'", value);
+	for (size_t i = 0; i < cfg->count; i++) {
+		const char *key = cfg->entries[i].key;
+		if (strncmp(key, "proxy.", 6) != 0)
+			continue;
+		bool known = false;
+		for (size_t k = 0; k < sizeof(proxy_keys) / sizeof(proxy_keys[0]) && !known; k++)
+			known = strcmp(key + 6, proxy_keys[k]) == 0;
+		if (!known) {
+			snprintf(err, errlen, "unknown setting '%.60s' (see proxy_config.h)", key);
 			return -1;
 		}
-		cfg->log_level = level;
-		return 0;
 	}
-	snprintf(err, errlen, "unknown setting '%.60s'", key);
-	return -1;
-}
-
-static char *
-trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
+	return 0;
 }
 
 int
-proxy_config_line(struct proxy_config *cfg, char *line, bool *in_section, char *err,
-    size_t errlen)
+proxy_parse_hostport(const char *what, const char *value, bool port_optional, char *host,
+    size_t hostlen, uint16_t *port, char *err, size_t errlen)
 {
-	char *s = trim(line);
+	const char *colon, *host_start = value;
+	size_t len;
+	long p = 0;
 
-	if (s[0] == '\0' || s[0] == '#' || s[0] == ';')
-		return 0;
-	if (s[0] == '[') {
-		size_t n = strlen(s);
-		if (s[n - 1] != ']') {
-			snprintf(err, errlen, "section header without ']'");
+	if (value[0] == '[') { /* "[V6]" or "[V6]:PORT" */
+		const char *close = strchr(value, ']');
+		if (close == NULL || (close[1] != '\0' && close[1] != ':')) {
+			snprintf(err, errlen, "%s: expected [ADDRESS]:PORT, got '%.60s'", what, value);
 			return -1;
 		}
-		*in_section = strcmp(s, "[proxy]") == 0;
-		return 0;
+		host_start = value + 1;
+		len = (size_t)(close - host_start);
+		colon = close[1] == ':' ? close + 1 : NULL;
+	} else {
+		colon = strchr(value, ':');
+		if (colon != NULL && strchr(colon + 1, ':') != NULL) {
+			snprintf(err, errlen, "%s: write IPv6 addresses in brackets, got '%.60s'", what,
+			    value);
+			return -1;
+		}
+		len = colon ? (size_t)(colon - value) : strlen(value);
 	}
-	if (!*in_section)
-		return 0;
-	char *eq = strchr(s, '=');
-	if (eq == NULL) {
-		snprintf(err, errlen, "expected 'key = value'");
+	if (colon == NULL && !port_optional) {
+		snprintf(err, errlen, "%s: expected HOST:PORT, got '%.60s'", what, value);
 		return -1;
 	}
-	*eq = '\0';
-	return proxy_config_set(cfg, trim(s), trim(eq + 1), err, errlen);
+	if (colon != NULL) {
+		char *end;
+		p = strtol(colon + 1, &end, 10);
+		if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || p > 65535) {
+			snprintf(err, errlen, "%s: port must be a whole number in 0..65535, got '%.60s'",
+			    what, value);
+			return -1;
+		}
+	}
+	if (len == 1 && host_start[0] == '*')
+		len = 0;
+	if (len >= hostlen) {
+		snprintf(err, errlen, "%s: host longer than %zu bytes", what, hostlen - 1);
+		return -1;
+	}
+	memcpy(host, host_start, len);
+	host[len] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+/* An unsigned setting with its bounds and where it goes. */
+struct unsigned_key {
+	const char *key;
+	unsigned long min, max;
+	size_t offset; /* of an unsigned in struct proxy_config */
+};
+
+#define PC_OFF(field) offsetof(struct proxy_config, field)
+
+static const struct unsigned_key unsigned_keys[] = {
+	{ "proxy.threads", 0, RELAY_MAX_THREADS, PC_OFF(relay.threads) },
+	{ "proxy.max-legs", 2, RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_legs) },
+	{ "proxy.max-ids", 1, 10ul * RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_ids) },
+	{ "proxy.pipe-size", RELAY_PIPE_SIZE_MIN, RELAY_PIPE_SIZE_MAX, PC_OFF(relay.pipe_size) },
+	{ "proxy.hello-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.hello_timeout_ms) },
+	{ "proxy.partner-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.partner_timeout_ms) },
+	{ "proxy.used-id-ttl-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.used_id_ttl_ms) },
+	{ "proxy.stats-interval", 0, PROXY_STATS_INTERVAL_MAX, PC_OFF(stats_interval_s) },
+	{ "proxy.id-ttl", 1, RELAY_ID_TTL_MAX_S, PC_OFF(id_ttl_s) },
+	{ "proxy.broker-wait", 1, PROXY_BROKER_WAIT_MAX, PC_OFF(broker_wait_s) },
+};
+
+static int
+read_unsigned(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof(unsigned_keys) / sizeof(unsigned_keys[0]); i++) {
+		const struct unsigned_key *k = &unsigned_keys[i];
+		unsigned *field = (unsigned *)((char *)out + k->offset);
+		long v;
+		if (config_get_int(cfg, k->key, (long)*field, (long)k->min, (long)k->max, &v, err,
+		    errlen) != 0)
+			return -1;
+		*field = (unsigned)v;
+	}
+	return 0;
+}
+
+/* Copy a string setting into a fixed field, refusing what does not fit. */
+static int
+read_string(const struct config *cfg, const char *key, char *dst, size_t dstlen, char *err,
+    size_t errlen)
+{
+	const char *v = config_get(cfg, key, NULL);
+
+	if (v == NULL)
+		return 0;
+	if (strlen(v) >= dstlen) {
+		snprintf(err, errlen, "%s: longer than %zu bytes", key, dstlen - 1);
+		return -1;
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
+static int
+read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
+{
+	const char *listen = config_get(cfg, "proxy.listen", NULL);
+	const char *level = config_get(cfg, "proxy.log-level", "info");
+
+	if (listen != NULL && proxy_parse_hostport("proxy.listen", listen, false,
+	    out->relay.listen_host, sizeof(out->relay.listen_host), &out->relay.listen_port, err,
+	    errlen) != 0)
+		return -1;
+	if (read_unsigned(cfg, out, err, errlen) != 0 ||
+	    config_get_bool(cfg, "proxy.accept-any-id", false, &out->relay.accept_any_id, err,
+		errlen) != 0 ||
+	    config_get_bool(cfg, "proxy.syslog", false, &out->use_syslog, err, errlen) != 0 ||
+	    read_string(cfg, "proxy.control", out->control_path, sizeof(out->control_path), err,
+		errlen) != 0 ||
+	    read_string(cfg, "proxy.ready-file", out->ready_file, sizeof(out->ready_file), err,
+		errlen) != 0)
+		return -1;
+	out->log_level = log_level_parse(level);
+	if (out->log_level < 0) {
+		snprintf(err, errlen, "proxy.log-level: expected error, warn, info or debug, got "
+		    "'%.40s'", level);
+		return -1;
+	}
+	return relay_config_check(&out->relay, err, errlen);
+}
+
+/* The broker link's settings; advertise defaults to listen's host when that is not a
+ * wildcard (a wildcard is no address a leg can connect to). */
+static int
+read_broker(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
+{
+	const char *advertise = config_get(cfg, "proxy.advertise", NULL);
+
+	if (read_string(cfg, "proxy.broker", out->broker_url, sizeof(out->broker_url), err,
+	    errlen) != 0 ||
+	    read_string(cfg, "proxy.networks", out->networks, sizeof(out->networks), err,
+		errlen) != 0 ||
+	    read_string(cfg, "proxy.cluster", out->cluster, sizeof(out->cluster), err, errlen) != 0)
+		return -1;
+	if (advertise != NULL) {
+		if (proxy_parse_hostport("proxy.advertise", advertise, true, out->advertise_host,
+		    sizeof(out->advertise_host), &out->advertise_port, err, errlen) != 0)
+			return -1;
+	} else
+		strcpy(out->advertise_host, out->relay.listen_host);
+	if (out->broker_url[0] == '\0')
+		return 0;
+	if (out->advertise_host[0] == '\0') {
+		snprintf(err, errlen, "proxy.advertise must name the relay endpoint's host when "
+		    "proxy.listen is a wildcard address");
+		return -1;
+	}
+	if (out->networks[0] == '\0') {
+		snprintf(err, errlen, "proxy.networks must not be empty (0.0.0.0/0 is the WAN)");
+		return -1;
+	}
+	if (out->relay.accept_any_id) {
+		snprintf(err, errlen, "proxy.accept-any-id would let anyone relay through a proxy "
+		    "the broker hands out; it is for benchmarks without a broker only");
+		return -1;
+	}
+	return 0;
+}
+
+/* Where the SOAP control service listens, and who may read; the server's tunables and TLS are
+ * read by proxy_config_services (they need lib/soap_server and lib/tls). */
+static int
+read_control(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
+{
+	const char *listen = config_get(cfg, "proxy.control_listen", NULL);
+	uint16_t port;
+
+	if (read_string(cfg, "proxy.acl", out->acl_path, sizeof(out->acl_path), err, errlen) != 0 ||
+	    read_string(cfg, "proxy.gridmap", out->gridmap_path, sizeof(out->gridmap_path), err,
+		errlen) != 0)
+		return -1;
+	if (listen == NULL || listen[0] == '\0')
+		return 0;
+	out->control_enabled = true;
+	if (proxy_parse_hostport("proxy.control_listen", listen, false, out->control.host,
+	    sizeof(out->control.host), &port, err, errlen) != 0)
+		return -1;
+	if (out->control.host[0] == '\0')
+		strcpy(out->control.host, "0.0.0.0");
+	out->control.port = port;
+	if (out->acl_path[0] == '\0' && out->gridmap_path[0] == '\0') {
+		snprintf(err, errlen, "proxy.control_listen needs proxy.acl or proxy.gridmap: "
+		    "they say who may read the statistics");
+		return -1;
+	}
+	return 0;
 }
 
 int
-proxy_config_load(struct proxy_config *cfg, const char *path, char *err, size_t errlen)
+proxy_config_read(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
 {
-	char line[PROXY_CONFIG_LINE_MAX], why[256];
-	bool in_section = true; /* keys before any header are ours */
-	unsigned lineno = 0;
-	FILE *f = fopen(path, "r");
+	memset(out, 0, sizeof(*out));
+	relay_config_defaults(&out->relay);
+	out->stats_interval_s = 60;
+	out->log_level = LOG_LEVEL_INFO;
+	strcpy(out->networks, "0.0.0.0/0");
+	out->id_ttl_s = 60;
+	out->broker_wait_s = 30;
 
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (check_known_keys(cfg, err, errlen) != 0 || read_plane(cfg, out, err, errlen) != 0 ||
+	    read_broker(cfg, out, err, errlen) != 0 || read_control(cfg, out, err, errlen) != 0)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		lineno++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			snprintf(err, errlen, "%s line %u: longer than %d bytes", path, lineno,
-			    PROXY_CONFIG_LINE_MAX - 2);
-			goto fail;
-		}
-		if (lineno > PROXY_CONFIG_LINES_MAX) {
-			snprintf(err, errlen, "%s: more than %d lines", path, PROXY_CONFIG_LINES_MAX);
-			goto fail;
-		}
-		if (proxy_config_line(cfg, line, &in_section, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "%s line %u: %s", path, lineno, why);
-			goto fail;
-		}
-	}
-	fclose(f);
 	return 0;
-fail:
-	fclose(f);
-	return -1;
 }

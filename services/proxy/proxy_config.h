@@ -1,11 +1,10 @@
 /*
- * proxy_config.h: qcg-proxy's settings, from an INI-style file and the command line.
+ * proxy_config.h: qcg-proxy's settings, read with lib/config_file (the project's one INI
+ * parser) from the file named by --config, then the command line (options and `-s
+ * section.key=value` overrides, which win whatever their order relative to --config).
  *
- * The file holds "key = value" lines, '#' or ';' comments, blank lines, and an optional
- * "[proxy]" section header (other sections belong to other parts of the proxy, such as its
- * SOAP registration, and are skipped). Keys are the long option names without "--":
- *
- *   listen = HOST:PORT          relay port (default *:7300; port 0 = any free port)
+ *   [proxy]
+ *   listen = HOST:PORT          relay (data) port (default *:7300; port 0 = any free port)
  *   threads = N                 data-plane threads (default one per core)
  *   max-legs = N                legs open at once; more are refused
  *   max-ids = N                 relay ids remembered at once
@@ -13,51 +12,100 @@
  *   hello-timeout-ms = MS       a leg must send its whole hello within this
  *   partner-timeout-ms = MS     a first leg waits this long for its partner (default 30000)
  *   used-id-ttl-ms = MS         a used id is refused as "reused" for this long
- *   accept-any-id = yes|no      INSECURE: join any two legs with the same id (tests only)
+ *   accept-any-id = yes|no      INSECURE: join any two legs with the same id (benchmarks);
+ *                               refused together with a broker
  *   control = PATH              local control socket (relay_control.h); none by default
- *   ready-file = PATH           written with "HOST:PORT" once the relay port listens
+ *   ready-file = PATH           written once listening: "HOST:PORT" of the relay port, and a
+ *                               second line "control URL" when the SOAP control service runs
  *   stats-interval = SECONDS    log a statistics line this often (0 = never)
  *   log-level = error|warn|info|debug
  *   syslog = yes|no
  *
- * Command-line options override the file, whatever their order relative to --config.
+ *   broker = URL                the broker to register with and take relays from; none by
+ *                               default (then only the control socket announces ids)
+ *   advertise = HOST[:PORT]     the relay endpoint the broker hands out (may differ from
+ *                               listen, e.g. a gateway's WAN address); no port or port 0 =
+ *                               the bound relay port; default: listen's host (not a wildcard)
+ *   networks = CIDR,...         served networks; 0.0.0.0/0 is the WAN (default 0.0.0.0/0). A
+ *                               closed cluster's gateway proxy lists the cluster's private
+ *                               network and 0.0.0.0/0
+ *   cluster = NAME              the cluster whose gateway hosts this proxy, or empty
+ *   control_listen = HOST:PORT  the SOAP control service (wsdl/proxy.wsdl: GetStatistics,
+ *                               mutual TLS); none by default. Its URL is registered with the
+ *                               broker so that qcg-query can read the statistics
+ *   acl = PATH                  who may read the statistics (lib/acl.h: any role), besides
+ *   gridmap = PATH              every user of this grid-mapfile
+ *   id-ttl = SECONDS            how long an id the broker announced waits for its first leg
+ *                               (default 60)
+ *   broker-wait = SECONDS       the broker long poll (WaitEvents) timeout (default 30)
+ *
+ *   [control]                   tunables of the SOAP server (lib/soap_server.h): workers
+ *                               (default 4), queue, io_timeout, transfer_timeout, max_message,
+ *                               max_keep_alive
+ *   [tls] cert, key, ca_dir, crl_required   required with broker or control_listen
+ *
+ * Keys of [proxy] not listed here are refused: a typo must not silently fall back to a default.
  */
 #ifndef QCG_PROXY_CONFIG_H
 #define QCG_PROXY_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "model.h"
 #include "relay.h"
+#include "soap_server.h"
+#include "tls.h"
+
+struct config;
 
 #define PROXY_PATH_MAX 108 /* a unix socket path's limit, used for every path for simplicity */
-#define PROXY_CONFIG_LINE_MAX 1024
-#define PROXY_CONFIG_LINES_MAX 10000
 #define PROXY_STATS_INTERVAL_MAX 86400
+#define PROXY_BROKER_WAIT_MAX 300 /* the broker's own limit on a WaitEvents timeout */
+#define PROXY_CONTROL_WORKERS_DEFAULT 4
 
 struct proxy_config {
-	struct relay_config relay;       /* the data plane's settings */
+	struct relay_config relay;         /* the data plane's settings */
 	char control_path[PROXY_PATH_MAX]; /* "" = no control socket */
 	char ready_file[PROXY_PATH_MAX];   /* "" = none */
-	unsigned stats_interval_s;       /* 0 = no periodic statistics line */
-	int log_level;                   /* enum log_level */
+	unsigned stats_interval_s;         /* 0 = no periodic statistics line */
+	int log_level;                     /* enum log_level */
 	bool use_syslog;
+
+	char broker_url[QCG_ENDPOINT_MAX]; /* "" = no broker link */
+	char advertise_host[QCG_ADDR_MAX]; /* host of the endpoint the broker hands out */
+	uint16_t advertise_port;           /* 0 = the bound relay port */
+	char networks[QCG_NETWORKS_MAX];   /* served networks, as registered */
+	char cluster[QCG_NAME_MAX];        /* "" = a WAN proxy */
+	unsigned id_ttl_s;                 /* life of an announced id before its first leg */
+	unsigned broker_wait_s;            /* WaitEvents timeout */
+
+	bool control_enabled;              /* control_listen was given */
+	struct soap_server_settings control; /* the SOAP control service (host and port from
+	                                      * proxy_config_read, the rest from
+	                                      * proxy_config_services) */
+	char acl_path[PROXY_PATH_MAX];     /* "" = no ACL (then only the grid-mapfile) */
+	char gridmap_path[PROXY_PATH_MAX]; /* "" = no grid-mapfile */
+	struct tls_settings tls;           /* from proxy_config_services */
 };
 
-/* Defaults: relay_config_defaults, no control socket, statistics every 60 s, level info. */
-void proxy_config_defaults(struct proxy_config *cfg);
-
-/* Set one key (a long option name without "--") to value. Returns 0, or -1 with the reason
- * naming the key in err. */
-int proxy_config_set(struct proxy_config *cfg, const char *key, const char *value, char *err,
+/* Read every setting from cfg (a file and overrides already applied) over the defaults (no
+ * broker, no control service, the data plane's defaults, statistics every 60 s, level info),
+ * except those proxy_config_services reads. Returns 0, or -1 with the offending key and value
+ * named in err. Needs neither gSOAP nor OpenSSL (the data plane's tests link it alone). */
+int proxy_config_read(const struct config *cfg, struct proxy_config *out, char *err,
     size_t errlen);
 
-/* Apply one line of a configuration file; *in_section tracks whether the current section is
- * ours. Returns 0, or -1 with the reason in err. */
-int proxy_config_line(struct proxy_config *cfg, char *line, bool *in_section, char *err,
+/* After proxy_config_read: the SOAP server's [control] tunables (lib/soap_server.h; workers
+ * default to PROXY_CONTROL_WORKERS_DEFAULT) and [tls] (required with a broker or a control
+ * service). Part of the daemon (proxy_config_services.c), which links lib/tls and gSOAP. */
+int proxy_config_services(const struct config *cfg, struct proxy_config *out, char *err,
     size_t errlen);
 
-/* Read a whole file; errors name the file and line. Returns 0 or -1. */
-int proxy_config_load(struct proxy_config *cfg, const char *path, char *err, size_t errlen);
+/* Parse "HOST:PORT", "[V6]:PORT" or "*:PORT" ("*" and "" mean the wildcard, stored as "");
+ * with port_optional, "HOST" alone gives port 0. `what` names the setting in errors. */
+int proxy_parse_hostport(const char *what, const char *value, bool port_optional, char *host,
+    size_t hostlen, uint16_t *port, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * test_proxy_config.c: qcg-proxy's text inputs without a running proxy: the control socket's
- * command lines (relay_control_parse) and the configuration file's lines (proxy_config_line).
+ * command lines (relay_control_parse) and its settings (proxy_config_read over lib/config_file).
  */
 #include "config.h"
 
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "config_file.h"
 #include "proxy_config.h"
 #include "relay_control.h"
 
@@ -55,97 +56,157 @@ bad_control_commands_are_refused_with_a_reason(void)
 	CHECK(strstr(err, "longer") != NULL);
 }
 
-/* Apply lines as a file would; returns the first failure's index or -1 when all pass. */
+/* Read text as a configuration file and then the proxy's settings; returns what
+ * proxy_config_read returns (-2 when the text itself does not parse). */
 static int
-apply_lines(struct proxy_config *cfg, const char *const *lines, char *err, size_t errlen)
+read_text(const char *text, struct proxy_config *out, char *err, size_t errlen)
 {
-	bool in_section = true;
-	char buf[PROXY_CONFIG_LINE_MAX];
+	static struct config file;
 
-	for (int i = 0; lines[i] != NULL; i++) {
-		snprintf(buf, sizeof(buf), "%s", lines[i]);
-		if (proxy_config_line(cfg, buf, &in_section, err, errlen) < 0)
-			return i;
-	}
-	return -1;
+	config_init(&file);
+	if (config_load_text(&file, text, "test.conf", err, errlen) != 0)
+		return -2;
+	return proxy_config_read(&file, out, err, errlen);
 }
 
 static void
-config_file_lines_set_the_relay(void)
+config_file_sets_the_relay_and_ignores_other_sections(void)
 {
-	static const char *const lines[] = { "# qcg-proxy", "[proxy]", "listen = 10.1.2.3:7400",
-		"  partner-timeout-ms=1500  ", "pipe-size = 65536", "accept-any-id = no",
-		"; comment", "", "[soap]", "endpoint = ignored: another part's section",
-		"[proxy]", "threads = 3", NULL };
-	struct proxy_config cfg;
+	static struct proxy_config cfg;
 	char err[256] = "";
 
-	proxy_config_defaults(&cfg);
-	CHECK_INT_EQ(apply_lines(&cfg, lines, err, sizeof(err)), -1);
+	CHECK_INT_EQ(read_text("# qcg-proxy\n[proxy]\nlisten = 10.1.2.3:7400\n"
+	    "  partner-timeout-ms=1500  \npipe-size = 65536\naccept-any-id = no\n; comment\n\n"
+	    "[soap]\nendpoint = ignored: another part's section\n[proxy]\nthreads = 3\n", &cfg, err,
+	    sizeof(err)), 0);
 	CHECK_STR_EQ(cfg.relay.listen_host, "10.1.2.3");
 	CHECK_INT_EQ(cfg.relay.listen_port, 7400);
 	CHECK_INT_EQ(cfg.relay.partner_timeout_ms, 1500);
 	CHECK_INT_EQ(cfg.relay.pipe_size, 65536);
 	CHECK_INT_EQ(cfg.relay.threads, 3);
 	CHECK(!cfg.relay.accept_any_id);
+	CHECK(!cfg.control_enabled);
+	CHECK_STR_EQ(cfg.broker_url, "");
+	CHECK_STR_EQ(cfg.networks, "0.0.0.0/0");
+	CHECK_STR_EQ(cfg.advertise_host, "10.1.2.3"); /* defaults to listen's host */
 	CHECK_INT_EQ(relay_config_check(&cfg.relay, err, sizeof(err)), 0);
 }
 
 static void
-listen_accepts_wildcard_and_ipv6(void)
+broker_and_control_keys_are_read(void)
 {
-	struct proxy_config cfg;
-	char err[256];
+	static struct proxy_config cfg;
+	char err[256] = "";
 
-	proxy_config_defaults(&cfg);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "listen", "*:0", err, sizeof(err)), 0);
+	CHECK_INT_EQ(read_text("[proxy]\nlisten = *:0\nbroker = https://broker:8443/\n"
+	    "advertise = 172.31.0.101\nnetworks = 10.3.0.0/24,0.0.0.0/0\ncluster = c\n"
+	    "control_listen = 127.0.0.1:0\nacl = /etc/qcg/proxy.acl\nid-ttl = 90\n"
+	    "broker-wait = 20\n[control]\nworkers = 2\n[tls]\ncert = /c.pem\nkey = /k.pem\n"
+	    "ca_dir = /ca\n", &cfg, err, sizeof(err)), 0);
+	CHECK_STR_EQ(err, "");
 	CHECK_STR_EQ(cfg.relay.listen_host, "");
-	CHECK_INT_EQ(cfg.relay.listen_port, 0);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "listen", "[::1]:7300", err, sizeof(err)), 0);
-	CHECK_STR_EQ(cfg.relay.listen_host, "::1");
-	CHECK_INT_EQ(proxy_config_set(&cfg, "listen", "host-without-port", err, sizeof(err)), -1);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "listen", "h:70000", err, sizeof(err)), -1);
+	CHECK_STR_EQ(cfg.broker_url, "https://broker:8443/");
+	CHECK_STR_EQ(cfg.advertise_host, "172.31.0.101");
+	CHECK_INT_EQ(cfg.advertise_port, 0); /* the bound relay port */
+	CHECK_STR_EQ(cfg.networks, "10.3.0.0/24,0.0.0.0/0");
+	CHECK_STR_EQ(cfg.cluster, "c");
+	CHECK(cfg.control_enabled);
+	CHECK_STR_EQ(cfg.control.host, "127.0.0.1");
+	CHECK_INT_EQ(cfg.control.port, 0);
+	CHECK_INT_EQ(cfg.id_ttl_s, 90);
+	CHECK_INT_EQ(cfg.broker_wait_s, 20);
+}
+
+static void
+host_port_accepts_wildcard_ipv6_and_optional_port(void)
+{
+	char host[64], err[256];
+	uint16_t port = 1;
+
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "*:0", false, host, sizeof(host), &port, err,
+	    sizeof(err)), 0);
+	CHECK_STR_EQ(host, "");
+	CHECK_INT_EQ(port, 0);
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "[::1]:7300", false, host, sizeof(host), &port,
+	    err, sizeof(err)), 0);
+	CHECK_STR_EQ(host, "::1");
+	CHECK_INT_EQ(port, 7300);
+	CHECK_INT_EQ(proxy_parse_hostport("advertise", "gw-a", true, host, sizeof(host), &port, err,
+	    sizeof(err)), 0);
+	CHECK_STR_EQ(host, "gw-a");
+	CHECK_INT_EQ(port, 0);
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "host-without-port", false, host, sizeof(host),
+	    &port, err, sizeof(err)), -1);
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "h:70000", false, host, sizeof(host), &port, err,
+	    sizeof(err)), -1);
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "::1:7300", false, host, sizeof(host), &port,
+	    err, sizeof(err)), -1);
+	CHECK(strstr(err, "brackets") != NULL);
+	CHECK_INT_EQ(proxy_parse_hostport("listen", "[::1", false, host, sizeof(host), &port, err,
+	    sizeof(err)), -1);
+}
+
+/* Each text must be refused by proxy_config_read with `needle` in the reason. */
+static void
+check_refused(const char *text, const char *needle)
+{
+	static struct proxy_config cfg;
+	char err[256] = "";
+
+	if (read_text(text, &cfg, err, sizeof(err)) != -1 || strstr(err, needle) == NULL) {
+		fprintf(stderr, "text %s\ngave '%s', want a refusal naming '%s'\n", text, err, needle);
+		CHECK(!"refused with the reason");
+	}
 }
 
 static void
 bad_settings_are_refused_naming_the_key(void)
 {
-	struct proxy_config cfg;
-	char err[256], line[64];
-	bool in_section = true;
+	check_refused("[proxy]\nmax-legs = 1\n", "max-legs");
+	check_refused("[proxy]\npipe-size = 16777216\n", "pipe-size");
+	check_refused("[proxy]\nhello-timeout-ms = -5\n", "hello-timeout-ms");
+	check_refused("[proxy]\naccept-any-id = maybe\n", "accept-any-id");
+	check_refused("[proxy]\nlog-level = loud\n", "log-level");
+	check_refused("[proxy]\nmax-leg = 5\n", "unknown setting 'proxy.max-leg'");
+	check_refused("[proxy]\nid-ttl = 0\n", "id-ttl");
+	check_refused("[proxy]\nbroker-wait = 301\n", "broker-wait");
+	check_refused("[proxy]\nadvertise = [::1\n", "advertise");
+}
 
-	proxy_config_defaults(&cfg);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "max-legs", "1", err, sizeof(err)), -1);
-	CHECK(strstr(err, "max-legs") != NULL);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "pipe-size", "16777216", err, sizeof(err)), -1);
-	CHECK(strstr(err, "pipe-size") != NULL);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "hello-timeout-ms", "-5", err, sizeof(err)), -1);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "accept-any-id", "maybe", err, sizeof(err)), -1);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "log-level", "loud", err, sizeof(err)), -1);
-	CHECK_INT_EQ(proxy_config_set(&cfg, "max-leg", "5", err, sizeof(err)), -1);
-	CHECK(strstr(err, "unknown setting 'max-leg'") != NULL);
-	snprintf(line, sizeof(line), "no equals sign");
-	CHECK_INT_EQ(proxy_config_line(&cfg, line, &in_section, err, sizeof(err)), -1);
-	snprintf(line, sizeof(line), "[proxy");
-	CHECK_INT_EQ(proxy_config_line(&cfg, line, &in_section, err, sizeof(err)), -1);
+static void
+unsafe_or_incomplete_combinations_are_refused(void)
+{
+	static const char tls[] = "[tls]\ncert = /c\nkey = /k\nca_dir = /ca\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), "[proxy]\nlisten = *:7300\nbroker = https://b/\n%s", tls);
+	check_refused(text, "proxy.advertise");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "accept-any-id = yes\n%s", tls);
+	check_refused(text, "accept-any-id");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "networks =\n%s", tls);
+	check_refused(text, "proxy.networks");
+	snprintf(text, sizeof(text), "[proxy]\ncontrol_listen = 127.0.0.1:0\n%s", tls);
+	check_refused(text, "proxy.acl or proxy.gridmap");
+	check_refused("[proxy]\ncontrol_listen = nowhere\nacl = /a\n", "control_listen");
 }
 
 static void
 config_file_errors_name_file_and_line(void)
 {
 	char path[] = "/tmp/qcg-proxy-conf.XXXXXX", err[512];
-	struct proxy_config cfg;
+	static struct config file;
 	int fd = mkstemp(path);
-	const char text[] = "[proxy]\nthreads = 2\nmax-legs = lots\n";
+	const char text[] = "[proxy]\nthreads = 2\nmax-legs lots\n";
 
 	CHECK(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
 	close(fd);
-	proxy_config_defaults(&cfg);
-	CHECK_INT_EQ(proxy_config_load(&cfg, path, err, sizeof(err)), -1);
-	CHECK(strstr(err, path) != NULL && strstr(err, "line 3") != NULL);
-	CHECK(strstr(err, "max-legs") != NULL);
+	config_init(&file);
+	CHECK_INT_EQ(config_load_file(&file, path, err, sizeof(err)), -1);
+	CHECK(strstr(err, path) != NULL && strstr(err, ":3:") != NULL);
 	unlink(path);
-	CHECK_INT_EQ(proxy_config_load(&cfg, path, err, sizeof(err)), -1); /* gone */
+	CHECK_INT_EQ(config_load_file(&file, path, err, sizeof(err)), -1); /* gone */
 }
 
 int
@@ -153,9 +214,11 @@ main(void)
 {
 	RUN(control_commands_parse);
 	RUN(bad_control_commands_are_refused_with_a_reason);
-	RUN(config_file_lines_set_the_relay);
-	RUN(listen_accepts_wildcard_and_ipv6);
+	RUN(config_file_sets_the_relay_and_ignores_other_sections);
+	RUN(broker_and_control_keys_are_read);
+	RUN(host_port_accepts_wildcard_ipv6_and_optional_port);
 	RUN(bad_settings_are_refused_naming_the_key);
+	RUN(unsafe_or_incomplete_combinations_are_refused);
 	RUN(config_file_errors_name_file_and_line);
 	return check_exit();
 }
