@@ -28,21 +28,24 @@ readonly PROG=bench/broker/run.sh
 die() { printf '%s: %s\n' "$PROG" "$*" >&2; exit 2; }
 
 SRC_DIR=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD_DIR=$(cd "${1:-${top_builddir:-.}}" && pwd) || die "no build directory ${1:-}"
+BUILD_DIR=$(cd "${1:-${top_builddir:-.}}" 2>/dev/null && pwd) || die "no build directory ${1:-}"
 SECONDS_PER_RUN=${BENCH_SECONDS:-10}
 CLIENTS_LIST=${BENCH_CLIENTS:-1 8 64}
-[[ $SECONDS_PER_RUN =~ ^[0-9]+$ ]] && ((SECONDS_PER_RUN >= 1 && SECONDS_PER_RUN <= 600)) ||
+if ! [[ $SECONDS_PER_RUN =~ ^[0-9]+$ ]] || ((SECONDS_PER_RUN < 1 || SECONDS_PER_RUN > 600)); then
 	die "BENCH_SECONDS must be 1..600, got '$SECONDS_PER_RUN'"
+fi
 MAX_CLIENTS=1
 for n in $CLIENTS_LIST; do
-	[[ $n =~ ^[0-9]+$ ]] && ((n >= 1 && n <= 1000)) || die "BENCH_CLIENTS: bad count '$n'"
+	if ! [[ $n =~ ^[0-9]+$ ]] || ((n < 1 || n > 1000)); then
+		die "BENCH_CLIENTS: each count must be 1..1000, got '$n'"
+	fi
 	((n > MAX_CLIENTS)) && MAX_CLIENTS=$n
 done
 # Every keep-alive client holds one broker worker for the whole run (gSOAP serves a connection
 # on one thread), so the pool needs one worker per client, plus two spares: one for the
 # keep-alive check and set-up calls, one so that a late connection never queues behind them.
 WORKERS=$((MAX_CLIENTS + 2))
-((WORKERS >= 10)) || WORKERS=10
+((WORKERS >= 10)) || WORKERS=10 # the reversal and new-connection rows use 8 clients
 
 BROKER=$BUILD_DIR/services/broker/qcg-broker
 BENCH=$BUILD_DIR/bench/broker/bench-broker
@@ -64,6 +67,7 @@ stop_broker() {
 	wait "$BROKER_PID" 2>/dev/null || true
 	BROKER_PID=""
 }
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() { stop_broker; rm -rf -- "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -144,7 +148,8 @@ check_keep_alive() {
 	set_up_grid
 	local before; before=$(grep -c 'connection from' "$WORK/broker-debug.log" || true)
 	result=$(bench gw-b --clients $n --seconds 1 --expect direct)
-	seen=$(( $(grep -c 'connection from' "$WORK/broker-debug.log") - before ))
+	seen=$(grep -c 'connection from' "$WORK/broker-debug.log" || true)
+	seen=$((seen - before))
 	counted=$(field connections "$result")
 	stop_broker
 	if [[ $seen != "$n" || $counted != "$n" || $(field flagged "$result") != 0 ]]; then
