@@ -25,10 +25,17 @@ exchange(struct helper_client *c, const struct helper_msg *req, struct helper_ms
 	int fd;
 	if (code)
 		*code = 0;
-	if (helper_wire_send(c->fd, req, -1, err, errlen) != 0)
+	/* A helper that refuses at once (a connection limit) answers ERR and closes before our
+	 * request is read: after a failed send, look for that ERR briefly. */
+	int sent = helper_wire_send(c->fd, req, -1, err, errlen) == 0;
+	int wait_ms = sent ? c->timeout_ms : 200;
+	enum helper_wire_status st = helper_wire_read(c->fd, &c->reader, ans, &fd, wait_ms, wait_ms,
+	    err, errlen);
+	if (!sent && (st != HELPER_WIRE_OK || ans->type != HELPER_MSG_ERR)) {
+		snprintf(err, errlen, "%s: qcg-helper closed the connection",
+		    helper_msg_type_name(req->type));
 		return -1;
-	enum helper_wire_status st = helper_wire_read(c->fd, &c->reader, ans, &fd, c->timeout_ms,
-	    c->timeout_ms, err, errlen);
+	}
 	if (st == HELPER_WIRE_TIMEOUT)
 		snprintf(err, errlen, "%s: no answer from qcg-helper in %d ms",
 		    helper_msg_type_name(req->type), c->timeout_ms);

@@ -65,5 +65,7 @@ tests_integration_helper_local_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_integration_helper_local_LDADD = services/helper/libqcghelperclient.la
 
 # Integration tests on loopback with a fresh CA (tests/integration/grid_fixture.sh).
-TESTS += tests/integration/test_helper_handoff.sh
-EXTRA_DIST += tests/integration/test_helper_handoff.sh
+TESTS += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
+	tests/integration/test_helper_refusals.sh
+EXTRA_DIST += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
+	tests/integration/test_helper_refusals.sh
