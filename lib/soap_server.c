@@ -194,6 +194,19 @@ done:
 	soap->socket = SOAP_INVALID_SOCKET;
 }
 
+/* gSOAP's generated serve loop calls this after each response on a connection. The loop frees
+ * nothing between keep-alive requests, so without this a connection's memory grows with every
+ * request until it ends; and a stop must not wait for clients that keep their connection open. */
+static int
+after_request(struct soap *soap)
+{
+	soap_destroy(soap);
+	soap_end(soap);
+	if (stop_requested)
+		soap->keep_alive = 0;
+	return SOAP_OK;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -209,6 +222,7 @@ worker_main(void *arg)
 	if (srv->service.worker_init && (req.worker_state = srv->service.worker_init(req.app)) == NULL)
 		fatal("worker: could not initialise its state");
 	soap->user = &req;
+	soap->fserveloop = after_request;
 	while (queue_pop(srv, &conn) == 0)
 		serve_connection(srv, soap, &req, &conn);
 	if (srv->service.worker_fini)

@@ -55,9 +55,8 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = broker_require_cluster_owner(soap, &call, req.from_cluster)))
 		return rc;
-	pthread_mutex_lock(&call.broker->cursor_lock);
-	enum resolve_status status = resolve_connection(call.reg, &req, &call.broker->cursor, &res);
-	pthread_mutex_unlock(&call.broker->cursor_lock);
+	enum resolve_status status = resolve_connection(call.reg, &req, &call.broker->cursor,
+	    &call.broker->cursor_lock, &res);
 	switch (status) {
 	case RESOLVE_OK:
 		break;

@@ -12,7 +12,7 @@
 
 enum resolve_status
 resolve_connection(struct registry *reg, const struct resolve_request *req,
-    struct decision_cursor *cursor, struct resolve_result *out)
+    struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resolve_result *out)
 {
 	struct cluster from, to;
 	struct proxy *proxies = NULL;
@@ -34,8 +34,10 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_ERROR;
 
 	struct decision_side ini = { &from, req->from_node }, tgt = { &to, out->target.node };
+	pthread_mutex_lock(cursor_lock);
 	rc = decision_choose(&ini, &tgt, req->to_port, proxies, nproxies, req->after, cursor,
 	    &out->decision);
+	pthread_mutex_unlock(cursor_lock);
 	free(proxies);
 	if (rc != 0)
 		return RESOLVE_NO_METHOD;

@@ -6,6 +6,7 @@
 #ifndef QCG_BROKER_RESOLVE_H
 #define QCG_BROKER_RESOLVE_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "decision.h"
@@ -40,9 +41,10 @@ enum resolve_status {
 	RESOLVE_ERROR = 4,           /* registry failure */
 };
 
-/* Decide; cursor is the broker's round-robin state (the caller serializes access to it). */
+/* Decide; cursor is the broker's grid-wide round-robin state, guarded by cursor_lock, which is
+ * held only around the decision itself, never across registry reads. */
 enum resolve_status resolve_connection(struct registry *reg, const struct resolve_request *req,
-    struct decision_cursor *cursor, struct resolve_result *out);
+    struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resolve_result *out);
 
 /* The event the target's cluster gets for a result that needs_target_side. */
 void resolve_target_event(const struct resolve_request *req, const struct resolve_result *res,
