@@ -15,6 +15,7 @@
 #include "delivery.h"
 #include "fe_config.h"
 #include "fe_convert.h"
+#include "frontend.h"
 #include "log.h"
 #include "soap_client.h"
 
@@ -27,8 +28,8 @@ struct delivery_item {
 
 struct delivery {
 	const struct fe_config *cfg;
-	struct soap *soap;                    /* the thread's own helper context */
-	char connected_to[QCG_ENDPOINT_MAX];  /* the helper soap's kept-alive connection */
+	struct soap *soap;                    /* the thread's own helper context (a connection
+						 per call: see struct fe_worker) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
@@ -106,16 +107,12 @@ deliver_one(struct delivery *d, const struct delivery_item *it, char *err, size_
 	struct qcg__Event out;
 
 	soap_client_reset(d->soap);
-	if (strcmp(d->connected_to, node->helper_url) != 0) {
-		soap_closesock(d->soap); /* never reuse another helper's connection */
-		snprintf(d->connected_to, sizeof(d->connected_to), "%s", node->helper_url);
-	}
 	fe_event_to_soap(d->soap, &it->event, &out);
 	struct _qh__Deliver req = { 1, &out };
 	struct _qh__DeliverResponse resp;
 	if (soap_call___qh__Deliver(d->soap, node->helper_url, NULL, &req, &resp) == SOAP_OK)
 		return 0;
-	int refused = d->soap->error == SOAP_FAULT;
+	int refused = fe_soap_is_fault(d->soap);
 	soap_client_error(d->soap, err, errlen);
 	soap_closesock(d->soap);
 	return refused ? 1 : -1;
@@ -180,7 +177,7 @@ delivery_start(const struct fe_config *cfg, const struct tls_settings *tls, char
 	d->cfg = cfg;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->changed, NULL);
-	d->soap = soap_client_new(tls, &s, err, errlen);
+	d->soap = fe_client_without_keepalive(tls, &s, err, errlen);
 	if (d->soap == NULL || pthread_create(&d->thread, NULL, delivery_main, d) != 0) {
 		if (d->soap)
 			snprintf(err, errlen, "cannot start the delivery thread");

@@ -230,6 +230,7 @@ parse_limits(const struct config *cfg, struct fe_config *out, char *err, size_t 
 		{ "frontend.max_reservations", 1024, 1, 100000, &out->max_reservations },
 		{ "frontend.max_launches", 4096, 1, 100000, &out->max_launches },
 		{ "frontend.poll_timeout", 30, 1, 300, &out->poll_timeout },
+		{ "frontend.broker_connections", 4, 1, 64, &out->broker_connections },
 		{ "frontend.broker_timeout", 30, 1, 600, &out->broker_timeout },
 		{ "frontend.helper_timeout", 10, 1, 600, &out->helper_timeout },
 		{ "frontend.output_wait_max", 60, 0, 600, &out->output_wait_max },

@@ -56,6 +56,7 @@ struct fe_config {
 	long max_reservations;             /* live reservations at once */
 	long max_launches;                 /* launches tracked at once */
 	long poll_timeout;                 /* seconds a WaitEvents long poll may last */
+	long broker_connections;           /* kept-alive connections handlers share (broker_pool.h) */
 	long broker_timeout;               /* seconds per broker send/receive (not the long poll) */
 	long helper_timeout;               /* seconds per helper connect/send/receive */
 	long output_wait_max;              /* seconds a ReadOutput long poll may last */

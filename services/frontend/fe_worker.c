@@ -60,11 +60,8 @@ fe_worker_new(void *frontend)
 	if (w == NULL)
 		return NULL;
 	w->fe = fe;
-	struct soap_client_settings bs = fe_broker_client_settings(fe, 0);
 	struct soap_client_settings hs = fe_helper_client_settings(fe, (int)fe->cfg.output_wait_max);
-	w->broker = soap_client_new(&fe->tls, &bs, err, sizeof(err));
-	if (w->broker)
-		w->helper = soap_client_new(&fe->tls, &hs, err, sizeof(err));
+	w->helper = fe_client_without_keepalive(&fe->tls, &hs, err, sizeof(err));
 	if (w->helper == NULL) {
 		log_error("worker: client context: %s", err);
 		fe_worker_free(w);
@@ -79,40 +76,46 @@ fe_worker_free(void *worker)
 	struct fe_worker *w = worker;
 	if (w == NULL)
 		return;
-	soap_client_free(w->broker);
 	soap_client_free(w->helper);
 	free(w);
 }
 
 struct soap *
-fe_worker_helper(struct fe_worker *w, const struct fe_node *node)
+fe_client_without_keepalive(const struct tls_settings *tls,
+    const struct soap_client_settings *settings, char *err, size_t errlen)
 {
-	soap_client_reset(w->helper);
-	/* One context serves every helper in turn: never reuse a kept-alive connection made to
-	 * another helper. */
-	if (strcmp(w->helper_url, node->helper_url) != 0) {
-		soap_closesock(w->helper);
-		snprintf(w->helper_url, sizeof(w->helper_url), "%s", node->helper_url);
+	struct soap *soap = soap_client_new(tls, settings, err, errlen);
+	if (soap) {
+		soap_clr_imode(soap, SOAP_IO_KEEPALIVE);
+		soap_clr_omode(soap, SOAP_IO_KEEPALIVE);
 	}
-	return w->helper;
+	return soap;
 }
 
 struct soap *
-fe_worker_broker(struct fe_worker *w)
+fe_worker_helper(struct fe_worker *w, const struct fe_node *node)
 {
-	soap_client_reset(w->broker);
-	return w->broker;
+	(void)node;
+	soap_client_reset(w->helper);
+	return w->helper;
+}
+
+int
+fe_soap_is_fault(const struct soap *soap)
+{
+	/* gSOAP reports a received fault as SOAP_CLI_FAULT or SOAP_SVR_FAULT by its code, and as
+	 * SOAP_FAULT when the code is neither */
+	return soap->error == SOAP_FAULT || soap->error == SOAP_CLI_FAULT ||
+	    soap->error == SOAP_SVR_FAULT;
 }
 
 int
 fe_relay_failure(struct soap *soap, struct soap *peer, const char *what)
 {
 	char detail[1024];
-	if (peer->error == SOAP_FAULT) {
-		const char *code = *soap_faultcode(peer);
+	if (fe_soap_is_fault(peer)) {
 		const char *reason = soap_fault_string(peer);
-		int server = code && (strstr(code, "Server") || strstr(code, "Receiver"));
-		if (server)
+		if (peer->error == SOAP_SVR_FAULT)
 			return soap_fault_server(soap, "%s: %s", what, reason ? reason : "fault");
 		return soap_fault_client(soap, "%s: %s", what, reason ? reason : "fault");
 	}

@@ -19,6 +19,7 @@ struct soap;
 struct resolve_cache;
 struct resv_table;
 struct broker_link;
+struct broker_pool;
 struct delivery;
 
 struct frontend {
@@ -28,16 +29,17 @@ struct frontend {
 	struct gridmap gridmap;            /* users */
 	struct resolve_cache *cache;
 	struct resv_table *reservations;
+	struct broker_pool *brokers;       /* kept-alive contexts for handlers' broker calls */
 	struct broker_link *link;
 	struct delivery *delivery;
 };
 
-/* One worker thread's client contexts. */
+/* One worker thread's client context for helpers. Calls to helpers are rare (launches,
+ * output polls, signals) and a kept-alive connection would hold one of the helper's worker
+ * threads while idle, so each call has its own connection. */
 struct fe_worker {
 	struct frontend *fe;
-	struct soap *broker;               /* keep-alive connection to the broker */
-	struct soap *helper;               /* to one helper at a time */
-	char helper_url[QCG_ENDPOINT_MAX]; /* where helper is connected, "" if nowhere */
+	struct soap *helper;
 };
 
 /* What a handler needs. */
@@ -58,11 +60,12 @@ void fe_worker_free(void *worker);
 struct soap_client_settings fe_broker_client_settings(const struct frontend *fe, int extra_wait);
 struct soap_client_settings fe_helper_client_settings(const struct frontend *fe, int extra_wait);
 
-/* A ready helper context pointed at node's helper: a connection to another helper is closed
- * first, the last call's response memory is freed. */
+/* The worker's helper context, the last call's response memory freed (node names the helper
+ * the next call goes to, for symmetry with other callers; connections are not kept). */
 struct soap *fe_worker_helper(struct fe_worker *w, const struct fe_node *node);
-/* The broker context with the last call's response memory freed. */
-struct soap *fe_worker_broker(struct fe_worker *w);
+/* A client context that closes its connection after every call. */
+struct soap *fe_client_without_keepalive(const struct tls_settings *tls,
+    const struct soap_client_settings *settings, char *err, size_t errlen);
 
 /* Authorization (fe_auth.c). Each returns SOAP_OK, or sets a fault saying what was missing and
  * returns its code. */
@@ -70,6 +73,10 @@ struct soap *fe_worker_broker(struct fe_worker *w);
 int fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe_node **node);
 /* The caller is in the grid-mapfile: *account is its local account. */
 int fe_require_user(struct soap *soap, const struct fe_call *call, const char **account);
+
+/* Whether a failed client call on soap failed because the peer answered with a fault (as
+ * opposed to not answering at all). */
+int fe_soap_is_fault(const struct soap *soap);
 
 /* Turn a failed client call on peer (broker or a helper, named by what) into a fault on soap:
  * a fault the peer sent is passed on as it is (Client or Server, with "what: " in front); a

@@ -20,6 +20,7 @@
 
 #include "soapH.h"
 #include "broker_link.h"
+#include "broker_pool.h"
 #include "config_file.h"
 #include "delivery.h"
 #include "frontend.h"
@@ -119,6 +120,10 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	struct soap_client_settings bs = fe_broker_client_settings(fe, 0);
+	fe->brokers = broker_pool_new((size_t)fe->cfg.broker_connections, &fe->tls, &bs, err, errlen);
+	if (fe->brokers == NULL)
+		return -1;
 	log_info("cluster %s (%s), %zu nodes, %zu helper ACL rules from %s, %zu users from %s",
 	    fe->cfg.cluster.name, cluster_policy_name(fe->cfg.cluster.policy), fe->cfg.node_count,
 	    fe->acl.count, fe->cfg.acl_path, fe->gridmap.count, fe->cfg.gridmap_path);
@@ -208,6 +213,7 @@ main(int argc, char **argv)
 	broker_link_stop(fe.link);
 	delivery_stop(fe.delivery);
 	soap_server_close(server);
+	broker_pool_free(fe.brokers);
 	resv_table_free(fe.reservations);
 	resolve_cache_free(fe.cache);
 	acl_free(&fe.acl);

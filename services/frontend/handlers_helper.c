@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "soapH.h"
+#include "broker_pool.h"
 #include "fe_convert.h"
 #include "frontend.h"
 #include "log.h"
@@ -51,13 +52,16 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 	snprintf(ap.cluster, sizeof(ap.cluster), "%s", call.fe->cfg.cluster.name);
 	snprintf(ap.node, sizeof(ap.node), "%s", node->name);
 
-	struct soap *broker = fe_worker_broker(call.worker);
+	struct soap *broker = broker_pool_borrow(call.fe->brokers);
 	struct qcg__AccessPoint out = { ap.job, ap.cluster, ap.node, ap.address, ap.port, ap.process };
 	struct _qb__RegisterAccessPoint breq = { &out };
 	struct _qb__RegisterAccessPointResponse bresp;
-	if (soap_call___qb__RegisterAccessPoint(broker, call.fe->cfg.broker_url, NULL, &breq,
-		&bresp) != SOAP_OK)
-		return fe_relay_failure(soap, broker, "broker RegisterAccessPoint");
+	rc = soap_call___qb__RegisterAccessPoint(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
+	if (rc != SOAP_OK)
+		rc = fe_relay_failure(soap, broker, "broker RegisterAccessPoint");
+	broker_pool_return(call.fe->brokers, broker);
+	if (rc != SOAP_OK)
+		return rc;
 	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
 	    ap.port);
 	resp->ok = xsd__boolean__true_;
@@ -70,7 +74,7 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
     struct _qf__Resolve *req, struct fe_decision *out)
 {
 	char err[256];
-	struct soap *broker = fe_worker_broker(call->worker);
+	int rc;
 	struct _qb__Resolve breq = {
 		.job = req->job,
 		.fromCluster = call->fe->cfg.cluster.name,
@@ -82,13 +86,17 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 		.after = req->after,
 	};
 	struct _qb__ResolveResponse bresp;
-	if (soap_call___qb__Resolve(broker, call->fe->cfg.broker_url, NULL, &breq, &bresp) !=
-	    SOAP_OK)
-		return fe_relay_failure(soap, broker, "broker Resolve");
-	if (bresp.decision == NULL ||
+	struct soap *broker = broker_pool_borrow(call->fe->brokers);
+	rc = soap_call___qb__Resolve(broker, call->fe->cfg.broker_url, NULL, &breq, &bresp);
+	if (rc != SOAP_OK)
+		rc = fe_relay_failure(soap, broker, "broker Resolve");
+	else if (bresp.decision == NULL ||
 	    fe_decision_from_soap(bresp.decision, out, err, sizeof(err)) != 0)
-		return soap_fault_server(soap, "broker Resolve: malformed decision: %s",
+		rc = soap_fault_server(soap, "broker Resolve: malformed decision: %s",
 		    bresp.decision ? err : "none");
+	broker_pool_return(call->fe->brokers, broker); /* the answer is copied out by now */
+	if (rc != SOAP_OK)
+		return rc;
 	if (req->after == NULL)
 		resolve_cache_store(call->fe->cache, req->job, req->toAddress, req->toPort, out);
 	return SOAP_OK;
@@ -143,12 +151,15 @@ __qf__ReportOutcome(struct soap *soap, struct _qf__ReportOutcome *req,
 	c.fromCluster = call.fe->cfg.cluster.name;
 	c.fromNode = (char *)node->name;
 
-	struct soap *broker = fe_worker_broker(call.worker);
+	struct soap *broker = broker_pool_borrow(call.fe->brokers);
 	struct _qb__ReportOutcome breq = { &c };
 	struct _qb__ReportOutcomeResponse bresp;
-	if (soap_call___qb__ReportOutcome(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp) !=
-	    SOAP_OK)
-		return fe_relay_failure(soap, broker, "broker ReportOutcome");
+	rc = soap_call___qb__ReportOutcome(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
+	if (rc != SOAP_OK)
+		rc = fe_relay_failure(soap, broker, "broker ReportOutcome");
+	broker_pool_return(call.fe->brokers, broker);
+	if (rc != SOAP_OK)
+		return rc;
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

@@ -129,14 +129,25 @@ __qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseRe
 	    sizeof(err));
 	if (st != RESV_OK)
 		return resv_fault(soap, st, err);
-	/* The slots are free already; what ran under them must not outlive them. */
-	for (size_t i = 0; i < n; i++)
-		if (signal_at_helper(&call, &launches[i], SIGKILL) != SOAP_OK) {
-			soap_client_error(call.worker->helper, err, sizeof(err));
+	/* The slots are free already; what ran under them must not outlive them. A helper's
+	 * fault (most often: it has exited already) is normal; an unreachable helper is not. */
+	size_t killed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (signal_at_helper(&call, &launches[i], SIGKILL) == SOAP_OK) {
+			killed++;
+			continue;
+		}
+		int refused = fe_soap_is_fault(call.worker->helper);
+		soap_client_error(call.worker->helper, err, sizeof(err));
+		if (refused)
+			log_debug("release %s: launch %s on %s: %s", req->reservationId,
+			    launches[i].helper_launch_id, launches[i].node, err);
+		else
 			log_warn("release %s: could not kill launch %s on %s: %s", req->reservationId,
 			    launches[i].helper_launch_id, launches[i].node, err);
-		}
-	log_info("reservation %s released (%zu launches killed)", req->reservationId, n);
+	}
+	log_info("reservation %s released; %zu of its %zu launches were running and are killed",
+	    req->reservationId, killed, n);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

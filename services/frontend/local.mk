@@ -16,6 +16,7 @@ services_frontend_qcg_frontend_SOURCES = \
 	services/frontend/fe_convert.c services/frontend/fe_convert.h \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
+	services/frontend/broker_pool.c services/frontend/broker_pool.h \
 	services/frontend/delivery.c services/frontend/delivery.h
 services_frontend_qcg_frontend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend \
 	$(QCG_SOAP_CPPFLAGS)
@@ -46,3 +47,7 @@ services_frontend_test_reservations_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a -lpthread
 TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
 	services/frontend/test_reservations
+EXTRA_DIST += doc/qcg-frontend.conf.example
+# Needs services/helper/qcg-helper; skips (77) when it is not built.
+TESTS += tests/integration/test_frontend_helper.sh
+EXTRA_DIST += tests/integration/test_frontend_helper.sh

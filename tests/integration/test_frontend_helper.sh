@@ -1,0 +1,129 @@
+#!/bin/bash
+# test_frontend_helper.sh: qcg-frontend with real qcg-helpers on loopback (fresh CA, real
+# qcg-broker): a launch through front-end -> helper runs a command and returns its output and
+# exit code; the environment given is the one the command gets; signals and Release reach the
+# process; broker events reach the right node's helper. Skipped when qcg-helper is not built.
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+QCG_HELPER="$top_builddir/services/helper/qcg-helper"
+if [ ! -x "$QCG_HELPER" ]; then
+	echo "SKIP: $QCG_HELPER is not built; these cases need a real helper"
+	exit 77
+fi
+HELPER_PIDS=""
+helpers_stop() {
+	local pid
+	for pid in $HELPER_PIDS; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+}
+trap 'frontend_stop_all; helpers_stop; fixture_cleanup' EXIT
+D=$FIXTURE_DIR
+
+fixture_init
+host_cert gw-f
+host_cert b1
+host_cert b2
+"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
+echo 'helper "/O=Grid/OU=qcg-ompi/CN=host/b*"' >"$D/fe.acl"
+echo 'frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-f"' >"$D/helper.acl"
+broker_start
+P1=$(free_port); P2=$(free_port)
+write_frontend_conf "$D/fe.conf" gw-f site-f nat "$D/fe.acl" "$D/fe-grid-mapfile" \
+	"b1 = https://127.0.0.1:$P1/ 2
+	b2 = https://127.0.0.1:$P2/ 2"
+frontend_start "$D/fe.conf" "$D/fe.log"
+FELOG=$D/fe.log
+
+# helper_start NODE PORT: a qcg-helper for NODE on PORT, its log in $D/NODE.log.
+helper_start() {
+	cat >"$D/$1.conf" <<-CONF
+	[helper]
+	node = $1
+	cluster = site-f
+	address = 127.0.0.1
+	frontend = $FRONTEND_URL
+	acl = $D/helper.acl
+	listen = 127.0.0.1:$2
+	workers = 4
+	socket = $D/$1.sock
+	log_level = debug
+	[tls]
+	cert = $D/$1-cert.pem
+	key = $D/$1-key.pem
+	ca_dir = $D/ca/certificates
+	CONF
+	"$QCG_HELPER" -c "$D/$1.conf" >>"$D/$1.log" 2>&1 &
+	HELPER_PIDS="$HELPER_PIDS $!"
+	for _ in $(seq 1 100); do
+		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $2), 1)" \
+			2>/dev/null && return 0
+		kill -0 "$!" 2>/dev/null || { echo "qcg-helper $1 died:"; cat "$D/$1.log"; exit 99; }
+		sleep 0.05
+	done
+	echo "qcg-helper $1 did not start"; cat "$D/$1.log"; exit 99
+}
+helper_start b1 "$P1"
+helper_start b2 "$P2"
+wait_for_log "$FELOG" 'cluster site-f registered' 10 || { echo "front-end did not register"; exit 99; }
+
+# --- launching -------------------------------------------------------------------------------
+out=$(frontend_as jane reserve job-l 2 30 1 b1 b2)
+R=$(echo "$out" | sed -n 's/^reservation=//p')
+frontend_as jane commit "$R" >/dev/null || fail setup "commit failed"
+frontend_as jane --wd /tmp run "$R" b1 /bin/sh -c 'echo to-stdout; echo to-stderr >&2; exit 3' \
+	>"$D/run.out" 2>"$D/run.err"
+if [ "$(cat "$D/run.out")" = "to-stdout
+exit=3" ] && grep -qx 'to-stderr' "$D/run.err"; then
+	pass launch_through_frontend_returns_output_and_exit_code
+else
+	fail launch_through_frontend_returns_output_and_exit_code "stdout: $(cat "$D/run.out"); stderr: $(cat "$D/run.err")"
+fi
+
+out=$(frontend_as jane --wd /tmp --env QCG_TEST_VALUE=42 --env PATH=/bin run "$R" b2 \
+	/bin/sh -c 'echo "value=$QCG_TEST_VALUE home=${HOME:-unset} user=$(id -un)"' 2>&1)
+case $out in
+*'value=42 home=unset user=nobody'*) pass launch_gets_exactly_the_given_environment_as_the_mapped_account ;;
+*) fail launch_gets_exactly_the_given_environment_as_the_mapped_account "got: $out" ;;
+esac
+
+out=$(frontend_as jane --wd /tmp launch "$R" b1 /bin/sleep 30)
+L=$(echo "$out" | sed -n 's/^launch=//p')
+sig=$(frontend_as jane signal "$L" 15 2>&1)
+for _ in $(seq 1 20); do
+	st=$(frontend_as jane read "$L" 0 0 1 2>&1)
+	case $st in *signal=*|*exit=*) break ;; esac
+done
+if [ "$sig" = ok ] && echo "$st" | grep -q '^signal=15$'; then
+	pass signal_reaches_the_launched_process
+else
+	fail signal_reaches_the_launched_process "signal: $sig; status: $st"
+fi
+
+out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 31.5)
+L=$(echo "$out" | sed -n 's/^launch=//p')
+pgrep -f 'sleep 31.5' >/dev/null || fail setup "sleep 31.5 did not start: $(frontend_as jane read "$L" 0 0 1 2>&1)"
+frontend_as jane release "$R" >/dev/null
+for _ in $(seq 1 30); do pgrep -f 'sleep 31.5' >/dev/null || break; sleep 0.1; done
+pgrep -f 'sleep 31.5' >/dev/null && fail release_kills_what_ran_under_the_reservation "still running" ||
+	pass release_kills_what_ran_under_the_reservation
+
+# --- events ----------------------------------------------------------------------------------
+call_as jane record-job job-e >/dev/null && frontend_as b1 register-ap job-e b1 127.0.0.1 5001 >/dev/null ||
+	fail setup "job-e registration failed"
+call_as gw-a register-cluster site-a open 127.0.0.1 10.1.0.0/24 >/dev/null || fail setup "site-a"
+# site-a (open) -> site-f (NAT): reversal; the broker's connect event names node b1.
+call_as gw-a resolve job-e site-a a1 127.0.0.1 5001 >/dev/null || fail setup "resolve failed"
+# broker_call gives no rendezvous address, so b1's helper refuses the event, in its own words:
+# either way the front-end's log shows which helper answered.
+if wait_for_log "$FELOG" 'helper of node b1 refused connect event [0-9]* (job job-e): .*reversal event needs\|delivered connect event [0-9]* (job job-e) to node b1' 10; then
+	pass connect_event_reaches_the_target_nodes_helper
+else
+	fail connect_event_reaches_the_target_nodes_helper "front-end log: $(grep -i 'event' "$FELOG" | tail -3)"
+fi
+grep -q 'job-e' "$D/b2.log" && fail connect_event_reaches_no_other_helper "b2's log: $(grep job-e "$D/b2.log")" ||
+	pass connect_event_reaches_no_other_helper
+call_as jane remove-aps job-e >/dev/null || fail setup "remove-aps failed"
+if wait_for_log "$D/b1.log" 'job job-e ended' 10 && wait_for_log "$D/b2.log" 'job job-e ended' 10; then
+	pass job_ended_reaches_every_helper
+else
+	fail job_ended_reaches_every_helper "b1: $(tail -2 "$D/b1.log"); b2: $(tail -2 "$D/b2.log")"
+fi
+fixture_exit
