@@ -12,6 +12,10 @@
  *     resolve ADDRESS PORT [AFTER]  RESOLVE; prints the decision; when a hand-off follows,
  *                                sends "ping\n" on the socket and prints what comes back
  *     report METHOD ADDRESS PORT ok|failed USEC
+ *     connect ADDRESS PORT       what libqcgnet's connect() will do: RESOLVE, then take the
+ *                                hand-off (sending "ping\n", expecting the echo) or connect
+ *                                straight to the target; REPORT the outcome with its set-up
+ *                                time on the same connection; prints "reported method=M ok|failed"
  *     raw-after-hello HEX        HELLO, then send raw bytes and print the helper's answer
  *
  * Exit 0, or 1 with the helper's refusal on stderr.
@@ -21,7 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper_client.h"
@@ -63,8 +71,9 @@ op_wait(struct helper_client *c, int argc, char **argv)
 	printf("waiting\n");
 	fflush(stdout);
 	for (int i = 0; i < atoi(argv[1]); i++) {
-		if (helper_client_next_handoff(c, 30000, &h, NULL, err, sizeof(err)) != 0)
-			return fail("handoff", err);
+		int rc = helper_client_next_handoff(c, 30000, &h, NULL, err, sizeof(err));
+		if (rc != 0)
+			return fail("handoff", rc > 0 ? "none within 30 s" : err);
 		struct stat st;
 		fstat(h.fd, &st);
 		printf("handoff method=%d peer=%s:%u inode=%lu\n", h.method, h.peer_address,
@@ -102,6 +111,59 @@ op_resolve(struct helper_client *c, int argc, char **argv)
 	printf("handoff peer=%s:%u got=%s", h.peer_address, h.peer_port, buf);
 	close(h.fd);
 	return 0;
+}
+
+static long long
+usec_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* Connect the way the decision says; returns a connected fd or -1. */
+static int
+connect_by_decision(struct helper_client *c, const struct helper_decision *d, char *err,
+    size_t errlen)
+{
+	struct helper_handoff h;
+	if (d->handoff_follows) {
+		if (helper_client_next_handoff(c, 30000, &h, NULL, err, errlen) != 0)
+			return -1;
+		return h.fd;
+	}
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d->target_port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || inet_pton(AF_INET, d->target_address, &sin.sin_addr) != 1 ||
+	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0) {
+		snprintf(err, errlen, "connect to %s:%u failed", d->target_address, d->target_port);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+op_connect(struct helper_client *c, int argc, char **argv)
+{
+	char err[512], buf[64];
+	struct helper_decision d;
+	if (argc < 2)
+		return fail("connect", "needs ADDRESS PORT");
+	long long start = usec_now();
+	uint16_t port = (uint16_t)atoi(argv[1]);
+	if (helper_client_resolve(c, argv[0], port, -1, &d, NULL, err, sizeof(err)) != 0)
+		return fail("resolve", err);
+	int fd = connect_by_decision(c, &d, err, sizeof(err));
+	int ok = fd >= 0 && write(fd, "ping\n", 5) == 5 && read(fd, buf, sizeof(buf)) > 0;
+	if (fd >= 0)
+		close(fd);
+	if (helper_client_report(c, d.method, argv[0], port, ok,
+		(uint64_t)(usec_now() - start), NULL, err, sizeof(err)) != 0)
+		return fail("report", err);
+	printf("reported method=%d %s\n", d.method, ok ? "ok" : "failed");
+	return ok ? 0 : 1;
 }
 
 static int
@@ -157,6 +219,8 @@ main(int argc, char **argv)
 		    helper_client_report(&c, atoi(a[0]), a[1], (uint16_t)atoi(a[2]),
 			strcmp(a[3], "ok") == 0, strtoull(a[4], NULL, 10), NULL, err,
 			sizeof(err)) != 0 ? fail("report", err) : (printf("ok\n"), 0);
+	} else if (strcmp(op, "connect") == 0) {
+		rc = op_connect(&c, n, a);
 	} else if (strcmp(op, "raw-after-hello") == 0) {
 		rc = op_raw(&c, n, a);
 	} else {
