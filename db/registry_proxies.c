@@ -1,6 +1,7 @@
 /*
  * registry_proxies.c: the proxies table: relay proxies keyed by their data endpoint, with the
- * load (relays handed out and not yet reported done) the broker balances on.
+ * load (relays handed out and not yet reported done) the broker balances on, and the URL of
+ * their statistics service.
  */
 #include "config.h"
 
@@ -16,9 +17,11 @@ registry_put_proxy(struct registry *reg, const struct proxy *p, int64_t *out_id)
 {
 	const char *op = "registry_put_proxy";
 	sqlite3_stmt *up = reg_stmt(reg, STMT_PROXY_UPSERT,
-	    "INSERT INTO proxies (endpoint, networks, cluster, load) VALUES (?1, ?2, ?3, ?4) "
+	    "INSERT INTO proxies (endpoint, networks, cluster, load, control_endpoint) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5) "
 	    "ON CONFLICT (endpoint) DO UPDATE SET networks = excluded.networks, "
 	    "cluster = excluded.cluster, load = excluded.load, "
+	    "control_endpoint = excluded.control_endpoint, "
 	    "registered_at = excluded.registered_at", op);
 	/* last_insert_rowid() is not set when the upsert updates, so read the id back. */
 	sqlite3_stmt *id = reg_stmt(reg, STMT_PROXY_ID,
@@ -35,6 +38,8 @@ registry_put_proxy(struct registry *reg, const struct proxy *p, int64_t *out_id)
 	    reg_bind_text(reg, up, 2, p->networks, sizeof(p->networks), op, "networks") != 0 ||
 	    reg_bind_text(reg, up, 3, p->cluster, sizeof(p->cluster), op, "cluster") != 0 ||
 	    reg_bind_int64(reg, up, 4, p->load, op) != 0 ||
+	    reg_bind_text(reg, up, 5, p->control_endpoint, sizeof(p->control_endpoint), op,
+		"control_endpoint") != 0 ||
 	    reg_step_done(reg, up, op) != 0)
 		goto fail;
 	if (reg_bind_text(reg, id, 1, p->endpoint, sizeof(p->endpoint), op, "endpoint") != 0)
@@ -115,7 +120,8 @@ read_proxy(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op)
 	    reg_column_text(reg, st, 1, p->endpoint, sizeof(p->endpoint), op) != 0 ||
 	    reg_column_text(reg, st, 2, p->networks, sizeof(p->networks), op) != 0 ||
 	    reg_column_text(reg, st, 3, p->cluster, sizeof(p->cluster), op) != 0 ||
-	    reg_column_range(reg, st, 4, 0, INT64_MAX, &p->load, op) != 0)
+	    reg_column_range(reg, st, 4, 0, INT64_MAX, &p->load, op) != 0 ||
+	    reg_column_text(reg, st, 5, p->control_endpoint, sizeof(p->control_endpoint), op) != 0)
 		return -1;
 	return 0;
 }
@@ -126,7 +132,8 @@ registry_list_proxies(struct registry *reg, struct proxy **out, size_t *count)
 	const char *op = "registry_list_proxies";
 	/* least loaded first: the order the broker wants to try them in */
 	sqlite3_stmt *st = reg_stmt(reg, STMT_PROXY_LIST,
-	    "SELECT id, endpoint, networks, cluster, load FROM proxies ORDER BY load, id", op);
+	    "SELECT id, endpoint, networks, cluster, load, control_endpoint FROM proxies "
+	    "ORDER BY load, id", op);
 	void *rows;
 
 	if (st == NULL || reg_collect(reg, st, sizeof(**out), read_proxy, &rows, count, op) != 0)

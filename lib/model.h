@@ -54,6 +54,8 @@ struct proxy {
 	char networks[QCG_NETWORKS_MAX];  /* served networks; "0.0.0.0/0" means the WAN */
 	char cluster[QCG_NAME_MAX];       /* the cluster whose gateway hosts it, or "" */
 	int64_t load;                     /* relays handed out and not yet reported done */
+	char control_endpoint[QCG_ENDPOINT_MAX]; /* https URL of its SOAP control service
+	                                          * (statistics), or "" */
 };
 
 enum job_state {

@@ -99,7 +99,9 @@ convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *o
 	    (rc = convert_string_in(soap, out->networks, sizeof(out->networks), in->networks,
 		 "proxy.networks", 1)) ||
 	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
-		 "proxy.cluster", 0)))
+		 "proxy.cluster", 0)) ||
+	    (rc = convert_string_in(soap, out->control_endpoint, sizeof(out->control_endpoint),
+		 in->controlEndpoint, "proxy.controlEndpoint", 0)))
 		return rc;
 	if (strchr(out->endpoint, ':') == NULL)
 		return soap_fault_client(soap, "proxy.endpoint must be host:port, got '%s'",
@@ -115,6 +117,8 @@ convert_proxy_out(struct soap *soap, const struct proxy *in, struct qcg__Proxy *
 	out->networks = soap_strdup(soap, in->networks);
 	out->cluster = in->cluster[0] ? soap_strdup(soap, in->cluster) : NULL;
 	out->load = long_out(soap, in->load);
+	out->controlEndpoint = in->control_endpoint[0] ? soap_strdup(soap, in->control_endpoint)
+	    : NULL;
 }
 
 int

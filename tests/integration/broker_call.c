@@ -168,7 +168,8 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 	}
 	if (strcmp(op, "register-proxy") == 0) {
 		need(argc, 2, op);
-		struct qcg__Proxy p = { argv[0], argv[1], argc > 2 ? argv[2] : NULL, NULL };
+		struct qcg__Proxy p = { .endpoint = argv[0], .networks = argv[1],
+			.cluster = argc > 2 ? argv[2] : NULL };
 		struct _qb__RegisterProxy req = { &p };
 		struct _qb__RegisterProxyResponse resp;
 		return soap_call___qb__RegisterProxy(soap, url, NULL, &req, &resp);

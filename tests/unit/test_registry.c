@@ -299,6 +299,7 @@ proxies_put_list_and_load_floors_at_zero(void)
 	size_t n = 0;
 
 	snprintf(p2.cluster, sizeof(p2.cluster), "site-c");
+	snprintf(p1.control_endpoint, sizeof(p1.control_endpoint), "https://wan1:9001/");
 	CHECK_INT_EQ(registry_put_proxy(reg, &p1, &id1), 0);
 	CHECK_INT_EQ(registry_put_proxy(reg, &p2, &id2), 0);
 	CHECK(id1 > 0 && id2 > 0 && id1 != id2);
@@ -317,7 +318,9 @@ proxies_put_list_and_load_floors_at_zero(void)
 		CHECK_INT_EQ(list[0].load, 3);
 		CHECK_INT_EQ(list[0].id, id2);
 		CHECK_STR_EQ(list[0].cluster, "site-c");
+		CHECK_STR_EQ(list[0].control_endpoint, ""); /* none registered */
 		CHECK_STR_EQ(list[1].endpoint, "wan1:9000");
+		CHECK_STR_EQ(list[1].control_endpoint, "https://wan1:9001/");
 		CHECK_INT_EQ(list[1].load, 7);
 		CHECK_STR_EQ(list[1].networks, "10.0.0.0/8");
 	}
