@@ -3,6 +3,11 @@
  *
  *   qcg-query [--broker URL] [--json] clusters|proxies|jobs|job ID|contacts JOB|connections JOB|health
  *
+ * `proxies` also asks each proxy's control service (the URL it registered) for its live
+ * statistics: LEGS, ACTIVE (relays) and BYTES (forwarded) columns, "-" with a note on stderr
+ * when a proxy does not answer; --json adds a "statistics" object (or null and
+ * "statisticsError").
+ *
  * Credentials are found the grid way (lib/tls.c: X509_USER_PROXY, /tmp/x509up_u<uid>,
  * ~/.globus) unless --cert/--key name them; the broker is $QCG_BROKER_URL or --broker.
  * Exit codes: 0 success, 1 the broker refused or failed the query, 2 bad usage,
@@ -105,21 +110,86 @@ print_clusters(const struct _qb__ListClustersResponse *r, bool json)
 	}
 }
 
+/* A proxy's live statistics from its control service (wsdl/proxy.wsdl), when it answered. */
+struct proxy_live {
+	bool ok;
+	struct _qp__GetStatisticsResponse st;
+	char why[600]; /* when !ok: no control service, or why the query failed */
+};
+
+#define PROXY_STATS_TIMEOUT 5 /* seconds per proxy: a dead one must not stall the listing */
+
+/* Ask every proxy that registered a control URL for its statistics, on a context of its own
+ * (the broker's answer lives in the other one's memory). */
 static void
-print_proxies(const struct _qb__ListProxiesResponse *r, bool json)
+fetch_proxy_stats(const struct query_options *o, const struct _qb__ListProxiesResponse *r,
+    struct proxy_live *live)
+{
+	int t = o->timeout < PROXY_STATS_TIMEOUT ? o->timeout : PROXY_STATS_TIMEOUT;
+	struct soap_client_settings settings = { t, t, 1024 * 1024 };
+	char err[512];
+	struct soap *soap = soap_client_new(&o->tls, &settings, err, sizeof(err));
+
+	for (int i = 0; i < r->__sizeproxy; i++) {
+		const char *url = r->proxy[i].controlEndpoint;
+		struct _qp__GetStatistics req;
+		memset(&req, 0, sizeof(req));
+		if (url == NULL || soap == NULL) {
+			snprintf(live[i].why, sizeof(live[i].why), "%s",
+			    url == NULL ? "it registered no control service" : err);
+			continue;
+		}
+		if (soap_call___qp__GetStatistics(soap, url, NULL, &req, &live[i].st) == SOAP_OK)
+			live[i].ok = true;
+		else
+			soap_client_error(soap, live[i].why, sizeof(live[i].why));
+		soap_client_reset(soap);
+		soap_closesock(soap); /* the next proxy is another host */
+	}
+	soap_client_free(soap);
+}
+
+static void
+print_proxy_stats_json(struct json_writer *w, const struct proxy_live *live)
+{
+	if (!live->ok) {
+		json_string(w, "statistics", NULL);
+		json_string(w, "statisticsError", live->why);
+		return;
+	}
+	json_object_open(w, "statistics");
+	json_int(w, "legs", live->st.legs);
+	json_int(w, "activeRelays", live->st.activeRelays);
+	json_int(w, "pendingLegs", live->st.pendingLegs);
+	json_int(w, "relaysCompleted", live->st.relaysCompleted);
+	json_int(w, "bytesForwarded", live->st.bytesForwarded);
+	json_int(w, "rejectedHellos", live->st.rejectedHellos);
+	json_int(w, "timeouts", live->st.timeouts);
+	json_object_close(w);
+}
+
+static void
+print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live *live, bool json)
 {
 	struct json_writer w;
 	if (json) {
 		json_begin(&w, stdout);
 		json_array_open(&w, NULL);
 	} else
-		printf("%-28s %-36s %-16s %s\n", "ENDPOINT", "NETWORKS", "CLUSTER", "LOAD");
+		printf("%-28s %-36s %-16s %5s %8s %8s %14s\n", "ENDPOINT", "NETWORKS", "CLUSTER",
+		    "LOAD", "LEGS", "ACTIVE", "BYTES");
 	for (int i = 0; i < r->__sizeproxy; i++) {
 		const struct qcg__Proxy *p = &r->proxy[i];
 		long long load = p->load ? *p->load : 0;
 		if (!json) {
-			printf("%-28s %-36s %-16s %lld\n", p->endpoint, p->networks,
+			printf("%-28s %-36s %-16s %5lld ", p->endpoint, p->networks,
 			    p->cluster ? p->cluster : "-", load);
+			if (live[i].ok)
+				printf("%8lld %8lld %14lld\n", (long long)live[i].st.legs,
+				    (long long)live[i].st.activeRelays,
+				    (long long)live[i].st.bytesForwarded);
+			else
+				printf("%8s %8s %14s\n", "-", "-", "-");
 			continue;
 		}
 		json_object_open(&w, NULL);
@@ -127,12 +197,19 @@ print_proxies(const struct _qb__ListProxiesResponse *r, bool json)
 		json_string(&w, "networks", p->networks);
 		json_string(&w, "cluster", p->cluster);
 		json_int(&w, "load", load);
+		json_string(&w, "controlEndpoint", p->controlEndpoint);
+		print_proxy_stats_json(&w, &live[i]);
 		json_object_close(&w);
 	}
 	if (json) {
 		json_array_close(&w);
 		json_end(&w);
+		return;
 	}
+	for (int i = 0; i < r->__sizeproxy; i++)
+		if (!live[i].ok)
+			fprintf(stderr, "note: %s: no statistics: %s\n", r->proxy[i].endpoint,
+			    live[i].why);
 }
 
 static void
@@ -289,8 +366,16 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		struct _qb__ListProxies req = {};
 		struct _qb__ListProxiesResponse resp;
 		int rc = soap_call___qb__ListProxies(soap, url, NULL, &req, &resp);
-		if (rc == SOAP_OK)
-			print_proxies(&resp, o->json);
+		if (rc != SOAP_OK)
+			return rc;
+		struct proxy_live *live = calloc((size_t)resp.__sizeproxy + 1, sizeof(*live));
+		if (live == NULL) {
+			fprintf(stderr, "qcg-query: out of memory\n");
+			exit(EXIT_REFUSED);
+		}
+		fetch_proxy_stats(o, &resp, live);
+		print_proxies(&resp, live, o->json);
+		free(live);
 		return rc;
 	}
 	if (strcmp(what, "jobs") == 0) {

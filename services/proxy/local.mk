@@ -71,3 +71,15 @@ tests_integration_test_proxy_config_SOURCES = tests/integration/test_proxy_confi
 tests_integration_test_proxy_config_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_integration_test_proxy_config_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/integration/test_proxy_table tests/integration/test_proxy_config
+
+# The SOAP side, end to end with a broker and a fresh CA (tests/integration/test_proxy_soap.sh):
+# legs that exchange bytes through relays the broker decided, and a GetStatistics client.
+check_PROGRAMS += tests/integration/proxy_legs tests/integration/proxy_call
+tests_integration_proxy_legs_SOURCES = tests/integration/proxy_legs.c $(PROXY_TEST_UTIL)
+tests_integration_proxy_legs_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
+tests_integration_proxy_legs_LDADD = $(PROXY_TEST_LDADD)
+tests_integration_proxy_call_SOURCES = tests/integration/proxy_call.c
+tests_integration_proxy_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+tests_integration_proxy_call_LDADD = $(QCG_SOAP_LIBS)
+TESTS += tests/integration/test_proxy_soap.sh
+EXTRA_DIST += tests/integration/test_proxy_soap.sh

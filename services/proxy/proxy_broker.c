@@ -106,7 +106,7 @@ handle_event(struct proxy_broker *pb, const struct qcg__Event *ev)
 	if (rc != 0)
 		log_warn("relay %s (job %s): %s", hex, ev->job ? ev->job : "?", why);
 	else
-		log_info("relay %s (job %s): %s%s for %u s", hex, ev->job ? ev->job : "?",
+		log_debug("relay %s (job %s): %s%s for %u s", hex, ev->job ? ev->job : "?",
 		    plan.forward ? "forward to " : "expected",
 		    plan.forward ? plan.next_hop : "", pb->s.id_ttl_s);
 }
@@ -183,6 +183,7 @@ call_register(struct proxy_broker *pb)
 		.endpoint = pb->s.endpoint,
 		.networks = pb->s.networks,
 		.cluster = pb->s.cluster[0] ? pb->s.cluster : NULL,
+		.controlEndpoint = pb->s.control_url[0] ? pb->s.control_url : NULL,
 	};
 	struct _qb__RegisterProxy req = { &proxy };
 	struct _qb__RegisterProxyResponse resp;

@@ -306,3 +306,75 @@ helper_as() {
 helper_local_as() {
 	"$HELPER_LOCAL" "$HELPER_SOCKET" "$@"
 }
+
+# --- proxies (services/proxy) ------------------------------------------------------------------
+# A test that starts proxies sets its own trap: trap 'proxy_stop_all; fixture_cleanup' EXIT
+QCG_PROXY="$top_builddir/services/proxy/qcg-proxy"
+PROXY_LEGS="$top_builddir/tests/integration/proxy_legs"
+PROXY_CALL="$top_builddir/tests/integration/proxy_call"
+PROXY_PIDS=""
+
+# write_proxy_conf FILE CERT-PREFIX NETWORKS CLUSTER [EXTRA-LINES]: a qcg-proxy whose relay and
+# SOAP control ports are free ports of 127.0.0.1, registered with BROKER_URL as serving NETWORKS
+# for CLUSTER ("" for the WAN); statistics readers: the fixture's grid-mapfile and the broker's
+# ACL; a local control socket FILE.ctl; the ready file FILE.ready.
+write_proxy_conf() {
+	local d=$FIXTURE_DIR
+	cat >"$1" <<-CONF
+	[proxy]
+	listen = 127.0.0.1:0
+	broker = $BROKER_URL
+	advertise = 127.0.0.1
+	networks = $3
+	cluster = $4
+	control_listen = 127.0.0.1:0
+	acl = $d/broker.acl
+	gridmap = $d/grid-mapfile
+	control = $1.ctl
+	ready-file = $1.ready
+	threads = 2
+	stats-interval = 0
+	log-level = ${PROXY_LOG_LEVEL:-debug}
+	${5:-}
+	[control]
+	io_timeout = 10
+	max_message = 1048576
+	[tls]
+	cert = $d/$2-cert.pem
+	key = $d/$2-key.pem
+	ca_dir = $d/ca/certificates
+	CONF
+}
+
+# proxy_start CONF LOG: start qcg-proxy and wait until it listens; sets PROXY_PID,
+# PROXY_ENDPOINT (127.0.0.1:PORT, what it registers) and PROXY_CONTROL_URL.
+proxy_start() {
+	local conf=$1 log=$2
+	rm -f "$conf.ready"
+	"$QCG_PROXY" --config "$conf" >>"$log" 2>&1 &
+	PROXY_PID=$!
+	PROXY_PIDS="$PROXY_PIDS $PROXY_PID"
+	for _ in $(seq 1 100); do
+		[ -s "$conf.ready" ] && break
+		kill -0 "$PROXY_PID" 2>/dev/null || { echo "qcg-proxy died:"; cat "$log"; exit 99; }
+		sleep 0.05
+	done
+	[ -s "$conf.ready" ] || { echo "qcg-proxy did not start"; exit 99; }
+	PROXY_ENDPOINT=$(head -n 1 "$conf.ready")
+	PROXY_CONTROL_URL=$(sed -n 's/^control //p' "$conf.ready")
+}
+
+proxy_stop_all() {
+	local pid
+	for pid in $PROXY_PIDS; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	PROXY_PIDS=""
+}
+
+# proxy_stats_as CREDENTIAL-PREFIX URL: GetStatistics on a proxy's control service.
+proxy_stats_as() {
+	"$PROXY_CALL" --url "$2" --cert "$FIXTURE_DIR/$1-cert.pem" --key "$FIXTURE_DIR/$1-key.pem" \
+		--ca-dir "$FIXTURE_DIR/ca/certificates"
+}

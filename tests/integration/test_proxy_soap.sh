@@ -1,0 +1,177 @@
+#!/bin/bash
+# test_proxy_soap.sh: qcg-proxy's control side with a real qcg-broker and a fresh CA: it
+# registers (qcg-query proxies lists it with live statistics), relays the broker decides work
+# end to end (one proxy; a chain of two gateway proxies of closed clusters), an id the broker
+# never handed out is refused, the proxy registers again by itself after the broker is killed
+# with -9 and restarted on its port with an empty registry, and its SOAP control port answers
+# bad requests with faults, refuses other CAs and unauthorized callers, and keeps serving.
+set -u
+: "${top_srcdir:?}" "${top_builddir:?}"
+for prog in services/proxy/qcg-proxy services/broker/qcg-broker launcher/qcg-query \
+	tests/integration/broker_call tests/integration/proxy_legs tests/integration/proxy_call; do
+	[ -x "$top_builddir/$prog" ] || { echo "SKIP: $prog not built"; exit 77; }
+done
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+trap 'proxy_stop_all; fixture_cleanup' EXIT
+D=$FIXTURE_DIR
+SOAP_RAW="/usr/bin/python3 $top_srcdir/tests/integration/soap_raw.py"
+
+fixture_init
+for p in proxy-w proxy-c proxy-d; do host_cert "$p"; done
+broker_start
+
+# wait_until SECONDS COMMAND...: retry COMMAND every 0.1 s until it succeeds.
+wait_until() {
+	local limit=$(($1 * 10)); shift
+	for _ in $(seq 1 "$limit"); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	return 1
+}
+listed() { query_as jane proxies | grep -q "^$1 "; }
+proxies_listed() { [ "$(query_as jane --json proxies | grep -o '"endpoint"' | wc -l)" -eq "$1" ]; }
+# field NAME LINE: the value of NAME=... in a broker_call answer line.
+field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+# ctl_of ENDPOINT: the control socket of the proxy with that endpoint.
+ctl_of() {
+	local e
+	for e in w c d; do
+		[ "$(head -n 1 "$D/p$e.conf.ready")" = "$1" ] && { echo "$D/p$e.conf.ctl"; return; }
+	done
+}
+# relay_through DECISION-LINE BYTES: wait until the decision's proxies know its id, then move
+# BYTES each way between a leg on proxy0 and one on the last proxy.
+relay_through() {
+	local id p0 p1
+	id=$(field relayId "$1"); p0=$(field proxy0 "$1"); p1=$(field proxy1 "$1")
+	[ -n "$id" ] && [ -n "$p0" ] || { echo "no relay in '$1'"; return 1; }
+	for p in $p0 $p1; do
+		"$PROXY_LEGS" wait-stat "$(ctl_of "$p")" ids_expected 1 5000 >/dev/null ||
+			{ echo "$p never heard of $id"; return 1; }
+	done
+	"$PROXY_LEGS" pair "$id" "$p0" "${p1:-$p0}" "$2"
+}
+register_nat_pair() {
+	call_as gw-a register-cluster a nat 127.0.0.1 127.0.0.0/8 >/dev/null &&
+		call_as gw-b register-cluster b nat 127.0.0.1 127.0.0.0/8 >/dev/null &&
+		call_as jane record-job job-1 >/dev/null &&
+		call_as gw-a register-ap job-1 a a1 127.0.0.2 5000 >/dev/null &&
+		call_as gw-b register-ap job-1 b b1 127.0.0.3 6000 >/dev/null
+}
+
+# 1. A WAN proxy registers, with statistics.
+write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 ""
+proxy_start "$D/pw.conf" "$D/pw.log"
+PW=$PROXY_ENDPOINT PW_URL=$PROXY_CONTROL_URL PW_PID=$PROXY_PID
+if wait_until 10 listed "$PW"; then
+	out=$(query_as jane proxies)
+	if echo "$out" | grep "^$PW " | grep -Eq ' 0 +0 +0 *$'; then
+		pass registers_and_qcg_query_shows_live_statistics
+	else
+		fail registers_and_qcg_query_shows_live_statistics "$out"
+	fi
+	json=$(query_as jane --json proxies)
+	echo "$json" | grep -q '"statistics":{"legs":0' &&
+		echo "$json" | grep -q "\"controlEndpoint\":\"$PW_URL\"" &&
+		pass qcg_query_json_has_statistics_object || fail qcg_query_json_has_statistics_object "$json"
+else
+	fail registers_and_qcg_query_shows_live_statistics "$PW not listed: $(query_as jane proxies 2>&1)"
+fi
+
+# 2. A relay the broker decides (two NAT clusters, traversal off) works end to end.
+register_nat_pair || fail relay_setup "could not register clusters/job/access points"
+dec=$(call_as gw-a resolve job-1 a a1 127.0.0.3 6000)
+if [ "$(field method "$dec")" = relay ] && [ "$(field proxy0 "$dec")" = "$PW" ] &&
+	out=$(relay_through "$dec" 4194304); then
+	pass broker_decided_relay_moves_4MiB_each_way "$out"
+else
+	fail broker_decided_relay_moves_4MiB_each_way "decision '$dec': $out"
+fi
+stats=$(proxy_stats_as jane "$PW_URL")
+case $stats in
+*"relaysCompleted=1 bytesForwarded=8388608"*) pass getstatistics_counts_the_relay ;;
+*) fail getstatistics_counts_the_relay "$stats" ;;
+esac
+
+# 3. An id the broker never handed out is closed at once; a used one is not accepted again.
+if "$PROXY_LEGS" refused 0123456789abcdef0123456789abcdef "$PW" >/dev/null; then
+	pass unknown_id_is_refused
+else
+	fail unknown_id_is_refused "a leg with an unannounced id stayed open"
+fi
+if "$PROXY_LEGS" refused "$(field relayId "$dec")" "$PW" >/dev/null; then
+	pass used_id_is_refused
+else
+	fail used_id_is_refused "a leg with a used id stayed open"
+fi
+
+# 4. A chain of two gateway proxies between two closed clusters.
+write_proxy_conf "$D/pc.conf" proxy-c 10.3.0.0/24,0.0.0.0/0 c
+proxy_start "$D/pc.conf" "$D/pc.log"
+PC=$PROXY_ENDPOINT
+write_proxy_conf "$D/pd.conf" proxy-d 10.4.0.0/24,0.0.0.0/0 d
+proxy_start "$D/pd.conf" "$D/pd.log"
+PD=$PROXY_ENDPOINT
+wait_until 10 listed "$PC" && wait_until 10 listed "$PD" || fail chain_setup "gateway proxies not listed"
+call_as gw-a register-cluster c closed 127.0.0.1 10.3.0.0/24 >/dev/null &&
+	call_as gw-b register-cluster d closed 127.0.0.1 10.4.0.0/24 >/dev/null &&
+	call_as gw-a register-ap job-1 c c1 10.3.0.5 7000 >/dev/null &&
+	call_as gw-b register-ap job-1 d d1 10.4.0.6 8000 >/dev/null ||
+	fail chain_setup "could not register the closed clusters"
+dec=$(call_as gw-a resolve job-1 c c1 10.4.0.6 8000)
+if [ "$(field method "$dec")" = relay-chain ] && [ "$(field proxy0 "$dec")" = "$PC" ] &&
+	[ "$(field proxy1 "$dec")" = "$PD" ] && out=$(relay_through "$dec" 1048576); then
+	pass broker_decided_chain_through_two_gateway_proxies "$out"
+else
+	fail broker_decided_chain_through_two_gateway_proxies "decision '$dec': $out"
+fi
+
+# 5. The broker is killed, restarted on its port with an empty registry: every proxy
+# registers again by itself, and a relay decided afterwards works.
+broker_kill9
+rm -f "$D"/broker.db*
+broker_restart_same_port
+if wait_until 20 proxies_listed 3; then
+	pass proxies_register_again_after_broker_kill9_and_restart
+else
+	fail proxies_register_again_after_broker_kill9_and_restart "$(query_as jane proxies 2>&1)"
+fi
+register_nat_pair || fail relay_after_restart "could not register again"
+dec=$(call_as gw-a resolve job-1 a a1 127.0.0.3 6000)
+if [ "$(field method "$dec")" = relay ] && out=$(relay_through "$dec" 1048576); then
+	pass relay_decided_after_broker_restart_works "$out"
+else
+	fail relay_decided_after_broker_restart_works "decision '$dec': $out"
+fi
+
+# 6. The control port: bad requests get faults, other CAs and strangers are refused, and it
+# keeps serving.
+port=${PW_URL##*:}; port=${port%/}
+for mode in malformed oversized unknown-op; do
+	out=$($SOAP_RAW 127.0.0.1 "$port" "$D/jane-cert.pem" "$D/jane-key.pem" "$D/ca/certificates" "$mode")
+	case $out in
+	*"fault=yes"*) pass "control_port_answers_${mode//-/_}_with_a_fault" ;;
+	*) fail "control_port_answers_${mode//-/_}_with_a_fault" "$out" ;;
+	esac
+done
+ca init --dir "$D/other-ca"
+ca user --dir "$D/other-ca" --name "Jane Doe" --out "$D/mallory"
+out=$(proxy_stats_as mallory "$PW_URL" 2>&1)
+[ $? -eq 3 ] && pass certificate_of_another_ca_is_refused ||
+	fail certificate_of_another_ca_is_refused "$out"
+out=$(proxy_stats_as bob "$PW_URL" 2>&1)
+case $out in
+*"not authorized"*) pass caller_outside_acl_and_gridmap_is_refused ;;
+*) fail caller_outside_acl_and_gridmap_is_refused "$out" ;;
+esac
+out=$(proxy_stats_as gw-a "$PW_URL" 2>&1) && pass acl_member_may_read ||
+	fail acl_member_may_read "$out"
+kill -0 "$PW_PID" && proxy_stats_as jane "$PW_URL" >/dev/null &&
+	pass control_port_keeps_serving || fail control_port_keeps_serving "proxy gone or silent"
+
+# 7. A stopped proxy leaves the broker's list.
+kill "$PW_PID"; wait "$PW_PID"
+if ! listed "$PW"; then pass stopped_proxy_unregisters; else fail stopped_proxy_unregisters "still listed"; fi
+
+fixture_exit
