@@ -70,3 +70,11 @@ TESTS += tests/integration/test_helper_handoff.sh tests/integration/test_helper_
 	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh
 EXTRA_DIST += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
 	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh
+
+# Unit test of the plain modules (output buffer, token lines, launch checks, configuration).
+check_PROGRAMS += tests/unit/test_helper_units
+tests_unit_test_helper_units_SOURCES = tests/unit/test_helper_units.c tests/unit/check.h
+tests_unit_test_helper_units_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_unit_test_helper_units_LDADD = services/helper/libhelper.a \
+	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
+TESTS += tests/unit/test_helper_units
