@@ -4,7 +4,8 @@
 # end to end (one proxy; a chain of two gateway proxies of closed clusters), an id the broker
 # never handed out is refused, the proxy registers again by itself after the broker is killed
 # with -9 and restarted on its port with an empty registry, and its SOAP control port answers
-# bad requests with faults, refuses other CAs and unauthorized callers, and keeps serving.
+# bad requests with faults, refuses other CAs and unauthorized callers, and keeps serving; a
+# proxy restarted on its endpoint never announces what was decided for its earlier incarnation.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 for prog in services/proxy/qcg-proxy services/broker/qcg-broker launcher/qcg-query \
@@ -36,8 +37,8 @@ field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 # ctl_of ENDPOINT: the control socket of the proxy with that endpoint.
 ctl_of() {
 	local e
-	for e in w c d; do
-		[ "$(head -n 1 "$D/p$e.conf.ready")" = "$1" ] && { echo "$D/p$e.conf.ctl"; return; }
+	for e in w c d r; do
+		[ "$(head -n 1 "$D/p$e.conf.ready" 2>/dev/null)" = "$1" ] && { echo "$D/p$e.conf.ctl"; return; }
 	done
 }
 # relay_through DECISION-LINE BYTES: wait until the decision's proxies know its id, then move
@@ -173,5 +174,36 @@ kill -0 "$PW_PID" && proxy_stats_as jane "$PW_URL" >/dev/null &&
 # 7. A stopped proxy leaves the broker's list.
 kill "$PW_PID"; wait "$PW_PID"
 if ! listed "$PW"; then pass stopped_proxy_unregisters; else fail stopped_proxy_unregisters "still listed"; fi
+
+# 8. A proxy killed with -9 and started again on its endpoint does not announce a relay the
+# broker decided for its earlier incarnation; relays decided afterwards work.
+FP=$(free_port)
+write_proxy_conf "$D/pr.conf" proxy-w 0.0.0.0/0 "" "listen = 127.0.0.1:$FP" # the later wins
+proxy_start "$D/pr.conf" "$D/pr.log"
+PR=$PROXY_ENDPOINT
+wait_until 10 listed "$PR" || fail restart_setup "$PR not listed"
+kill -9 "$PROXY_PID"; wait "$PROXY_PID" 2>/dev/null
+old=""
+for _ in 1 2 3 4 5 6; do # round robin over pc, pd and this one
+	dec=$(call_as gw-a resolve job-1 a a1 127.0.0.3 6000)
+	[ "$(field proxy0 "$dec")" = "$PR" ] && { old=$(field relayId "$dec"); break; }
+done
+proxy_start "$D/pr.conf" "$D/pr2.log"
+if [ -n "$old" ] && wait_until 10 grep -q "skipping broker event" "$D/pr2.log" &&
+	"$PROXY_LEGS" refused "$old" "$PR" >/dev/null; then
+	pass restarted_proxy_skips_relays_decided_for_its_earlier_incarnation
+else
+	fail restarted_proxy_skips_relays_decided_for_its_earlier_incarnation "old id '$old'"
+fi
+new=""
+for _ in 1 2 3 4 5 6; do
+	dec=$(call_as gw-a resolve job-1 a a1 127.0.0.3 6000)
+	[ "$(field proxy0 "$dec")" = "$PR" ] && { new=$dec; break; }
+done
+if [ -n "$new" ] && out=$(relay_through "$new" 65536); then
+	pass restarted_proxy_relays_new_decisions
+else
+	fail restarted_proxy_relays_new_decisions "decision '$new': $out"
+fi
 
 fixture_exit
