@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,51 @@ read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t
 	return relay_config_check(&out->relay, err, errlen);
 }
 
+/* Whether one "address/prefix" entry (len bytes) is a CIDR block the broker will parse. */
+static bool
+cidr_valid(const char *s, size_t len)
+{
+	char addr[INET6_ADDRSTRLEN + 1];
+	uint8_t bytes[16];
+	const char *slash = memchr(s, '/', len);
+
+	if (slash == NULL || (size_t)(slash - s) > INET6_ADDRSTRLEN)
+		return false;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = '\0';
+	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	size_t digits = len - (size_t)(slash - s) - 1;
+	if (inet_pton(family, addr, bytes) != 1 || digits == 0 || digits > 3)
+		return false;
+	unsigned prefix = 0;
+	for (size_t i = 0; i < digits; i++) {
+		if (slash[1 + i] < '0' || slash[1 + i] > '9')
+			return false;
+		prefix = prefix * 10 + (unsigned)(slash[1 + i] - '0');
+	}
+	return prefix <= (family == AF_INET ? 32u : 128u);
+}
+
+/* The broker skips a proxy whose networks do not parse (services/broker/decision.c), so a
+ * list it would not understand is refused here, where the administrator sees it. The broker
+ * also refuses host bits set; that is left to it. */
+static int
+check_networks(const char *networks, char *err, size_t errlen)
+{
+	for (const char *s = networks;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (!cidr_valid(s, len)) {
+			snprintf(err, errlen, "proxy.networks: '%.*s' is not ADDRESS/PREFIX (a "
+			    "comma-separated list without spaces; 0.0.0.0/0 is the WAN)", (int)len, s);
+			return -1;
+		}
+		if (comma == NULL)
+			return 0;
+		s = comma + 1;
+	}
+}
+
 /* The broker link's settings; advertise defaults to listen's host when that is not a
  * wildcard (a wildcard is no address a leg can connect to). */
 static int
@@ -198,10 +244,8 @@ read_broker(const struct config *cfg, struct proxy_config *out, char *err, size_
 		    "proxy.listen is a wildcard address");
 		return -1;
 	}
-	if (out->networks[0] == '\0') {
-		snprintf(err, errlen, "proxy.networks must not be empty (0.0.0.0/0 is the WAN)");
+	if (check_networks(out->networks, err, errlen) != 0)
 		return -1;
-	}
 	if (out->relay.accept_any_id) {
 		snprintf(err, errlen, "proxy.accept-any-id would let anyone relay through a proxy "
 		    "the broker hands out; it is for benchmarks without a broker only");

@@ -187,6 +187,15 @@ unsafe_or_incomplete_combinations_are_refused(void)
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
 	    "networks =\n%s", tls);
 	check_refused(text, "proxy.networks");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "networks = 10.3.0.0/24, 0.0.0.0/0\n%s", tls);
+	check_refused(text, "' 0.0.0.0/0' is not ADDRESS/PREFIX");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "networks = 10.3.0.0/33\n%s", tls);
+	check_refused(text, "proxy.networks");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "networks = 10.3.0.0/24,,0.0.0.0/0\n%s", tls);
+	check_refused(text, "proxy.networks");
 	snprintf(text, sizeof(text), "[proxy]\ncontrol_listen = 127.0.0.1:0\n%s", tls);
 	check_refused(text, "proxy.acl or proxy.gridmap");
 	check_refused("[proxy]\ncontrol_listen = nowhere\nacl = /a\n", "control_listen");
