@@ -83,3 +83,11 @@ tests_integration_proxy_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_proxy_call_LDADD = $(QCG_SOAP_LIBS)
 TESTS += tests/integration/test_proxy_soap.sh
 EXTRA_DIST += tests/integration/test_proxy_soap.sh
+
+# What a broker relay event makes the proxy do, without sockets.
+check_PROGRAMS += tests/integration/proxy_plan
+tests_integration_proxy_plan_SOURCES = tests/integration/proxy_plan.c \
+	services/proxy/proxy_broker.c services/proxy/proxy_broker.h
+tests_integration_proxy_plan_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+tests_integration_proxy_plan_LDADD = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
+TESTS += tests/integration/proxy_plan
