@@ -194,8 +194,9 @@ broker_link_stop(struct broker_link *l)
 	l->stop = true;
 	pthread_cond_broadcast(&l->wake);
 	/* Cut a long poll short: the blocked recv returns and the thread sees stop. The socket is
-	 * the thread's, but shutdown(2) on it from here is safe: the descriptor stays open until
-	 * the thread closes it. */
+	 * the thread's; reading its number here races with the thread closing it (it could then
+	 * name a descriptor just reused elsewhere), which is tolerable only because this runs at
+	 * exit. Without it, stopping could take up to poll_timeout. */
 	if (soap_valid_socket(l->soap->socket))
 		shutdown(l->soap->socket, SHUT_RDWR);
 	pthread_mutex_unlock(&l->lock);
