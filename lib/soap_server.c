@@ -74,9 +74,10 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 		{ "transfer_timeout", 120, 1, 86400 },
 		{ "max_message", 1024 * 1024, 1024, 256 * 1024 * 1024 },
 		{ "max_keep_alive", 1000, 1, 1000000 },
+		{ "keep_alive_idle", 5, 1, 3600 },
 	};
-	long values[6];
-	for (size_t i = 0; i < 6; i++) {
+	long values[sizeof(ints) / sizeof(ints[0])];
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		snprintf(key, sizeof(key), "%s.%s", section, ints[i].name);
 		if (config_get_int(cfg, key, ints[i].fallback, ints[i].min, ints[i].max, &v, err,
 			errlen) != 0)
@@ -89,6 +90,7 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 	out->transfer_timeout = (int)values[3];
 	out->max_message = (uint64_t)values[4];
 	out->max_keep_alive = (int)values[5];
+	out->keep_alive_idle = (int)values[6];
 	return 0;
 }
 
@@ -186,6 +188,7 @@ serve_connection(struct soap_server *srv, struct soap *soap, struct soap_request
 		goto done;
 	}
 	log_debug("connection from %s as %s", conn->address, req->peer_dn);
+	soap->recv_timeout = srv->settings.io_timeout; /* after_request shortens it per connection */
 	srv->service.serve(soap); /* serves keep-alive requests; faults are sent by gSOAP */
 done:
 	soap_destroy(soap);
@@ -196,14 +199,19 @@ done:
 
 /* gSOAP's generated serve loop calls this after each response on a connection. The loop frees
  * nothing between keep-alive requests, so without this a connection's memory grows with every
- * request until it ends; and a stop must not wait for clients that keep their connection open. */
+ * request until it ends; a stop must not wait for clients that keep their connection open; and
+ * an idle kept-alive connection holds a worker, so it may idle only keep_alive_idle seconds
+ * before it is closed and the worker serves someone else. */
 static int
 after_request(struct soap *soap)
 {
+	struct soap_request *req = soap->user;
 	soap_destroy(soap);
 	soap_end(soap);
 	if (stop_requested)
 		soap->keep_alive = 0;
+	if (req->keep_alive_idle < soap->recv_timeout)
+		soap->recv_timeout = req->keep_alive_idle;
 	return SOAP_OK;
 }
 
@@ -212,7 +220,8 @@ worker_main(void *arg)
 {
 	struct soap_server *srv = arg;
 	struct soap *soap = soap_copy(srv->master);
-	struct soap_request req = { .app = srv->service.app };
+	struct soap_request req = { .app = srv->service.app,
+		.keep_alive_idle = srv->settings.keep_alive_idle };
 	struct pending_connection conn;
 
 	if (soap == NULL)

@@ -28,6 +28,9 @@ struct soap_server_settings {
 	int transfer_timeout;    /* seconds a whole message may take */
 	uint64_t max_message;    /* bytes; larger requests get a fault */
 	int max_keep_alive;      /* requests served on one connection */
+	int keep_alive_idle;     /* seconds a kept-alive connection may sit idle (it holds a
+				    worker meanwhile); also the receive timeout after the first
+				    request on a connection */
 };
 
 /* What a handler knows about the request it serves; soap->user points to it. */
@@ -36,6 +39,7 @@ struct soap_request {
 	char peer_address[QCG_ADDR_MAX];
 	void *worker_state;           /* from the worker_init callback, one per worker thread */
 	void *app;                    /* the application's shared state */
+	int keep_alive_idle;          /* from the settings, for the serve loop's callback */
 };
 
 struct soap_service {
@@ -46,7 +50,7 @@ struct soap_service {
 };
 
 /* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
- * max_keep_alive; defaults suit a small grid. */
+ * max_keep_alive, keep_alive_idle; defaults suit a small grid. */
 int soap_server_settings_from_config(const struct config *cfg, const char *section,
     struct soap_server_settings *out, char *err, size_t errlen);
 
