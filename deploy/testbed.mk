@@ -19,6 +19,13 @@ tests_testbed_delayline_unit_SOURCES = tests/testbed/delayline_unit.c \
 	deploy/delayline/dl_conf.c deploy/delayline/dl_frame.c deploy/delayline/dl_sched.c
 tests_testbed_delayline_unit_LDADD = lib/libqcgcommon.a -lm
 
+# The initiator's side of a connection through a node's real qcg-helper, relay legs included
+# (services.test and examples/demo-grid.sh; helper_local plays the target).
+check_PROGRAMS += tests/testbed/tb_connect
+tests_testbed_tb_connect_SOURCES = tests/testbed/tb_connect.c
+tests_testbed_tb_connect_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_testbed_tb_connect_LDADD = services/helper/libqcghelperclient.la lib/libqcgcommon.a
+
 # qcg-testbed: a whole grid on one machine (network namespaces, the delay line on the WAN).
 dist_sbin_SCRIPTS += deploy/qcg-testbed
 EXTRA_DIST += deploy/README-testbed.md
