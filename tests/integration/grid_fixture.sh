@@ -378,3 +378,65 @@ proxy_stats_as() {
 	"$PROXY_CALL" --url "$2" --cert "$FIXTURE_DIR/$1-cert.pem" --key "$FIXTURE_DIR/$1-key.pem" \
 		--ca-dir "$FIXTURE_DIR/ca/certificates"
 }
+
+# --- launcher (launcher/): whole sites and user credentials ------------------------------------
+#   site_start SITE POLICY SLOTS NODE...  # front-end gw-SITE for cluster SITE with one qcg-helper
+#                              per NODE (SLOTS each); sets SITE_URL; users map to 'nobody'
+#   user_proxy_file WHO         # prints a file holding WHO's certificate and key (a proxy-style
+#                              credential file for X509_USER_PROXY)
+#   as_user WHO CMD ARGS...     # run CMD with WHO's credentials and the fixture's CA only
+# Site files: $FIXTURE_DIR/site-SITE.{conf,log,acl,gridmap}; helpers as in helper_start.
+site_start() {
+	local d=$FIXTURE_DIR site=$1 policy=$2 slots=$3 node port nodes="" ports=""
+	shift 3
+	host_cert "gw-$site" # names 127.0.0.1, which fixture_init's gw-a and gw-b do not
+	: >"$d/site-$site.acl"
+	for node in "$@"; do
+		port=$(free_port)
+		ports="$ports $node:$port"
+		nodes="$nodes$node = https://127.0.0.1:$port/ $slots
+	"
+		echo "helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\"" >>"$d/site-$site.acl"
+	done
+	"$QCG_CA" grid-mapfile-line "$d/jane-cert.pem" nobody >"$d/site-$site.gridmap"
+	write_frontend_conf "$d/site-$site.conf" "gw-$site" "$site" "$policy" "$d/site-$site.acl" \
+		"$d/site-$site.gridmap" "$nodes"
+	frontend_start "$d/site-$site.conf" "$d/site-$site.log"
+	SITE_URL=$FRONTEND_URL
+	[ -z "$HELPER_PIDS" ] && [ -z "${SITE_TRAP_SET:-}" ] &&
+		trap 'frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+	SITE_TRAP_SET=1
+	for node in $ports; do
+		site_helper_start "${node%%:*}" "${node##*:}" "$site" "$SITE_URL"
+	done
+	wait_for_log "$d/site-$site.log" "cluster $site registered" 10 ||
+		{ echo "front-end of $site did not register:"; cat "$d/site-$site.log"; exit 99; }
+}
+
+# site_helper_start NODE PORT SITE FRONTEND-URL: a qcg-helper for NODE listening on PORT.
+site_helper_start() {
+	local d=$FIXTURE_DIR name=$1 port=$2
+	HELPER_CLUSTER=$3 write_helper_conf "$name" 127.0.0.1 "$4"
+	sed -i "s/^listen = 127.0.0.1:0$/listen = 127.0.0.1:$port/" "$d/helper-$name.conf"
+	"$QCG_HELPER" -c "$d/helper-$name.conf" >>"$d/helper-$name.log" 2>&1 &
+	HELPER_PIDS="$HELPER_PIDS $!"
+	for _ in $(seq 1 100); do
+		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
+			2>/dev/null && return 0
+		kill -0 "$!" 2>/dev/null || { echo "qcg-helper $name died:"; cat "$d/helper-$name.log"; exit 99; }
+		sleep 0.05
+	done
+	echo "qcg-helper $name did not start"; exit 99
+}
+
+user_proxy_file() {
+	local f=$FIXTURE_DIR/$1-credential.pem
+	[ -f "$f" ] || { cat "$FIXTURE_DIR/$1-cert.pem" "$FIXTURE_DIR/$1-key.pem" >"$f"; chmod 600 "$f"; }
+	echo "$f"
+}
+
+as_user() {
+	local who=$1; shift
+	env -u X509_USER_CERT -u X509_USER_KEY X509_USER_PROXY="$(user_proxy_file "$who")" \
+		X509_CERT_DIR="$FIXTURE_DIR/ca/certificates" "$@"
+}
