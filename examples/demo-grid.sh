@@ -1,0 +1,117 @@
+#!/bin/bash
+# demo-grid.sh: the main job until MPI jobs run through the middleware. Brings up a whole grid
+# on this machine with qcg-testbed (network namespaces, as root): three sites (open, nat,
+# closed), two nodes each, 5 ms one-way WAN delay, one WAN proxy and a proxy on the closed
+# site's gateway, with every service running for real (qcg-broker, qcg-proxy, qcg-frontend per
+# site, qcg-helper per node, certificates from qcg-ca). Then, from the `user` host:
+#   1. qcg-query clusters and proxies: what the broker knows;
+#   2. hostname on every node, launched through each site's front-end (Reserve, Commit,
+#      Launch, Release), and its output;
+#   3. connections between processes of one job on different sites, set up by the broker
+#      through the helpers and front-ends: closed <-> nat through the closed site's gateway
+#      proxy (relay), open -> nat (reversal); qcg-query connections and the proxies' counters;
+#   4. plain mpirun across the nodes of the open site (the middleware's MPI glue is not
+#      there yet).
+# The testbed is always taken down, whatever happens.
+#
+#   examples/demo-grid.sh [BUILD-DIR]      (default: the source tree's own build)
+#
+# Needs a build (./configure && make); the test programs it uses (tests/integration/
+# frontend_call, helper_local, broker_call, tests/testbed/tb_connect) are built here with
+# make if they are missing.
+set -euo pipefail
+top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
+top_builddir=$(cd "${1:-$top_srcdir}" && pwd)
+QTB=$top_srcdir/deploy/qcg-testbed
+export QCG_TESTBED_BIN=$top_builddir
+readonly TOKEN=d3m0d3m0d3m0d3m0d3m0d3m0d3m0d3m0 JOB=demo-job
+readonly MPI_TIMEOUT=120
+
+die() { echo "demo-grid: $*" >&2; exit 1; }
+step() { printf '\n== %s\n' "$*"; }
+now_ms() { date +%s%3N; }
+
+((EUID == 0)) || die "run me as root: the testbed is made of network namespaces"
+for p in services/broker/qcg-broker services/proxy/qcg-proxy services/frontend/qcg-frontend \
+	services/helper/qcg-helper launcher/qcg-query deploy/qcg-delayline; do
+	[[ -x $top_builddir/$p ]] || die "$top_builddir/$p is missing: build first (./configure && make)"
+done
+# Test programs are check_PROGRAMS: plain `make` does not build them.
+make -s -C "$top_builddir" tests/integration/frontend_call tests/integration/helper_local \
+	tests/integration/broker_call tests/testbed/tb_connect >/dev/null ||
+	die "could not build the test programs in $top_builddir"
+
+TB_DIR=$(mktemp -d /tmp/qcg-demo.XXXXXX)
+teardown() {
+	local rc=$?
+	trap - EXIT INT TERM
+	kill $(jobs -p) 2>/dev/null || true
+	"$QTB" --dir "$TB_DIR" down >/dev/null 2>&1 || echo "demo-grid: down failed" >&2
+	rm -rf "$TB_DIR"
+	exit "$rc"
+}
+trap teardown EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# shellcheck source=../tests/testbed/grid.sh
+source "$top_srcdir/tests/testbed/grid.sh"
+
+step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy"
+t0=$(now_ms)
+"$QTB" --dir "$TB_DIR" up --sites 3 --nodes 2 --policies open,nat,closed --wan-delay 5 \
+	--proxies 1 --frontend-proxy
+echo "up with every service ready and registered: $(($(now_ms) - t0)) ms"
+"$QTB" --dir "$TB_DIR" status | sed -n '/^DAEMON/,$p'
+grid_env
+echo "(clients source $TB_DIR/env: broker $QCG_BROKER_URL, user proxy $X509_USER_PROXY)"
+
+step "qcg-query clusters (on host user)"
+grid_query clusters
+step "qcg-query proxies"
+grid_query proxies
+
+step "hostname on every node, through each site's front-end (Reserve, Commit, Launch, Release)"
+for site in $QCG_TESTBED_SITES; do
+	nodes=$("$QTB" --dir "$TB_DIR" hosts | awk -F'\t' -v s="$site" '$2 == "node" && $3 == s { print $1 }')
+	out=$(grid_fe "$site" reserve "hostname-$site" "$(wc -w <<<"$nodes")" 60 1 $nodes) ||
+		die "Reserve at site $site failed: $out"
+	res=$(sed -n 's/^reservation=//p' <<<"$out")
+	grid_fe "$site" commit "$res" >/dev/null || die "Commit at site $site failed"
+	for n in $nodes; do
+		t0=$(now_ms)
+		out=$(grid_fe "$site" run "$res" "$n" /bin/hostname) || die "Launch on $n failed: $out"
+		printf 'site %s node %-3s -> %-28s (%d ms)\n' "$site" "$n" "$(tr '\n' ' ' <<<"$out")" \
+			$(($(now_ms) - t0))
+	done
+	grid_fe "$site" release "$res" >/dev/null || die "Release at site $site failed"
+done
+
+step "one job's processes connect across sites, as the broker decides"
+grid_broker_call record-job "$JOB" >/dev/null || die "record-job failed"
+grid_job_token "$JOB" "$TOKEN" a1 b1 c1
+addr() { "$QTB" --dir "$TB_DIR" hosts | awk -F'\t' -v h="$1" '$1 == h { print $6 }'; }
+grid_local b1 "$JOB" "$TOKEN" register "$(addr b1)" 40000 >/dev/null || die "register on b1 failed"
+grid_local c1 "$JOB" "$TOKEN" register "$(addr c1)" 40001 >/dev/null || die "register on c1 failed"
+for pair in c1:b1:40000 b1:c1:40001 a1:b1:40000; do
+	IFS=: read -r from to port <<<"$pair"
+	grid_connect "$from" "$to" "$(addr "$to")" "$port" "$JOB" "$TOKEN"
+	printf '%s -> %s:%s  %s\n' "$from" "$to" "$port" "$(head -n 1 <<<"$GRID_CONN")"
+	printf '    %s saw: %s\n' "$to" "$(grep '^handoff' <<<"$GRID_WAITED" || echo "no hand-off")"
+done
+step "qcg-query connections $JOB"
+grid_query connections "$JOB"
+step "qcg-query proxies (the gateway proxy relayed the bytes)"
+grid_query proxies
+
+step "plain mpirun across the open site's nodes (a1, a2), TCP between them"
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+	mpicc -o "$TB_DIR/mpi_hosts" "$top_srcdir/tests/testbed/mpi_hosts.c"
+	"$QTB" --dir "$TB_DIR" exec a1 -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$MPI_TIMEOUT" mpirun --oversubscribe \
+		-np 4 --host a1:2,a2:2 --mca plm_rsh_agent "$QTB rsh --dir $TB_DIR" \
+		--mca pml ob1 --mca btl self,vader,tcp "$TB_DIR/mpi_hosts" | sort
+else
+	echo "(skipped: mpicc/mpirun not installed)"
+fi
+
+step "done; taking the testbed down"
