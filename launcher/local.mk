@@ -24,3 +24,57 @@ dist_man_MANS += doc/qcg-rsh.1
 # Tests on loopback with a real broker, front-ends and helpers (tests/integration/grid_fixture.sh).
 TESTS += tests/launcher/test_qcg_rsh.sh
 EXTRA_DIST += tests/launcher/test_qcg_rsh.sh
+
+# Job descriptions: one internal form (job_desc.h), one parser per format, one validation.
+# job.xsd is compiled in (job_xsd.c, generated) so a description means the same everywhere.
+noinst_LIBRARIES += launcher/libjobdesc.a
+launcher_libjobdesc_a_SOURCES = \
+	launcher/job_desc.c launcher/job_desc.h \
+	launcher/job_xml_util.c launcher/job_xml_util.h \
+	launcher/job_xml.c launcher/job_simple.c launcher/job_jsdl.c launcher/job_validate.c
+nodist_launcher_libjobdesc_a_SOURCES = launcher/job_xsd.c
+launcher_libjobdesc_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBXML2_CFLAGS)
+JOBDESC_LIBS = launcher/libjobdesc.a $(LIBXML2_LIBS)
+BUILT_SOURCES += launcher/job_xsd.c
+CLEANFILES += launcher/job_xsd.c
+dist_pkgdata_DATA += launcher/job.xsd
+launcher/job_xsd.c: launcher/job.xsd
+	@$(MKDIR_P) launcher
+	$(AM_V_GEN){ echo '/* Generated from launcher/job.xsd; do not edit. */'; \
+	  echo 'extern const char job_xsd_text[];'; \
+	  echo 'const char job_xsd_text[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $(srcdir)/launcher/job.xsd; \
+	  echo ';'; } >$@
+
+check_PROGRAMS += tests/launcher/test_job_desc
+tests_launcher_test_job_desc_SOURCES = tests/launcher/test_job_desc.c tests/unit/check.h
+tests_launcher_test_job_desc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
+	-I$(top_srcdir)/tests/unit $(LIBXML2_CFLAGS)
+tests_launcher_test_job_desc_LDADD = $(JOBDESC_LIBS)
+TESTS += tests/launcher/test_job_desc
+EXTRA_DIST += examples/hello/hello.xml examples/hello/hello.qcg examples/hello/hello.jsdl \
+	examples/all-pairs/all-pairs.xml examples/all-pairs/all-pairs.qcg \
+	examples/all-pairs/all-pairs.jsdl examples/pi/pi.xml examples/pi/pi.qcg examples/pi/pi.jsdl
+
+# The QCG-Simple fuzz target, its corpus replayed as a regression test (tests/fuzz/README.md).
+check_PROGRAMS += tests/launcher/replay_job_simple
+tests_launcher_replay_job_simple_SOURCES = tests/fuzz/replay.c tests/launcher/fuzz_job_simple.c
+tests_launcher_replay_job_simple_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
+	$(LIBXML2_CFLAGS) -DFUZZ_TARGET=\"job_simple\"
+tests_launcher_replay_job_simple_LDADD = $(JOBDESC_LIBS)
+TESTS += tests/launcher/test_job_simple_replay.sh
+EXTRA_DIST += tests/launcher/test_job_simple_replay.sh tests/launcher/corpus_job_simple
+
+# examples/ (DESIGN.md section 1) has no local.mk of its own: its MPI programs are built here,
+# with Open MPI's compile and link flags, and installed where the descriptions point.
+examplesdir = $(pkglibexecdir)/examples
+examples_PROGRAMS = examples/hello/hello examples/all-pairs/all-pairs examples/pi/pi
+examples_hello_hello_SOURCES = examples/hello/hello.c
+examples_hello_hello_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+examples_hello_hello_LDADD = $(OMPI_LIBS)
+examples_all_pairs_all_pairs_SOURCES = examples/all-pairs/all_pairs.c
+examples_all_pairs_all_pairs_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+examples_all_pairs_all_pairs_LDADD = $(OMPI_LIBS)
+examples_pi_pi_SOURCES = examples/pi/pi.c
+examples_pi_pi_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+examples_pi_pi_LDADD = $(OMPI_LIBS) -lm

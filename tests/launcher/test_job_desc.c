@@ -1,0 +1,283 @@
+/*
+ * test_job_desc.c: job descriptions in their three formats (native XML, QCG-Simple, JSDL SPMD)
+ * give one internal form; each format's own rules; ISO 8601 durations; and bad descriptions,
+ * each refused with the file, the line and what was expected.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "job_desc.h"
+
+static char err[JOB_ERR_MAX + 300];
+
+/* Parse text as the format its content says (as job_load does) and validate it. */
+static struct job_desc *
+parse(enum job_format f, const char *text)
+{
+	struct job_desc *d;
+	err[0] = '\0';
+	switch (f) {
+	case JOB_FORMAT_XML: d = job_parse_xml(text, strlen(text), "t.xml", err, sizeof(err)); break;
+	case JOB_FORMAT_JSDL: d = job_parse_jsdl(text, strlen(text), "t.jsdl", err, sizeof(err)); break;
+	default: d = job_parse_simple(text, strlen(text), "t.qcg", err, sizeof(err)); break;
+	}
+	if (d != NULL && job_validate(d, err, sizeof(err)) != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+static struct job_desc *
+load_example(const char *name, const char *ext)
+{
+	char path[4096];
+	const char *top = getenv("top_srcdir");
+	snprintf(path, sizeof(path), "%s/examples/%s/%s.%s", top ? top : ".", name, name, ext);
+	struct job_desc *d = job_load(path, err, sizeof(err));
+	if (d == NULL)
+		fprintf(stderr, "%s\n", err);
+	return d;
+}
+
+/* The parts of a description that must not depend on its format. */
+static int
+same_job(const struct job_desc *a, const struct job_desc *b)
+{
+	if (strcmp(a->name.text, b->name.text) || strcmp(a->executable.text, b->executable.text) ||
+	    a->argc != b->argc || a->cluster_count != b->cluster_count || a->walltime != b->walltime)
+		return 0;
+	for (int i = 0; i < a->argc; i++)
+		if (strcmp(a->arg[i].text, b->arg[i].text))
+			return 0;
+	for (int i = 0; i < a->cluster_count; i++) {
+		const struct job_cluster *x = &a->cluster[i], *y = &b->cluster[i];
+		if (strcmp(x->name, y->name) || strcmp(x->site, y->site) ||
+		    x->processes != y->processes || x->per_node != y->per_node)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+examples_give_one_internal_form_in_all_three_formats(void)
+{
+	static const char *const names[] = { "hello", "all-pairs", "pi" };
+	for (int i = 0; i < 3; i++) {
+		struct job_desc *x = load_example(names[i], "xml");
+		struct job_desc *q = load_example(names[i], "qcg");
+		struct job_desc *j = load_example(names[i], "jsdl");
+		CHECK(x && q && j);
+		if (x && q && j) {
+			CHECK(same_job(x, q));
+			CHECK(same_job(x, j));
+			CHECK_INT_EQ(x->format, JOB_FORMAT_XML);
+			CHECK_INT_EQ(q->format, JOB_FORMAT_SIMPLE);
+			CHECK_INT_EQ(j->format, JOB_FORMAT_JSDL);
+			CHECK_INT_EQ(job_total_processes(x), 6);
+			CHECK_STR_EQ(x->cluster[2].name, "c");
+			CHECK_INT_EQ(x->walltime, 600);
+		}
+		free(x);
+		free(q);
+		free(j);
+	}
+}
+
+static void
+simple_directives_fill_every_field(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE,
+	    "#!/bin/sh\n#QCG name=sim\n#QCG executable=/bin/prog\n#QCG argument=-x\n"
+	    "#QCG argument=two words\n#QCG environment=A=b=c\n#QCG walltime=P1DT2H3M4S\n"
+	    "#QCG host=reef@poznan\n#QCG nodes=2:8:4\n#QCG host=zeus\n#QCG nodes=3:4\n"
+	    "#QCG procs=10\n#QCG stage-in-file=/home/u/in.dat -> data/in.dat\n"
+	    "#QCG stage-in-file=/home/u/conf\n#QCG stage-out-file=out.dat -> /home/u/out.dat\n"
+	    "#QCG output=o.txt\n#QCG error=e.txt\necho this line is the script\n");
+	CHECK(d != NULL);
+	if (d == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK_STR_EQ(d->name.text, "sim");
+	CHECK_INT_EQ(d->argc, 2);
+	CHECK_STR_EQ(d->arg[1].text, "two words");
+	CHECK_STR_EQ(d->env[0].text, "A=b=c");
+	CHECK_INT_EQ(d->walltime, 86400 + 2 * 3600 + 3 * 60 + 4);
+	CHECK_INT_EQ(d->cluster_count, 2);
+	CHECK_STR_EQ(d->cluster[0].site, "poznan");
+	CHECK_INT_EQ(d->cluster[0].processes, 8);   /* 2 nodes x 4 processes */
+	CHECK_INT_EQ(d->cluster[0].per_node, 4);
+	CHECK_STR_EQ(d->cluster[1].site, "zeus");   /* a cluster without a site is its own */
+	CHECK_INT_EQ(d->cluster[1].processes, 10);  /* procs, within 3 x 4 */
+	CHECK_INT_EQ(d->cluster[1].line, 10);
+	CHECK_INT_EQ(d->stage_in_count, 2);
+	CHECK_STR_EQ(d->stage_in[0].to.text, "data/in.dat");
+	CHECK_STR_EQ(d->stage_in[1].to.text, "conf");
+	CHECK_STR_EQ(d->stage_out[0].to.text, "/home/u/out.dat");
+	CHECK_STR_EQ(d->out.text, "o.txt");
+	free(d);
+}
+
+static void
+xml_sites_nodes_environment_and_staging(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_XML,
+	    "<job xmlns='urn:qcg-ompi:job:1' name='x'>\n"
+	    "<executable>/bin/prog</executable><argument>a b</argument>\n"
+	    "<environment name='OMP_NUM_THREADS'>2</environment>\n"
+	    "<workingDirectory>/scratch</workingDirectory><stdout>out</stdout>\n"
+	    "<wallTime>PT1H</wallTime><stageIn from='in' to='in.dat'/><stageOut from='r' to='/tmp/r'/>\n"
+	    "<resources><site name='s1'><cluster name='a' processes='3'/>\n"
+	    "<cluster name='b' processes='4' processesPerNode='2'><node>b1</node><node>b2</node></cluster>\n"
+	    "</site><cluster name='c' processes='1'/></resources></job>\n");
+	CHECK(d != NULL);
+	if (d == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK_STR_EQ(d->env[0].text, "OMP_NUM_THREADS=2");
+	CHECK_STR_EQ(d->workdir.text, "/scratch");
+	CHECK_INT_EQ(d->walltime, 3600);
+	CHECK_INT_EQ(d->cluster_count, 3);
+	CHECK_STR_EQ(d->cluster[0].site, "s1");
+	CHECK_STR_EQ(d->cluster[1].site, "s1");
+	CHECK_STR_EQ(d->cluster[2].site, "c");
+	CHECK_INT_EQ(d->cluster[1].node_count, 2);
+	CHECK_STR_EQ(d->cluster[1].node[1], "b2");
+	CHECK_INT_EQ(d->cluster[1].line, 7);
+	CHECK_STR_EQ(d->stage_out[0].to.text, "/tmp/r");
+	free(d);
+}
+
+#define JSDL_HEAD "<jsdl:JobDefinition xmlns:jsdl='http://schemas.ggf.org/jsdl/2005/11/jsdl' " \
+	"xmlns:p='http://schemas.ggf.org/jsdl/2005/11/jsdl-posix' " \
+	"xmlns:s='http://schemas.ogf.org/jsdl/2007/02/jsdl-spmd'><jsdl:JobDescription>\n" \
+	"<jsdl:Application><s:SPMDApplication><p:Executable>/bin/p</p:Executable>\n"
+#define JSDL_OMPI "<s:SPMDVariation>http://www.ogf.org/jsdl/2007/02/jsdl-spmd/OpenMPI</s:SPMDVariation>\n"
+
+static void
+jsdl_splits_processes_over_candidate_hosts(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_JSDL, JSDL_HEAD
+	    "<s:NumberOfProcesses>7</s:NumberOfProcesses>" JSDL_OMPI
+	    "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>\n"
+	    "<jsdl:HostName>a@s</jsdl:HostName><jsdl:HostName>b@s</jsdl:HostName>"
+	    "<jsdl:HostName>c</jsdl:HostName></jsdl:CandidateHosts></jsdl:Resources>\n"
+	    "<jsdl:DataStaging><jsdl:FileName>in</jsdl:FileName><jsdl:Source><jsdl:URI>"
+	    "file:///home/u/in</jsdl:URI></jsdl:Source></jsdl:DataStaging>\n"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL);
+	if (d == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK_INT_EQ(d->cluster[0].processes, 3);
+	CHECK_INT_EQ(d->cluster[1].processes, 2);
+	CHECK_INT_EQ(d->cluster[2].processes, 2);
+	CHECK_STR_EQ(d->cluster[1].site, "s");
+	CHECK_STR_EQ(d->stage_in[0].from.text, "/home/u/in");
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>5</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a:1</jsdl:HostName><jsdl:HostName>b:4</jsdl:HostName>"
+	    "</jsdl:CandidateHosts></jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && d->cluster[0].processes == 1 && d->cluster[1].processes == 4);
+	free(d);
+}
+
+static void
+iso8601_durations(void)
+{
+	long s = 0;
+	CHECK(job_parse_duration("PT30M", &s) == 0 && s == 1800);
+	CHECK(job_parse_duration("P2D", &s) == 0 && s == 172800);
+	CHECK(job_parse_duration("P1W", &s) == 0 && s == 604800);
+	CHECK(job_parse_duration("PT1H0M5S", &s) == 0 && s == 3605);
+	CHECK(job_parse_duration("PT", &s) != 0);
+	CHECK(job_parse_duration("P", &s) != 0);
+	CHECK(job_parse_duration("30M", &s) != 0);
+	CHECK(job_parse_duration("P1M", &s) != 0);   /* months have no fixed length */
+	CHECK(job_parse_duration("PT5M1H", &s) != 0); /* designators out of order */
+	CHECK(job_parse_duration("PT1.5H", &s) != 0);
+	CHECK(job_parse_duration("P400D", &s) != 0); /* more than a year */
+}
+
+/* A bad description: refused, and the error holds want (with file and line). */
+static void
+refused(enum job_format f, const char *text, const char *want)
+{
+	struct job_desc *d = parse(f, text);
+	CHECK(d == NULL);
+	free(d);
+	if (strstr(err, want) == NULL) {
+		check_failures++;
+		fprintf(stderr, "FAIL: error '%s' does not contain '%s'\n", err, want);
+	}
+	check_count++;
+}
+
+#define HOST "#QCG executable=/bin/p\n#QCG host=a\n#QCG procs=2\n"
+
+static void
+ten_kinds_of_bad_description_each_get_a_clear_error(void)
+{
+	/* 1 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG queue=long\n", "t.qcg:4: unknown directive 'queue'");
+	/* 2 */ refused(JOB_FORMAT_SIMPLE, "#QCG executable=/bin/p\n#QCG host=a\n#QCG nodes=2x4\n",
+	    "t.qcg:3: nodes must be N:C or N:C:P");
+	/* 3 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG walltime=10 minutes\n",
+	    "t.qcg:4: walltime must be an ISO 8601 duration");
+	/* 4 */ refused(JOB_FORMAT_SIMPLE, "#QCG host=a\n#QCG procs=2\n", "t.qcg: no executable given");
+	/* 5 */ refused(JOB_FORMAT_SIMPLE, "#QCG executable=/bin/p\n", "t.qcg: no cluster given");
+	/* 6 */ refused(JOB_FORMAT_SIMPLE, "#QCG executable=/bin/p\n#QCG procs=4\n",
+	    "t.qcg:2: procs needs a host directive before it");
+	/* 7 */ refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'>\n<executable>/p</executable>\n"
+	    "<resources><cluster name='a' processes='0'/></resources></job>",
+	    "t.xml:3: does not match job.xsd");
+	/* 8 */ refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'>\n<executable>/p</executable>\n"
+	    "<resources></job>", "t.xml:3: not well-formed XML");
+	/* 9 */ refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>\n"
+	    "<s:SPMDVariation>http://www.ogf.org/jsdl/2007/02/jsdl-spmd/MPICH2</s:SPMDVariation>"
+	    "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts></jsdl:Resources>"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>", "t.jsdl:4: SPMDVariation must be");
+	/* 10 */ refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>4</s:NumberOfProcesses>\n"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a:1</jsdl:HostName><jsdl:HostName>b:1</jsdl:HostName>"
+	    "</jsdl:CandidateHosts></jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:3: NumberOfProcesses is 4 but the HostNames' counts add up to 2");
+	/* 11 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG host=a\n#QCG procs=1\n",
+	    "t.qcg:4: cluster a is listed twice (first on line 2)");
+	/* 12 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG environment=1BAD=x\n",
+	    "t.qcg:4: environment must be NAME=value");
+	/* 13 */ refused(JOB_FORMAT_SIMPLE, "#QCG executable=/bin/p\n#QCG host=a\n#QCG nodes=2:4\n"
+	    "#QCG procs=9\n", "t.qcg:4: procs=9 does not fit on nodes=2:4:4");
+	/* 14 */ refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<resources>\n<cluster name='a' processes='5' processesPerNode='2'><node>a1</node>"
+	    "<node>a2</node></cluster></resources></job>",
+	    "t.xml:3: cluster a: 2 nodes of 2 processes cannot hold 5");
+	/* 15 */ refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<workingDirectory>scratch</workingDirectory>\n<resources><cluster name='a' "
+	    "processes='1'/></resources></job>", "t.xml:2: the working directory must be an absolute");
+	/* 16 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG environment=QCG_TOPOLOGY_COLORS=0,0,0\n",
+	    "t.qcg:4: QCG_TOPOLOGY_COLORS is set by the launcher");
+	/* 17 */ refused(JOB_FORMAT_SIMPLE, "just a shell script\n", "not a job description");
+	/* 18 */ refused(JOB_FORMAT_SIMPLE, HOST "#QCG executable=/bin/q\n",
+	    "t.qcg:4: executable given twice (first on line 1)");
+}
+
+int
+main(void)
+{
+	RUN(examples_give_one_internal_form_in_all_three_formats);
+	RUN(simple_directives_fill_every_field);
+	RUN(xml_sites_nodes_environment_and_staging);
+	RUN(jsdl_splits_processes_over_candidate_hosts);
+	RUN(iso8601_durations);
+	RUN(ten_kinds_of_bad_description_each_get_a_clear_error);
+	return check_exit();
+}
