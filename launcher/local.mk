@@ -11,7 +11,8 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/user_creds.c launcher/user_creds.h \
 	launcher/rsh_map.c launcher/rsh_map.h \
 	launcher/env_allow.c launcher/env_allow.h \
-	launcher/remote_run.c launcher/remote_run.h
+	launcher/remote_run.c launcher/remote_run.h \
+	launcher/proxy_make.c launcher/proxy_make.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 LAUNCHER_LIBS = launcher/liblauncher.a $(QCG_SOAP_LIBS)
 
@@ -78,3 +79,11 @@ examples_all_pairs_all_pairs_LDADD = $(OMPI_LIBS)
 examples_pi_pi_SOURCES = examples/pi/pi.c
 examples_pi_pi_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 examples_pi_pi_LDADD = $(OMPI_LIBS) -lm
+
+bin_PROGRAMS += launcher/qcg-proxy-init
+launcher_qcg_proxy_init_SOURCES = launcher/qcg_proxy_init.c
+launcher_qcg_proxy_init_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+launcher_qcg_proxy_init_LDADD = $(LAUNCHER_LIBS)
+dist_man_MANS += doc/qcg-proxy-init.1
+TESTS += tests/launcher/test_qcg_proxy_init.sh
+EXTRA_DIST += tests/launcher/test_qcg_proxy_init.sh tests/launcher/make_expired_proxy.py
