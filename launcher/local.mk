@@ -12,8 +12,11 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/rsh_map.c launcher/rsh_map.h \
 	launcher/env_allow.c launcher/env_allow.h \
 	launcher/remote_run.c launcher/remote_run.h \
-	launcher/proxy_make.c launcher/proxy_make.h
-launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+	launcher/proxy_make.c launcher/proxy_make.h \
+	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
+	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h
+launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
+	-DQCG_LIBDIR=\"$(libdir)\"
 LAUNCHER_LIBS = launcher/liblauncher.a $(QCG_SOAP_LIBS)
 
 bin_PROGRAMS += launcher/qcg-rsh
@@ -87,3 +90,10 @@ launcher_qcg_proxy_init_LDADD = $(LAUNCHER_LIBS)
 dist_man_MANS += doc/qcg-proxy-init.1
 TESTS += tests/launcher/test_qcg_proxy_init.sh
 EXTRA_DIST += tests/launcher/test_qcg_proxy_init.sh tests/launcher/make_expired_proxy.py
+
+bin_PROGRAMS += launcher/qcg-submit
+launcher_qcg_submit_SOURCES = launcher/qcg_submit.c
+launcher_qcg_submit_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -DQCG_BINDIR=\"$(bindir)\"
+launcher_qcg_submit_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
+TESTS += tests/launcher/test_qcg_submit.sh
+EXTRA_DIST += tests/launcher/test_qcg_submit.sh

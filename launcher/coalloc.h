@@ -1,0 +1,49 @@
+/*
+ * coalloc.h: two-phase co-allocation (DESIGN.md section 4, as DUROC does): reserve on every
+ * cluster's front-end, then commit all; any refusal or timeout releases everything obtained,
+ * so that nothing starts anywhere. Release is also how a job ends: it frees the slots and
+ * kills whatever still runs under them.
+ */
+#ifndef QCG_COALLOC_H
+#define QCG_COALLOC_H
+
+#include <stddef.h>
+
+#include "job_desc.h"
+#include "rsh_map.h"
+
+struct soap;
+
+#define COALLOC_SLOTS_MAX 64 /* nodes one cluster's grant may name */
+
+struct coalloc_node {
+	char name[QCG_NAME_MAX];
+	int count;
+};
+
+/* One cluster's share. */
+struct coalloc_part {
+	const struct job_cluster *cluster;
+	char frontend_url[RSH_MAP_URL_MAX];
+	char reservation[RSH_MAP_RESERVATION_MAX]; /* "" until reserved */
+	int committed;
+	struct coalloc_node node[COALLOC_SLOTS_MAX]; /* the grant, in the front-end's order */
+	int node_count;
+};
+
+struct coalloc {
+	struct coalloc_part part[JOB_CLUSTERS_MAX];
+	int count;
+	const char *job_id;
+	int reserve_timeout;  /* seconds a reservation waits for its commit */
+};
+
+/* Reserve on every part in order, then commit every part. 0 when all are committed; -1 with
+ * err naming the cluster and its front-end's reason, after releasing whatever was reserved. */
+int coalloc_acquire(struct soap *soap, struct coalloc *c, char *err, size_t errlen);
+
+/* Release every part that holds a reservation (also kills what runs under it). Returns how
+ * many releases failed (each reported on stderr). */
+int coalloc_release(struct soap *soap, struct coalloc *c);
+
+#endif

@@ -1,0 +1,323 @@
+/*
+ * qcg_submit.c: qcg-submit, one Open MPI job over the clusters a description names
+ * (DESIGN.md section 4).
+ *
+ *   qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] FILE
+ *
+ * In order, and nothing is reserved before the first three pass: the description is parsed
+ * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
+ * checked; the broker records the job (refusing an unmapped DN) and names each cluster's
+ * front-end. Then co-allocation (reserve all, commit all, or release all), the job directory
+ * /tmp/qcg-jobs-<uid>/<JOB>/ (rankfile, hosts, topology), mpirun with qcg-rsh, and at the end
+ * Release everywhere and the final state at the broker. Ctrl-C, SIGTERM and `qcg-cancel JOB`
+ * (seen at the broker within QCG_SUBMIT_POLL seconds) stop everything everywhere.
+ *
+ * Exit codes: the job's (mpirun's) exit code once it ran; otherwise 2 bad usage or description,
+ * 3 authentication or authorization refused, 4 co-allocation failed, 5 other failures
+ * (broker or front-end unreachable, files), 130/143 cancelled before it ran.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "soapH.h"
+#include "broker_jobs.h"
+#include "coalloc.h"
+#include "job_files.h"
+#include "soap_client.h"
+#include "submit_run.h"
+#include "user_creds.h"
+
+enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5 };
+#define SUBMIT_POLL 2          /* seconds between looks at the broker for a cancellation */
+#define SUBMIT_KILL_GRACE 5    /* seconds mpirun gets after SIGTERM */
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+struct submit {
+	const char *broker;
+	bool tag_output;
+	int reserve_timeout;
+	struct job_desc *job;
+	struct user_creds creds;
+	struct soap *soap;
+	struct coalloc alloc;
+	char id[QCG_NAME_MAX];
+	char dir[4096];
+	char self_dir[4096];
+};
+
+static int
+parse_options(int argc, char **argv, struct submit *s)
+{
+	static const struct option options[] = {
+		{ "broker", required_argument, NULL, 'b' }, { "tag-output", no_argument, NULL, 't' },
+		{ "reserve-timeout", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int opt;
+	s->broker = getenv("QCG_BROKER_URL") ? getenv("QCG_BROKER_URL") : "https://localhost:8443/";
+	s->reserve_timeout = 60;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'b': s->broker = optarg; break;
+		case 't': s->tag_output = true; break;
+		case 'r':
+			s->reserve_timeout = atoi(optarg);
+			if (s->reserve_timeout < 1 || s->reserve_timeout > 3600)
+				return -1;
+			break;
+		case 'h':
+			printf("usage: qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] FILE\n");
+			exit(0);
+		default: return -1;
+		}
+	}
+	return argc - optind == 1 ? 0 : -1;
+}
+
+/* A job id nobody else has: the description's name (or "job") and 8 random hex digits. */
+static int
+make_job_id(struct submit *s)
+{
+	unsigned char r[4];
+	FILE *f = fopen("/dev/urandom", "r");
+	if (f == NULL || fread(r, 1, sizeof(r), f) != sizeof(r)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	snprintf(s->id, sizeof(s->id), "%.40s-%02x%02x%02x%02x", s->job->name.line ?
+	    s->job->name.text : "job", r[0], r[1], r[2], r[3]);
+	return 0;
+}
+
+/* "clusters a(site a):2 b:2 file=PATH": what qcg-status shows of the job. */
+static void
+summary(const struct submit *s, const char *file, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "clusters");
+	for (int i = 0; i < s->job->cluster_count && n < len; i++) {
+		const struct job_cluster *c = &s->job->cluster[i];
+		n += (size_t)snprintf(buf + n, len - n, " %s@%s:%d", c->name, c->site, c->processes);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, " file=%s", file);
+}
+
+static int
+make_job_dir(struct submit *s, char *err, size_t errlen)
+{
+	char root[64];
+	snprintf(root, sizeof(root), "/tmp/qcg-jobs-%u", (unsigned)getuid());
+	if (mkdir(root, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", root, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(root, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
+		snprintf(err, errlen, "%s is not a directory of ours", root);
+		return -1;
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s/%s", root, s->id);
+	if (mkdir(s->dir, 0700) != 0) {
+		snprintf(err, errlen, "%.900s: %s", s->dir, strerror(errno));
+		return -1;
+	}
+	return job_files_write(s->dir, &s->alloc, err, errlen);
+}
+
+/* The record qcg-cancel reads on this host: our pid, then each front-end and reservation. */
+static void
+write_record(const struct submit *s)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/record", s->dir);
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "pid %ld\n", (long)getpid());
+	for (int i = 0; i < s->alloc.count; i++)
+		fprintf(f, "reservation %s %s\n", s->alloc.part[i].frontend_url,
+		    s->alloc.part[i].reservation);
+	fclose(f);
+}
+
+/* Stop mpirun's process group: SIGTERM, then SIGKILL after the grace period. */
+static int
+stop_mpirun(pid_t pid)
+{
+	int status = 0;
+	kill(-pid, SIGTERM);
+	for (int i = 0; i < SUBMIT_KILL_GRACE * 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		usleep(100000);
+	}
+	kill(-pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* Wait for mpirun, looking at the broker for a cancellation and at our signals. Returns the
+ * job's exit code; *cancelled when it was stopped. */
+static int
+supervise(struct submit *s, pid_t pid, bool *cancelled)
+{
+	char err[1024];
+	int status = 0;
+	time_t next_poll = time(NULL) + SUBMIT_POLL;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		enum job_state st = JOB_RUNNING;
+		if (!stop_signal && time(NULL) >= next_poll) {
+			next_poll = time(NULL) + SUBMIT_POLL;
+			if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
+				fprintf(stderr, "qcg-submit: %s (still running)\n", err);
+		}
+		if (stop_signal || st == JOB_CANCELLED) {
+			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
+			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
+			*cancelled = true;
+			status = stop_mpirun(pid);
+			break;
+		}
+		usleep(100000);
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Everything after co-allocation: files, mpirun, the end. Returns the exit code. */
+static int
+run_job(struct submit *s)
+{
+	char err[1024], rsh[4200];
+	snprintf(rsh, sizeof(rsh), "%s/qcg-rsh", s->self_dir);
+	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
+		"mpirun", rsh, submit_find_net_lib(s->self_dir), s->tag_output,
+		job_total_processes(s->job) };
+	if (make_job_dir(s, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_FAILED;
+	}
+	write_record(s);
+	if (plan.net_lib == NULL)
+		fprintf(stderr, "qcg-submit: note: libqcgnet.so not found; running without it (only "
+		    "clusters that reach each other directly can talk)\n");
+	if (broker_set_state(s->soap, s->broker, s->id, JOB_RUNNING, 0, err, sizeof(err)) != 0)
+		fprintf(stderr, "qcg-submit: %s\n", err);
+	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
+	    plan.processes, s->alloc.count, s->dir);
+	pid_t pid = submit_start(&plan, err, sizeof(err));
+	if (pid < 0) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_FAILED;
+	}
+	bool cancelled = false;
+	int code = supervise(s, pid, &cancelled);
+	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */
+	enum job_state final = cancelled ? JOB_CANCELLED : code == 0 ? JOB_DONE : JOB_FAILED;
+	if (broker_set_state(s->soap, s->broker, s->id, final, code, err, sizeof(err)) != 0 &&
+	    !cancelled)
+		fprintf(stderr, "qcg-submit: %s\n", err);
+	fprintf(stderr, "qcg-submit: job %s %s, exit code %d\n", s->id, job_state_name(final), code);
+	return code;
+}
+
+/* Description, credentials, broker: everything that must pass before anything is reserved. */
+static int
+prepare(struct submit *s, const char *file)
+{
+	char err[2048], text[1024];
+	int auth = 0;
+	if ((s->job = job_load(file, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_USAGE;
+	}
+	tls_global_init();
+	s->creds.tls.crl_required = true;
+	if (user_creds_load(&s->creds, time(NULL), err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_AUTH;
+	}
+	struct soap_client_settings settings = { 30, 30, 16 * 1024 * 1024 };
+	if ((s->soap = soap_client_new(&s->creds.tls, &settings, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_AUTH;
+	}
+	s->alloc.count = s->job->cluster_count;
+	for (int i = 0; i < s->alloc.count; i++)
+		s->alloc.part[i].cluster = &s->job->cluster[i];
+	s->alloc.reserve_timeout = s->reserve_timeout;
+	summary(s, file, text, sizeof(text));
+	if (make_job_id(s) != 0 ||
+	    broker_find_frontends(s->soap, s->broker, &s->alloc, &auth, err, sizeof(err)) != 0 ||
+	    broker_record_job(s->soap, s->broker, s->id, text, &auth, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: %s\n", err);
+		return auth ? EXIT_AUTH : EXIT_FAILED;
+	}
+	s->alloc.job_id = s->id;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct submit s;
+	char err[2048];
+	int rc;
+
+	if (parse_options(argc, argv, &s) != 0) {
+		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
+		    "[--reserve-timeout SEC] FILE\n");
+		return EXIT_USAGE;
+	}
+	ssize_t n = readlink("/proc/self/exe", s.self_dir, sizeof(s.self_dir) - 1);
+	if (n <= 0 || strrchr(s.self_dir, '/') == NULL)
+		snprintf(s.self_dir, sizeof(s.self_dir), "%s", QCG_BINDIR);
+	else
+		*strrchr(s.self_dir, '/') = '\0';
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if ((rc = prepare(&s, argv[optind])) != 0)
+		goto out;
+	if (coalloc_acquire(s.soap, &s.alloc, err, sizeof(err)) != 0 || stop_signal) {
+		if (stop_signal)
+			coalloc_release(s.soap, &s.alloc);
+		fprintf(stderr, "qcg-submit: job %s: %s; nothing was started and every reservation "
+		    "is released\n", s.id, stop_signal ? "interrupted" : err);
+		broker_set_state(s.soap, s.broker, s.id, stop_signal ? JOB_CANCELLED : JOB_FAILED,
+		    stop_signal ? 128 + stop_signal : EXIT_COALLOC, err, sizeof(err));
+		rc = stop_signal ? 128 + stop_signal : EXIT_COALLOC;
+		goto out;
+	}
+	rc = run_job(&s);
+out:
+	soap_client_free(s.soap);
+	free(s.job);
+	return rc;
+}

@@ -1,0 +1,120 @@
+/*
+ * submit_run.c: mpirun's command line and start (submit_run.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "submit_run.h"
+
+#ifndef QCG_LIBDIR
+#define QCG_LIBDIR "/usr/local/lib"
+#endif
+
+const char *
+submit_find_net_lib(const char *self_dir)
+{
+	static char path[4096];
+	const char *env = getenv("QCG_NET_LIB");
+	if (env != NULL)
+		return env[0] && access(env, R_OK) == 0 ? env : NULL;
+	snprintf(path, sizeof(path), "%s/../mpi-glue/net/.libs/libqcgnet.so", self_dir);
+	if (access(path, R_OK) == 0)
+		return path;
+	snprintf(path, sizeof(path), "%s/libqcgnet.so", QCG_LIBDIR);
+	return access(path, R_OK) == 0 ? path : NULL;
+}
+
+int
+submit_mpirun_argv(const struct submit_plan *p, char **argv)
+{
+	static char rankfile[4096], np[16], workdir[JOB_STRING_MAX];
+	int n = 0;
+	snprintf(rankfile, sizeof(rankfile), "%s/rankfile", p->dir);
+	snprintf(np, sizeof(np), "%d", p->processes);
+	argv[n++] = (char *)p->mpirun;
+	if (getuid() == 0)
+		argv[n++] = "--allow-run-as-root";
+	argv[n++] = "--rankfile"; argv[n++] = rankfile;
+	argv[n++] = "-np"; argv[n++] = np;
+	argv[n++] = "--mca"; argv[n++] = "plm_rsh_agent"; argv[n++] = (char *)p->rsh;
+	/* Only this process holds the user's proxy: every orted is started from here. */
+	argv[n++] = "--mca"; argv[n++] = "plm_rsh_no_tree_spawn"; argv[n++] = "1";
+	/* Slots are what the front-ends granted, not cores this host can see. */
+	argv[n++] = "--bind-to"; argv[n++] = "none";
+	argv[n++] = "-x"; argv[n++] = "QCG_TOPOLOGY_FILE";
+	if (p->net_lib) {
+		argv[n++] = "-x";
+		argv[n++] = "LD_PRELOAD";
+	}
+	for (int i = 0; i < p->job->envc; i++) {
+		argv[n++] = "-x";
+		argv[n++] = (char *)p->job->env[i].text;
+	}
+	if (p->job->workdir.line) {
+		snprintf(workdir, sizeof(workdir), "%s", p->job->workdir.text);
+		argv[n++] = "--wdir";
+		argv[n++] = workdir;
+	}
+	if (p->tag_output)
+		argv[n++] = "--tag-output";
+	argv[n++] = (char *)p->job->executable.text;
+	for (int i = 0; i < p->job->argc; i++)
+		argv[n++] = (char *)p->job->arg[i].text;
+	argv[n] = NULL;
+	return n;
+}
+
+/* Point fd at path (the description's stdin/stdout/stderr), relative to the job's cwd. */
+static int
+redirect(int fd, const struct job_string *s, int flags)
+{
+	if (s->line == 0)
+		return 0;
+	int f = open(s->text, flags, 0644);
+	if (f < 0 || dup2(f, fd) < 0)
+		return -1;
+	close(f);
+	return 0;
+}
+
+pid_t
+submit_start(const struct submit_plan *p, char *err, size_t errlen)
+{
+	static char *argv[SUBMIT_ARGV_MAX];
+	char path[4096];
+	submit_mpirun_argv(p, argv);
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid > 0)
+		return pid;
+	/* Its own process group: the launcher decides how mpirun is stopped. */
+	setpgid(0, 0);
+	snprintf(path, sizeof(path), "%s/hosts", p->dir);
+	setenv("QCG_RSH_MAP", path, 1);
+	snprintf(path, sizeof(path), "%s/topology", p->dir);
+	setenv("QCG_TOPOLOGY_FILE", path, 1);
+	if (p->job->workdir.line)
+		setenv("QCG_RSH_WORKDIR", p->job->workdir.text, 1);
+	else
+		setenv("QCG_RSH_WORKDIR", "/tmp", 1);
+	if (p->net_lib)
+		setenv("LD_PRELOAD", p->net_lib, 1); /* carried to the nodes by qcg-rsh and -x */
+	if (redirect(0, &p->job->in, O_RDONLY) || redirect(1, &p->job->out,
+	    O_WRONLY | O_CREAT | O_TRUNC) || redirect(2, &p->job->err, O_WRONLY | O_CREAT |
+	    O_TRUNC)) {
+		fprintf(stderr, "qcg-submit: redirecting the job's streams: %s\n", strerror(errno));
+		_exit(127);
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "qcg-submit: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}

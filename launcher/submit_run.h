@@ -1,0 +1,38 @@
+/*
+ * submit_run.h: build mpirun's command line for a co-allocated job and supervise it: Open MPI
+ * starts orted on every node through qcg-rsh (plm_rsh_agent, no tree spawn: only the launcher
+ * holds the user's proxy), ranks follow the rankfile, each rank finds its topology colors in
+ * QCG_TOPOLOGY_FILE, and libqcgnet.so is preloaded when it exists.
+ */
+#ifndef QCG_SUBMIT_RUN_H
+#define QCG_SUBMIT_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "coalloc.h"
+
+#define SUBMIT_ARGV_MAX (64 + 2 * JOB_ENV_MAX + JOB_ARGS_MAX)
+
+struct submit_plan {
+	const struct job_desc *job;
+	const char *dir;          /* the job directory (rankfile, hosts, topology) */
+	const char *mpirun;       /* $QCG_MPIRUN or "mpirun" */
+	const char *rsh;          /* qcg-rsh's absolute path */
+	const char *net_lib;      /* libqcgnet.so, or NULL to run without it */
+	bool tag_output;          /* prefix each line with its rank */
+	int processes;
+};
+
+/* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */
+int submit_mpirun_argv(const struct submit_plan *plan, char **argv);
+
+/* Start mpirun in its own process group with the launcher environment (QCG_RSH_MAP,
+ * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, LD_PRELOAD for the nodes). Returns its pid, or -1. */
+pid_t submit_start(const struct submit_plan *plan, char *err, size_t errlen);
+
+/* Where libqcgnet.so is: $QCG_NET_LIB, next to our build (mpi-glue/net/.libs), or installed;
+ * NULL when none exists. */
+const char *submit_find_net_lib(const char *self_dir);
+
+#endif

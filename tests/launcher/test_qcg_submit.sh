@@ -1,0 +1,75 @@
+#!/bin/bash
+# test_qcg_submit.sh: qcg-submit on loopback with a real broker and two sites (front-ends and
+# helpers): a reservation refused on one site leaves no reservation and no process anywhere;
+# bad descriptions, an unmapped DN and an expired proxy are refused before anything is
+# reserved; the broker records the failed job. (A real mpirun run needs the testbed.)
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+SUBMIT="$top_builddir/launcher/qcg-submit"
+D=$FIXTURE_DIR
+
+fixture_init
+"$QCG_CA" grid-mapfile-line "$D/bob-cert.pem" nobody >/dev/null
+broker_start
+site_start sa open 2 sa1 sa2
+URL_A=$SITE_URL
+site_start sb open 2 sb1
+URL_B=$SITE_URL
+export QCG_FRONTEND_URL_sa=$URL_A QCG_FRONTEND_URL_sb=$URL_B QCG_MPIRUN=/bin/false
+submit() { as_user "$1" "$SUBMIT" --broker "$BROKER_URL" "${@:2}"; }
+reservations_made() { grep -c 'reservation [0-9a-f]*: job' "$D/site-sa.log" "$D/site-sb.log" | awk -F: '{s += $2} END {print s}'; }
+
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=4\n#QCG host=sb\n#QCG procs=5\n' >"$D/toobig.qcg"
+out=$(submit jane "$D/toobig.qcg" 2>&1); rc=$?
+FE_A=$URL_A
+full=$(FRONTEND_URL=$FE_A frontend_as jane reserve probe 4 30 2>&1)
+if [ $rc = 4 ] && echo "$out" | grep -q "cluster sb .* refused the reservation of 5 processes" &&
+	echo "$full" | grep -q "^reservation=" && ! grep -q "launch [0-9a-f]*: " "$D/site-sa.log" "$D/site-sb.log"; then
+	pass refused_reservation_on_one_site_releases_every_other_site
+else
+	fail refused_reservation_on_one_site_releases_every_other_site "rc=$rc; $out; after: $full"
+fi
+R=$(echo "$full" | sed -n 's/^reservation=//p')
+[ -n "$R" ] && FRONTEND_URL=$FE_A frontend_as jane release "$R" >/dev/null
+grep -q 'reservation .* released' "$D/site-sa.log" && pass the_granted_site_logged_the_release ||
+	fail the_granted_site_logged_the_release "$(tail -3 "$D/site-sa.log")"
+id=$(echo "$out" | sed -n 's/.*job \([^:]*\): cluster sb.*/\1/p')
+st=$(query_as jane job "$id" 2>&1)
+echo "$st" | grep -q " failed " && pass broker_records_the_failed_coallocation ||
+	fail broker_records_the_failed_coallocation "job $id: $st"
+
+before=$(reservations_made)
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG nodes=2x2\n' >"$D/bad.qcg"
+out=$(submit jane "$D/bad.qcg" 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "bad.qcg:3: nodes must be" && [ "$(reservations_made)" = "$before" ] &&
+	pass bad_description_reserves_nothing || fail bad_description_reserves_nothing "rc=$rc $out"
+
+printf '#QCG executable=/bin/true\n#QCG host=nowhere\n#QCG procs=1\n' >"$D/unknown.qcg"
+out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
+[ $rc = 5 ] && echo "$out" | grep -q "cluster nowhere is not registered" && [ "$(reservations_made)" = "$before" ] &&
+	pass unknown_cluster_reserves_nothing || fail unknown_cluster_reserves_nothing "rc=$rc $out"
+
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
+out=$(submit bob "$D/ok.qcg" 2>&1); rc=$?
+[ $rc = 3 ] && echo "$out" | grep -q "not authorized" && [ "$(reservations_made)" = "$before" ] &&
+	pass unmapped_dn_is_refused_before_anything_is_reserved ||
+	fail unmapped_dn_is_refused_before_anything_is_reserved "rc=$rc $out"
+
+/usr/bin/python3 "$top_srcdir/tests/launcher/make_expired_proxy.py" "$D/jane-cert.pem" "$D/jane-key.pem" "$D/expired"
+out=$(X509_USER_PROXY=$D/expired X509_CERT_DIR=$D/ca/certificates "$SUBMIT" --broker "$BROKER_URL" "$D/ok.qcg" 2>&1); rc=$?
+[ $rc = 3 ] && echo "$out" | grep -q "expired at" && [ "$(reservations_made)" = "$before" ] &&
+	pass expired_proxy_is_refused_before_anything_is_reserved ||
+	fail expired_proxy_is_refused_before_anything_is_reserved "rc=$rc $out"
+
+# mpirun is /bin/false here: the job runs, fails with exit 1, and every reservation is released.
+out=$(submit jane "$D/ok.qcg" 2>&1); rc=$?
+id=$(echo "$out" | sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p')
+if [ $rc = 1 ] && [ -s "/tmp/qcg-jobs-$(id -u)/$id/rankfile" ] &&
+	grep -qx "rank 0=sa1 slot=0" "/tmp/qcg-jobs-$(id -u)/$id/rankfile" &&
+	grep -qx "0 0 0 0" "/tmp/qcg-jobs-$(id -u)/$id/topology" &&
+	query_as jane job "$id" | grep -q " failed .* 1 "; then
+	pass job_exit_code_is_returned_files_written_and_state_recorded
+else
+	fail job_exit_code_is_returned_files_written_and_state_recorded "rc=$rc $out; $(query_as jane job "$id" 2>&1)"
+fi
+[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+fixture_exit
