@@ -97,3 +97,11 @@ launcher_qcg_submit_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -DQCG_BINDIR=
 launcher_qcg_submit_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_qcg_submit.sh
 EXTRA_DIST += tests/launcher/test_qcg_submit.sh
+
+bin_PROGRAMS += launcher/qcg-status launcher/qcg-cancel
+launcher_qcg_status_SOURCES = launcher/qcg_status.c
+launcher_qcg_status_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+launcher_qcg_status_LDADD = $(LAUNCHER_LIBS)
+launcher_qcg_cancel_SOURCES = launcher/qcg_cancel.c
+launcher_qcg_cancel_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)

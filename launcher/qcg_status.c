@@ -1,0 +1,90 @@
+/*
+ * qcg_status.c: qcg-status [--broker URL] [JOB]: a job's state, clusters, times and exit code as
+ * the broker recorded them (all of the caller's jobs without JOB). Exit codes: 0 shown, 1 the
+ * broker refused or has no such job, 3 authentication failed.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "soapH.h"
+#include "model.h"
+#include "soap_client.h"
+#include "user_creds.h"
+
+static void
+when(const LONG64 *t, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t tt = t ? (time_t)*t : 0;
+	if (tt == 0 || gmtime_r(&tt, &tm) == NULL || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ",
+	    &tm) == 0)
+		snprintf(buf, len, "-");
+}
+
+static void
+show(const struct qcg__Job *j)
+{
+	char sub[32], start[32], fin[32];
+	when(j->submitted, sub, sizeof(sub));
+	when(j->started, start, sizeof(start));
+	when(j->finished, fin, sizeof(fin));
+	printf("job %s\n  state     %s\n  submitted %s\n  started   %s\n  finished  %s\n", j->id,
+	    job_state_name((enum job_state)j->state), sub, start, fin);
+	if (j->exitCode && (j->state == qcg__JobState__done || j->state == qcg__JobState__failed ||
+	    j->state == qcg__JobState__cancelled))
+		printf("  exit code %d\n", *j->exitCode);
+	if (j->description)
+		printf("  %s\n", j->description);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *broker = getenv("QCG_BROKER_URL") ? getenv("QCG_BROKER_URL")
+	    : "https://localhost:8443/";
+	struct user_creds creds = { 0 };
+	char err[1024];
+	int i = 1;
+	if (argc > 2 && strcmp(argv[1], "--broker") == 0) {
+		broker = argv[2];
+		i = 3;
+	}
+	if (argc - i > 1 || (argc > i && argv[i][0] == '-')) {
+		fprintf(stderr, "usage: qcg-status [--broker URL] [JOB]\n");
+		return 2;
+	}
+	tls_global_init();
+	creds.tls.crl_required = true;
+	struct soap_client_settings settings = { 30, 30, 64 * 1024 * 1024 };
+	struct soap *soap = NULL;
+	if (user_creds_load(&creds, time(NULL), err, sizeof(err)) != 0 ||
+	    (soap = soap_client_new(&creds.tls, &settings, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "qcg-status: %s\n", err);
+		return 3;
+	}
+	int rc;
+	if (argc > i) {
+		struct _qb__GetJob req = { argv[i] };
+		struct _qb__GetJobResponse resp;
+		if ((rc = soap_call___qb__GetJob(soap, broker, NULL, &req, &resp)) == SOAP_OK)
+			show(resp.job);
+	} else {
+		struct _qb__ListJobs req;
+		struct _qb__ListJobsResponse resp;
+		memset(&req, 0, sizeof(req));
+		if ((rc = soap_call___qb__ListJobs(soap, broker, NULL, &req, &resp)) == SOAP_OK)
+			for (int k = 0; k < resp.__sizejob; k++)
+				show(&resp.job[k]);
+	}
+	if (rc != SOAP_OK) {
+		int auth = soap_client_error(soap, err, sizeof(err));
+		fprintf(stderr, "qcg-status: %s: %s\n", broker, err);
+		rc = auth ? 3 : 1;
+	}
+	soap_client_free(soap);
+	return rc;
+}
