@@ -1,0 +1,83 @@
+/*
+ * qcgnet_accept.c: accept() and accept4() on a registered listener. A connection from one of
+ * the listener's doorbells (qcgnet_listen.c) is swallowed and the queued hand-off socket comes
+ * out instead, with the flags accept4 asked for and the initiator's published address as its
+ * peer: Open MPI's TCP BTL drops a connection whose source is not an address the peer
+ * published (btl_tcp_proc.c, mca_btl_tcp_proc_accept), so that address, not the helper's or
+ * the proxy's, is what accept() and later getpeername() report. Every other connection is
+ * returned as the kernel gave it.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qcgnet.h"
+
+/* Give a handed-off socket the flags accept4 would have given a fresh one. */
+static int
+apply_accept_flags(int fd, int flags)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -1;
+	fl = (flags & SOCK_NONBLOCK) ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
+	if (fcntl(fd, F_SETFL, fl) != 0)
+		return -1;
+	return fcntl(fd, F_SETFD, (flags & SOCK_CLOEXEC) ? FD_CLOEXEC : 0);
+}
+
+static int
+accept_job(int lfd, struct qn_listener *l, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+	for (;;) {
+		struct sockaddr_in from, peer;
+		socklen_t len = sizeof(from);
+		int fd = QN_REAL(accept4)(lfd, (struct sockaddr *)&from, &len, flags);
+		if (fd < 0)
+			return -1;
+		int handed;
+		if (from.sin_family != AF_INET || !qn_listener_claim(l, &from, &handed, &peer)) {
+			qn_copy_sockaddr(&from, addr, addrlen); /* an ordinary client */
+			return fd;
+		}
+		QN_REAL(close)(fd); /* the doorbell itself */
+		if (handed < 0)
+			continue; /* nothing queued behind it (cannot happen); look again */
+		if (apply_accept_flags(handed, flags) != 0) {
+			int saved = errno;
+			QN_REAL(close)(handed);
+			errno = saved;
+			return -1;
+		}
+		qn_fdtab_set_peer(handed, &peer);
+		qn_copy_sockaddr(&peer, addr, addrlen);
+		char text[INET_ADDRSTRLEN] = "?";
+		inet_ntop(AF_INET, &peer.sin_addr, text, sizeof(text));
+		qn_debug("accept on fd %d: hand-off fd %d, peer %s:%u", lfd, handed, text,
+		    ntohs(peer.sin_port));
+		return handed;
+	}
+}
+
+int
+accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
+{
+	struct qn_listener *l;
+	if (!qn_active || (l = qn_fdtab_listener(fd)) == NULL)
+		return QN_REAL(accept4)(fd, addr, addrlen, flags);
+	return accept_job(fd, l, addr, addrlen, flags);
+}
+
+int
+accept(int fd, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct qn_listener *l;
+	if (!qn_active || (l = qn_fdtab_listener(fd)) == NULL)
+		return QN_REAL(accept)(fd, addr, addrlen);
+	return accept_job(fd, l, addr, addrlen, 0);
+}

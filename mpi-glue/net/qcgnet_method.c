@@ -1,0 +1,179 @@
+/*
+ * qcgnet_method.c: carrying out the method the broker chose for one connect():
+ *   direct, port range  the application's own socket connects to the target (it may have
+ *                       bound its source address, which the target's BTL checks);
+ *   reversal, traversal the helper sets the connection up and hands the socket over on the
+ *                       control connection; nobody stays in the data path;
+ *   relay, relay chain  a new socket connects to proxy[0] and sends the 24-byte hello with the
+ *                       relay id. A proxy learns ids from the broker a few milliseconds after
+ *                       Resolve answered, and closes a leg with an id it does not know yet at
+ *                       once: such a leg is retried a few times over about a second.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qcgnet.h"
+#include "relay_hello.h"
+
+#define QN_RELAY_TRIES 10       /* legs opened before a relay counts as failed */
+#define QN_RELAY_REFUSE_MS 100  /* a proxy that refuses an id closes within this */
+
+int
+qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+	memset(out, 0, sizeof(*out));
+	out->sin_family = AF_INET;
+	out->sin_port = htons(port);
+	if (inet_pton(AF_INET, host, &out->sin_addr) == 1)
+		return 0;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return -1;
+	out->sin_addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int
+qn_connect_timed(int fd, const struct sockaddr_in *sin, int timeout_ms)
+{
+	int fl = fcntl(fd, F_GETFL), so_err = 0, rc = -1;
+	socklen_t len = sizeof(so_err);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		return -1;
+	if (QN_REAL(connect)(fd, (const struct sockaddr *)sin, sizeof(*sin)) == 0) {
+		rc = 0;
+	} else if (errno == EINPROGRESS) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		int n;
+		while ((n = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
+			;
+		if (n == 0)
+			so_err = ETIMEDOUT;
+		else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_err, &len) != 0)
+			so_err = errno;
+		rc = so_err == 0 ? 0 : -1;
+	} else {
+		so_err = errno;
+	}
+	fcntl(fd, F_SETFL, fl);
+	if (rc != 0)
+		errno = so_err;
+	return rc;
+}
+
+static int
+direct(int app_fd, const struct helper_decision *d, char *err, size_t errlen)
+{
+	struct sockaddr_in to;
+	if (qn_sockaddr_of(d->target_address, d->target_port, &to) != 0) {
+		snprintf(err, errlen, "target '%s' does not resolve", d->target_address);
+		return -1;
+	}
+	if (qn_connect_timed(app_fd, &to, qn_cfg.connect_ms) != 0) {
+		snprintf(err, errlen, "connect to %s:%u: %s", d->target_address, d->target_port,
+		    strerror(errno));
+		return -1;
+	}
+	return app_fd;
+}
+
+static int
+handoff(struct helper_client *c, char *err, size_t errlen)
+{
+	struct helper_handoff h;
+	int rc = helper_client_next_handoff(c, qn_cfg.handoff_ms, &h, NULL, err, errlen);
+	if (rc == 1)
+		snprintf(err, errlen, "no hand-off within %d ms", qn_cfg.handoff_ms);
+	return rc == 0 ? h.fd : -1;
+}
+
+/* 1 when the proxy closed the leg right after the hello (the id was not known yet). */
+static int
+closed_at_once(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char b;
+	if (poll(&p, 1, QN_RELAY_REFUSE_MS) != 1)
+		return 0;
+	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
+/* One leg: connect to the proxy and send the hello. The fd, or -1 with err. */
+static int
+relay_leg(const struct sockaddr_in *proxy, const uint8_t hello[RELAY_HELLO_SIZE], char *err,
+    size_t errlen)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || qn_connect_timed(fd, proxy, qn_cfg.connect_ms) != 0 ||
+	    send(fd, hello, RELAY_HELLO_SIZE, MSG_NOSIGNAL) != RELAY_HELLO_SIZE) {
+		snprintf(err, errlen, "proxy %s:%u: %s", inet_ntoa(proxy->sin_addr),
+		    ntohs(proxy->sin_port), strerror(errno));
+		if (fd >= 0)
+			QN_REAL(close)(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+relay(const struct helper_decision *d, char *err, size_t errlen)
+{
+	uint8_t hello[RELAY_HELLO_SIZE];
+	struct sockaddr_in proxy;
+	char host[QCG_ADDR_MAX];
+	const char *colon = strrchr(d->proxy[0], ':');
+	if (d->proxy_count < 1 || colon == NULL || (size_t)(colon - d->proxy[0]) >= sizeof(host)) {
+		snprintf(err, errlen, "relay decision without a proxy endpoint host:port");
+		return -1;
+	}
+	memcpy(host, d->proxy[0], (size_t)(colon - d->proxy[0]));
+	host[colon - d->proxy[0]] = '\0';
+	int port = atoi(colon + 1);
+	if (port < 1 || port > 65535 || qn_sockaddr_of(host, (uint16_t)port, &proxy) != 0) {
+		snprintf(err, errlen, "proxy endpoint '%.200s' is not host:port", d->proxy[0]);
+		return -1;
+	}
+	helper_client_relay_hello(hello, d->relay_id);
+	for (int i = 0; i < QN_RELAY_TRIES; i++) {
+		int fd = relay_leg(&proxy, hello, err, errlen);
+		if (fd < 0)
+			return -1; /* the proxy is unreachable: no point in retrying */
+		if (!closed_at_once(fd))
+			return fd;
+		QN_REAL(close)(fd);
+		snprintf(err, errlen, "proxy %s closed the leg %d times (id unknown to it)",
+		    d->proxy[0], i + 1);
+		usleep(QN_RELAY_REFUSE_MS * 1000);
+	}
+	return -1;
+}
+
+int
+qn_method_run(struct helper_client *c, int app_fd, const struct helper_decision *d, char *err,
+    size_t errlen)
+{
+	switch (d->method) {
+	case METHOD_DIRECT:
+	case METHOD_PORT_RANGE:
+		return direct(app_fd, d, err, errlen);
+	case METHOD_REVERSAL:
+	case METHOD_TRAVERSAL:
+		return handoff(c, err, errlen);
+	case METHOD_RELAY:
+	case METHOD_RELAY_CHAIN:
+		return relay(d, err, errlen);
+	default:
+		snprintf(err, errlen, "unknown method %d", d->method);
+		return -1;
+	}
+}

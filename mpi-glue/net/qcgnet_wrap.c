@@ -1,0 +1,45 @@
+/*
+ * qcgnet_wrap.c: the small wrappers. close() forgets a descriptor (and stops a listener's
+ * inbound thread); getpeername() reports a substituted peer; setsockopt() records the options
+ * a replacement socket must carry too (qn_fdtab_install).
+ */
+#include "config.h"
+
+#include <unistd.h>
+
+#include "qcgnet.h"
+
+int
+close(int fd)
+{
+	if (qn_active) {
+		struct qn_listener *l = qn_fdtab_forget(fd);
+		if (l != NULL)
+			qn_listener_stop(l);
+	}
+	return QN_REAL(close)(fd);
+}
+
+int
+getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct sockaddr_in peer;
+	if (!qn_active || !qn_fdtab_peer(fd, &peer))
+		return QN_REAL(getpeername)(fd, addr, len);
+	/* the kernel's answer still decides whether fd is connected at all */
+	struct sockaddr_in real;
+	socklen_t rlen = sizeof(real);
+	if (QN_REAL(getpeername)(fd, (struct sockaddr *)&real, &rlen) != 0)
+		return -1;
+	qn_copy_sockaddr(&peer, addr, len);
+	return 0;
+}
+
+int
+setsockopt(int fd, int level, int name, const void *value, socklen_t len)
+{
+	int rc = QN_REAL(setsockopt)(fd, level, name, value, len);
+	if (rc == 0 && qn_active && value != NULL && qn_fdtab_opt_wanted(level, name, len))
+		qn_fdtab_record_opt(fd, level, name, value, len);
+	return rc;
+}
