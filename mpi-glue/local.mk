@@ -9,6 +9,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_component.c \
 	mpi-glue/coll/coll_qcg_module.c \
 	mpi-glue/coll/coll_qcg_topo.c \
+	mpi-glue/coll/coll_qcg_discovery.c \
 	mpi-glue/coll/coll_qcg_subcomms.c \
 	mpi-glue/coll/coll_qcg_tree.c \
 	mpi-glue/coll/coll_qcg_exchange.c \
@@ -20,8 +21,10 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_gather.c \
 	mpi-glue/coll/coll_qcg_scatter.c \
 	mpi-glue/coll/coll_qcg_allgather.c \
+	mpi-glue/coll/coll_qcg_alltoall.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
-	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h
+	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \
+	mpi-glue/topo/qcg_topo_group.c mpi-glue/topo/qcg_topo_group.h
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo \
 	$(OMPI_CFLAGS) $(OMPI_INTERNAL_CFLAGS)
 mpi_glue_coll_mca_coll_qcg_la_LDFLAGS = -module -avoid-version
@@ -45,6 +48,10 @@ tests_coll_test_topo_layout_SOURCES = tests/coll/test_topo_layout.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_layout.c
 tests_coll_test_topo_layout_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
 TESTS += tests/coll/test_topo_layout
+check_PROGRAMS += tests/coll/test_topo_group
+tests_coll_test_topo_group_SOURCES = tests/coll/test_topo_group.c mpi-glue/topo/qcg_topo_group.c
+tests_coll_test_topo_group_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
+TESTS += tests/coll/test_topo_group
 
 # MPI test programs: run under mpirun by the scripts below (they skip, 77, without mpirun).
 check_PROGRAMS += tests/coll/coll_check tests/coll/topo_check
@@ -60,9 +67,11 @@ TESTS += \
 	tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh \
 	tests/coll/qcg_coll_1site.sh \
-	tests/coll/qcg_topo_api.sh
+	tests/coll/qcg_topo_api.sh \
+	tests/coll/qcg_discovery_testbed.test
 EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
-	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_topo_api.sh
+	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_topo_api.sh \
+	tests/coll/qcg_discovery_testbed.test
 
 # --- net/: libqcgnet.so, the socket shim preloaded into mpirun, orted and ranks (issue 5) ------
 # Inert unless QCG_NET=1; see mpi-glue/net/README.md. It carries the helper's client library

@@ -41,9 +41,19 @@ typedef struct mca_coll_qcg_component_t {
 	int level_alg[QCG_TOPO_LEVELS]; /* enum qcg_tree_alg per level for bcast/reduce trees */
 	int bcast_segsize;          /* bytes per pipelined bcast segment; 0 disables segmenting */
 	int allreduce_exchange_max; /* largest allreduce (bytes) whose WAN step is an exchange */
+	int alltoall_max;           /* largest alltoall block (bytes) aggregated per site pair */
 	int tmp_max_mb;             /* bound on temporary memory one collective may allocate */
 	int origin;                 /* enum qcg_topo_origin of this process's colors */
-	int colors[QCG_TOPO_LEVELS]; /* this process's colors when origin != NONE */
+	int colors[QCG_TOPO_LEVELS]; /* this process's colors when origin is ENV or FILE */
+	int discovery;              /* discover the topology when none is configured */
+	int discovery_pings;        /* timed exchanges per pair of node leaders */
+	int discovery_max_nodes;    /* more nodes than this are not measured */
+	double discovery_floor_us;  /* RTTs up to this are one cluster whatever their ratios */
+	double discovery_ratio;     /* a merge this many times slower starts a new level */
+	int origin_broken;          /* a configured topology source was unusable here */
+	int discovery_done;         /* discovery ran (or was ruled out) for this job */
+	int *world_colors;          /* origin DISCOVERED: colors of every world rank */
+	int world_size;             /*   ... and how many */
 } mca_coll_qcg_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_qcg_component_t mca_coll_qcg_component;
@@ -63,6 +73,7 @@ typedef struct mca_coll_qcg_module_t {
 	int *holders;                  /* scratch: the holders of one level's units (n entries) */
 	QCG_PREV(allgather);
 	QCG_PREV(allreduce);
+	QCG_PREV(alltoall);
 	QCG_PREV(barrier);
 	QCG_PREV(bcast);
 	QCG_PREV(gather);
@@ -79,6 +90,10 @@ mca_coll_base_module_t *mca_coll_qcg_comm_query(struct ompi_communicator_t *comm
 /* coll_qcg_topo.c */
 int mca_coll_qcg_publish_colors(void);
 int mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors);
+int mca_coll_qcg_comm_published(struct ompi_communicator_t *comm);
+
+/* coll_qcg_discovery.c: collective over MPI_COMM_WORLD, during its selection. */
+int mca_coll_qcg_discover(struct ompi_communicator_t *world);
 
 /* coll_qcg_subcomms.c */
 int mca_coll_qcg_subcomms_ensure(struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
@@ -140,6 +155,10 @@ int mca_coll_qcg_scatter(const void *sbuf, int scount, struct ompi_datatype_t *s
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+
+int mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
 

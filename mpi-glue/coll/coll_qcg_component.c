@@ -73,6 +73,47 @@ register_level_algorithms(void)
 		OBJ_RELEASE(en);
 }
 
+static void
+register_double(const char *name, const char *help, double *storage)
+{
+	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
+	    help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_9,
+	    MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+/* Knobs of the startup discovery (coll_qcg_discovery.c, mpi-glue/topo/README.md). */
+static void
+register_discovery(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	c->discovery = 1;
+	register_int("discovery",
+	    "When no rank has a topology ($QCG_TOPOLOGY_COLORS, coll_qcg_topology_file, "
+	    "$QCG_TOPOLOGY_FILE), find it during MPI_Init: nodes by host name, clusters and sites "
+	    "by grouping round-trip times measured between node leaders (1, default); 0 steps "
+	    "aside instead", NULL, &c->discovery);
+	c->discovery_pings = 5;
+	register_int("discovery_pings",
+	    "Timed 8-byte exchanges per pair of node leaders during discovery (after one warm-up "
+	    "exchange); the minimum counts. 1..100", NULL, &c->discovery_pings);
+	c->discovery_max_nodes = 256;
+	register_int("discovery_max_nodes",
+	    "Discovery measures all pairs of nodes, in (nodes-1) rounds; with more nodes than "
+	    "this it measures nothing and puts every node in one cluster (qcg steps aside)",
+	    NULL, &c->discovery_max_nodes);
+	c->discovery_floor_us = 500;
+	register_double("discovery_floor_us",
+	    "Discovery: node pairs whose round-trip time is at most this many microseconds are "
+	    "in one cluster whatever the ratios between them (absorbs LAN noise)",
+	    &c->discovery_floor_us);
+	c->discovery_ratio = 4;
+	register_double("discovery_ratio",
+	    "Discovery groups nodes by increasing round-trip time (single linkage); a merge this "
+	    "many times slower than the slowest merge before it (and than the floor) starts a new "
+	    "level: the first such level is the clusters, the last the sites. Must be > 1",
+	    &c->discovery_ratio);
+}
+
 static int
 qcg_register(void)
 {
@@ -102,6 +143,12 @@ qcg_register(void)
 	    "Allreduce of at most this many bytes exchanges the site partial results between all "
 	    "site holders (one WAN latency); larger ones reduce to one site and broadcast back "
 	    "(half the WAN volume per site, two latencies)", NULL, &c->allreduce_exchange_max);
+	c->alltoall_max = 1 << 20;
+	register_int("alltoall_max",
+	    "Alltoall blocks of at most this many bytes are aggregated per site pair (one WAN "
+	    "message per pair of sites, through each site's master); larger ones are left to the "
+	    "previous component", NULL, &c->alltoall_max);
+	register_discovery();
 	c->tmp_max_mb = 1024;
 	register_int("tmp_max_mb",
 	    "Most temporary memory (MiB) one collective call may allocate; a call that would need "
@@ -120,6 +167,11 @@ qcg_open(void)
 			c->level_alg[l] = QCG_TREE_BINOMIAL;
 	if (c->bcast_segsize < 0)
 		c->bcast_segsize = 0;
+	if (c->discovery_pings < 1 || c->discovery_pings > 100) {
+		opal_output(0, "coll:qcg: coll_qcg_discovery_pings %d is outside 1..100; using 5",
+		    c->discovery_pings);
+		c->discovery_pings = 5;
+	}
 	/* Published before the modex fence of MPI_Init (coll opens before it), so that every peer
 	 * can read our colors when it selects components for a communicator. */
 	return mca_coll_qcg_publish_colors();
@@ -128,6 +180,9 @@ qcg_open(void)
 static int
 qcg_close(void)
 {
+	free(mca_coll_qcg_component.world_colors);
+	mca_coll_qcg_component.world_colors = NULL;
+	mca_coll_qcg_component.world_size = 0;
 	if (mca_coll_qcg_component.output >= 0)
 		opal_output_close(mca_coll_qcg_component.output);
 	mca_coll_qcg_component.output = -1;

@@ -30,6 +30,7 @@ qcg_release_previous(mca_coll_qcg_module_t *m)
 {
 	QCG_RELEASE_PREV(m, allgather);
 	QCG_RELEASE_PREV(m, allreduce);
+	QCG_RELEASE_PREV(m, alltoall);
 	QCG_RELEASE_PREV(m, barrier);
 	QCG_RELEASE_PREV(m, bcast);
 	QCG_RELEASE_PREV(m, gather);
@@ -46,6 +47,7 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->cluster_comm = NULL;
 	m->in_setup = false;
 	m->previous_allgather_module = m->previous_allreduce_module = NULL;
+	m->previous_alltoall_module = NULL;
 	m->previous_barrier_module = m->previous_bcast_module = NULL;
 	m->previous_gather_module = m->previous_reduce_module = NULL;
 	m->previous_scatter_module = NULL;
@@ -107,10 +109,36 @@ qcg_refusal(struct ompi_communicator_t *comm, struct qcg_topo_layout *lay)
 	return NULL;
 }
 
+/*
+ * On MPI_COMM_WORLD, once per job: discover the topology when no rank was given one. Every rank
+ * takes the same branch (the MCA parameters are the job's, and whether any member published
+ * colors or the broken marker reads the same from the modex everywhere), so either all ranks
+ * run the collective discovery or none does.
+ */
+static void
+maybe_discover(struct ompi_communicator_t *comm)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	if (comm != &ompi_mpi_comm_world.comm || c->discovery_done)
+		return;
+	c->discovery_done = 1;
+	if (!c->discovery || c->priority <= 0 || c->origin != QCG_TOPO_NONE ||
+	    c->origin_broken || ompi_comm_size(comm) < 2)
+		return;
+	int others = mca_coll_qcg_comm_published(comm);
+	if (others > 0) {
+		opal_output(0, "coll:qcg: %d rank(s) have a topology configured and this one has "
+		    "none: not discovering (qcg will not be selected)", others);
+		return;
+	}
+	(void)mca_coll_qcg_discover(comm);
+}
+
 mca_coll_base_module_t *
 mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 {
 	struct qcg_topo_layout lay;
+	maybe_discover(comm);
 	const char *why = qcg_refusal(comm, &lay);
 	if (why != NULL) {
 		QCG_VERBOSE(10, "comm %s (cid %d): stepping aside: %s", comm->c_name,
@@ -135,6 +163,7 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	/* Collectives left NULL keep the previous component's function. */
 	m->super.coll_allgather = mca_coll_qcg_allgather;
 	m->super.coll_allreduce = mca_coll_qcg_allreduce;
+	m->super.coll_alltoall = mca_coll_qcg_alltoall;
 	m->super.coll_barrier = mca_coll_qcg_barrier;
 	m->super.coll_bcast = mca_coll_qcg_bcast;
 	m->super.coll_gather = mca_coll_qcg_gather;
@@ -163,6 +192,7 @@ qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *co
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
 	QCG_SAVE_PREV(m, comm, allgather);
 	QCG_SAVE_PREV(m, comm, allreduce);
+	QCG_SAVE_PREV(m, comm, alltoall);
 	QCG_SAVE_PREV(m, comm, barrier);
 	QCG_SAVE_PREV(m, comm, bcast);
 	QCG_SAVE_PREV(m, comm, gather);

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_qcg.h"
 
@@ -32,8 +33,14 @@ mca_coll_qcg_publish_colors(void)
 	int origin = qcg_topo_local_colors((int)me->super.proc_name.vpid, c->topology_file,
 	    c->colors, err, sizeof(err));
 	if (origin < 0) {
-		/* Every member then lacks our colors, so qcg steps aside everywhere, consistently. */
+		/* Every member then lacks our colors, so qcg steps aside everywhere, consistently.
+		 * The marker tells the others that a topology was configured here: nobody then
+		 * starts a discovery that this rank would not join. */
 		opal_output(0, "coll:qcg: %s; ignoring the topology (qcg will not be selected)", err);
+		c->origin_broken = 1;
+		int rc;
+		OPAL_MODEX_SEND_VALUE(rc, OPAL_PMIX_GLOBAL, QCG_MODEX_KEY, "broken", OPAL_STRING);
+		(void)rc;
 		return OMPI_SUCCESS;
 	}
 	if (origin == QCG_TOPO_NONE) {
@@ -55,7 +62,8 @@ mca_coll_qcg_publish_colors(void)
 	return OMPI_SUCCESS;
 }
 
-/* Read one member's colors from the modex. Returns 0, or -1 if that member published none. */
+/* Read one member's colors from the modex. Returns 0, -1 if that member published nothing,
+ * -2 if it published the marker of a broken topology source. */
 static int
 member_colors(opal_process_name_t *name, int *colors)
 {
@@ -64,7 +72,7 @@ member_colors(opal_process_name_t *name, int *colors)
 	OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, QCG_MODEX_KEY, name, &text, OPAL_STRING);
 	if (rc != OPAL_SUCCESS || text == NULL)
 		return -1;
-	rc = qcg_topo_parse_colors(text, colors, err, sizeof(err));
+	rc = qcg_topo_parse_colors(text, colors, err, sizeof(err)) == 0 ? 0 : -2;
 	free(text);
 	return rc;
 }
@@ -73,12 +81,43 @@ member_colors(opal_process_name_t *name, int *colors)
  * Fill colors[r * QCG_TOPO_LEVELS + l] for every member r of comm. Returns the rank of the first
  * member without colors (the caller steps aside), or -1 when all have them.
  */
+/* Members' colors from the discovered world table; members of another job have none. */
+static int
+discovered_colors(struct ompi_communicator_t *comm, int *colors)
+{
+	const mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	for (int r = 0; r < ompi_comm_size(comm); r++) {
+		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
+		if (name.jobid != OMPI_PROC_MY_NAME->jobid || (int)name.vpid >= c->world_size)
+			return r;
+		memcpy(&colors[r * QCG_TOPO_LEVELS], &c->world_colors[name.vpid * QCG_TOPO_LEVELS],
+		    QCG_TOPO_LEVELS * sizeof(int));
+	}
+	return -1;
+}
+
+/* How many members other than us published colors (or the broken marker) through the modex. */
+int
+mca_coll_qcg_comm_published(struct ompi_communicator_t *comm)
+{
+	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm), count = 0, colors[3];
+	for (int r = 0; r < n; r++) {
+		if (r == me)
+			continue;
+		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
+		count += member_colors(&name, colors) != -1;
+	}
+	return count;
+}
+
 int
 mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors)
 {
 	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
 	if (mca_coll_qcg_component.origin == QCG_TOPO_NONE)
 		return me;
+	if (mca_coll_qcg_component.origin == QCG_TOPO_DISCOVERED)
+		return discovered_colors(comm, colors);
 	for (int r = 0; r < n; r++) {
 		int *dst = &colors[r * QCG_TOPO_LEVELS];
 		if (r == me) {
@@ -87,7 +126,7 @@ mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors)
 			continue;
 		}
 		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
-		if (member_colors(&name, dst) < 0)
+		if (member_colors(&name, dst) != 0)
 			return r;
 	}
 	return -1;

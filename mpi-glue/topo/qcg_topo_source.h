@@ -25,6 +25,7 @@ enum qcg_topo_origin {
 	QCG_TOPO_NONE = 0, /* nothing configured: discovery (or stepping aside) is up to the caller */
 	QCG_TOPO_FROM_ENV,  /* QCG_TOPOLOGY_COLORS */
 	QCG_TOPO_FROM_FILE, /* a topology file (MCA parameter or QCG_TOPOLOGY_FILE) */
+	QCG_TOPO_DISCOVERED, /* measured at startup by the coll component (never by this file) */
 };
 
 /*

@@ -144,3 +144,32 @@ ref_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rc
 		ref_gather(sbuf, scount, sdt, rbuf, rcount, rdt, 0, comm);
 	ref_bcast(rbuf, rcount * n, rdt, 0, comm);
 }
+
+void
+ref_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+    MPI_Datatype rdt, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	char *copy = NULL;
+	if (sbuf == MPI_IN_PLACE) { /* send from a copy of rbuf: it is overwritten as we go */
+		size_t span = ref_span(rdt, rcount * n);
+		copy = malloc(span + 1);
+		memcpy(copy, rbuf, span);
+		sbuf = copy, scount = rcount, sdt = rdt;
+	}
+	MPI_Aint lb, sext, rext;
+	MPI_Type_get_extent(sdt, &lb, &sext);
+	MPI_Type_get_extent(rdt, &lb, &rext);
+	MPI_Request *reqs = malloc(2 * (size_t)n * sizeof(*reqs));
+	for (int r = 0; r < n; r++) {
+		MPI_Irecv((char *)rbuf + (MPI_Aint)r * rcount * rext, rcount, rdt, r, REF_TAG, comm,
+		    &reqs[r]);
+		MPI_Isend((const char *)sbuf + (MPI_Aint)r * scount * sext, scount, sdt, r, REF_TAG,
+		    comm, &reqs[n + r]);
+	}
+	MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+	free(reqs);
+	free(copy);
+}
