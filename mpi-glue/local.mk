@@ -21,6 +21,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_gather.c \
 	mpi-glue/coll/coll_qcg_scatter.c \
 	mpi-glue/coll/coll_qcg_allgather.c \
+	mpi-glue/coll/coll_qcg_allgatherv.c \
 	mpi-glue/coll/coll_qcg_alltoall.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
 	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \

@@ -72,6 +72,7 @@ typedef struct mca_coll_qcg_module_t {
 	bool in_setup;                 /* building hidden communicators: use previous functions */
 	int *holders;                  /* scratch: the holders of one level's units (n entries) */
 	QCG_PREV(allgather);
+	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);
 	QCG_PREV(alltoall);
 	QCG_PREV(barrier);
@@ -158,6 +159,9 @@ int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t 
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
 
+int mca_coll_qcg_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);

@@ -29,6 +29,7 @@ static void
 qcg_release_previous(mca_coll_qcg_module_t *m)
 {
 	QCG_RELEASE_PREV(m, allgather);
+	QCG_RELEASE_PREV(m, allgatherv);
 	QCG_RELEASE_PREV(m, allreduce);
 	QCG_RELEASE_PREV(m, alltoall);
 	QCG_RELEASE_PREV(m, barrier);
@@ -47,7 +48,7 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->cluster_comm = NULL;
 	m->in_setup = false;
 	m->previous_allgather_module = m->previous_allreduce_module = NULL;
-	m->previous_alltoall_module = NULL;
+	m->previous_alltoall_module = m->previous_allgatherv_module = NULL;
 	m->previous_barrier_module = m->previous_bcast_module = NULL;
 	m->previous_gather_module = m->previous_reduce_module = NULL;
 	m->previous_scatter_module = NULL;
@@ -162,6 +163,7 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.ft_event = NULL;
 	/* Collectives left NULL keep the previous component's function. */
 	m->super.coll_allgather = mca_coll_qcg_allgather;
+	m->super.coll_allgatherv = mca_coll_qcg_allgatherv;
 	m->super.coll_allreduce = mca_coll_qcg_allreduce;
 	m->super.coll_alltoall = mca_coll_qcg_alltoall;
 	m->super.coll_barrier = mca_coll_qcg_barrier;
@@ -191,6 +193,7 @@ qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *co
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
 	QCG_SAVE_PREV(m, comm, allgather);
+	QCG_SAVE_PREV(m, comm, allgatherv);
 	QCG_SAVE_PREV(m, comm, allreduce);
 	QCG_SAVE_PREV(m, comm, alltoall);
 	QCG_SAVE_PREV(m, comm, barrier);

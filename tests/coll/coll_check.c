@@ -240,6 +240,39 @@ check_alltoall(MPI_Comm comm, int st, int sc, int rt, int rc, int inplace)
 	    pair_same(&p) & pair_same(&s));
 }
 
+/* Per-rank counts around c (every third rank none), blocks placed in reverse rank order with
+ * one element of gap between them; returns the receive buffer's length in elements. */
+static int
+v_layout(int n, int c, int *counts, int *displs)
+{
+	int pos = 0;
+	for (int r = n - 1; r >= 0; r--) {
+		counts[r] = r % 3 == 1 ? 0 : c + r % 2;
+		displs[r] = pos;
+		pos += counts[r] + 1;
+	}
+	return pos;
+}
+
+static void
+check_allgatherv(MPI_Comm comm, int t, int c, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+	int len = v_layout(n, c, counts, displs);
+	struct pair s = pair_new(t, counts[me], me);
+	struct pair p = pair_new(t, len, 80 + me);
+	ref_allgatherv(inplace ? MPI_IN_PLACE : s.ref, counts[me], types[t], p.ref, counts, displs,
+	    types[t], comm);
+	MPI_Allgatherv(inplace ? MPI_IN_PLACE : s.got, counts[me], types[t], p.got, counts, displs,
+	    types[t], comm);
+	report("allgatherv", t, c, -1, inplace, pair_same(&p) & pair_same(&s));
+	free(counts);
+	free(displs);
+}
+
 /* CLOCK_MONOTONIC is one clock for all processes of a host (MPI_Wtime need not be). */
 static double
 now(void)
@@ -321,6 +354,9 @@ suite_rootless(MPI_Comm comm)
 			for (int ip = 0; ip <= 1; ip++) {
 				for (int t = T_INT; t <= T_STRUCT; t++)
 					check_allgather(comm, t,
+					    big ? big_count(t) / 8 : small_counts[i], ip);
+				for (int t = T_INT; t <= T_STRUCT; t++)
+					check_allgatherv(comm, t,
 					    big ? big_count(t) / 8 : small_counts[i], ip);
 				for (int t = T_INT; t <= T_STRUCT; t++)
 					check_alltoall(comm, t, big ? big_count(t) / 16 :

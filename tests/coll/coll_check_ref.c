@@ -173,3 +173,29 @@ ref_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rco
 	free(reqs);
 	free(copy);
 }
+
+void
+ref_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+    const int *displs, MPI_Datatype rdt, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(rdt, &lb, &ext);
+	char *mine = (char *)rbuf + (MPI_Aint)displs[me] * ext;
+	if (sbuf != MPI_IN_PLACE)
+		MPI_Sendrecv(sbuf, scount, sdt, 0, REF_TAG, mine, rcounts[me], rdt, 0, REF_TAG,
+		    MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	MPI_Request *reqs = malloc(2 * (size_t)n * sizeof(*reqs));
+	int nr = 0;
+	for (int r = 0; r < n; r++) {
+		if (r == me)
+			continue;
+		MPI_Irecv((char *)rbuf + (MPI_Aint)displs[r] * ext, rcounts[r], rdt, r, REF_TAG, comm,
+		    &reqs[nr++]);
+		MPI_Isend(mine, rcounts[me], rdt, r, REF_TAG, comm, &reqs[nr++]);
+	}
+	MPI_Waitall(nr, reqs, MPI_STATUSES_IGNORE);
+	free(reqs);
+}

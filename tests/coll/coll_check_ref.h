@@ -21,6 +21,8 @@ void ref_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
     MPI_Datatype rdt, MPI_Comm comm);
 void ref_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
     MPI_Datatype rdt, MPI_Comm comm);
+void ref_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+    const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm);
 
 /* Bytes from a buffer's start to the end of its count-th element (its "span"). */
 size_t ref_span(MPI_Datatype dt, int count);
