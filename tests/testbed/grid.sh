@@ -67,11 +67,11 @@ grid_local() {
 
 grid_connect() {
 	local from=$1 to=$2 addr=$3 port=$4 job=$5 token=$6 i waiter
-	grid_local "$to" "$job" "$token" wait "$port" 1 >"$TB_DIR/wait.out" 2>&1 &
+	grid_local "$to" "$job" "$token" wait "$port" 1 >"$TB_DIR/run/wait.out" 2>&1 &
 	waiter=$!
-	for ((i = 0; i < 50; i++)); do grep -q '^waiting' "$TB_DIR/wait.out" && break; sleep 0.1; done
+	for ((i = 0; i < 50; i++)); do grep -q '^waiting' "$TB_DIR/run/wait.out" && break; sleep 0.1; done
 	GRID_CONN=$(grid_on "$from" "$GRID_TB_CONNECT" "$TB_DIR/run/helper-$from.sock" "$job" \
 		"$token" "$addr" "$port" 2>&1 || true)
 	wait "$waiter" || true
-	GRID_WAITED=$(cat "$TB_DIR/wait.out")
+	GRID_WAITED=$(cat "$TB_DIR/run/wait.out")
 }

@@ -24,6 +24,8 @@ command -v ethtool >/dev/null || skip "ethtool is not installed (apt-get install
 
 exec 8>"$TEST_LOCK"
 flock -w "$TEST_LOCK_WAIT" 8 || fail "another testbed test held $TEST_LOCK for ${TEST_LOCK_WAIT}s"
+# The wait is not the test's own time: say it, so that the log tells them apart.
+echo "testbed lock taken after ${SECONDS}s"
 
 TB_DIR=$(mktemp -d /tmp/qcg-testbed-test.XXXXXX)
 tb() { "$QTB" --dir "$TB_DIR" "$@" 8>&-; }
