@@ -25,7 +25,23 @@ fixture_cleanup() {
 		kill "$BROKER_PID" 2>/dev/null
 		wait "$BROKER_PID" 2>/dev/null
 	fi
+	fixture_kill_leftovers
 	rm -rf "$FIXTURE_DIR"
+}
+
+# Every process the fixture starts names a file inside FIXTURE_DIR on its command line. Whatever
+# a test's own bookkeeping missed (a daemon started in a subshell, whose PID list the test never
+# saw) is found that way: TERM, a moment to exit, then KILL.
+fixture_kill_leftovers() {
+	local pids
+	pids=$(pgrep -f -- "$FIXTURE_DIR/") || return 0
+	kill $pids 2>/dev/null
+	for _ in $(seq 1 20); do
+		pgrep -f -- "$FIXTURE_DIR/" >/dev/null || return 0
+		sleep 0.1
+	done
+	pids=$(pgrep -f -- "$FIXTURE_DIR/") && kill -9 $pids 2>/dev/null
+	return 0
 }
 trap fixture_cleanup EXIT
 
