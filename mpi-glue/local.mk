@@ -16,6 +16,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_blocks.c \
 	mpi-glue/coll/coll_qcg_bcast.c \
 	mpi-glue/coll/coll_qcg_reduce.c \
+	mpi-glue/coll/coll_qcg_reduce_scatter.c \
 	mpi-glue/coll/coll_qcg_allreduce.c \
 	mpi-glue/coll/coll_qcg_barrier.c \
 	mpi-glue/coll/coll_qcg_gather.c \
@@ -88,6 +89,7 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 	mpi-glue/net/qcgnet_accept.c \
 	mpi-glue/net/qcgnet_connect.c \
 	mpi-glue/net/qcgnet_method.c \
+	mpi-glue/net/qcgnet_origin.c \
 	mpi-glue/net/qcgnet_wrap.c \
 	lib/model.c
 mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \

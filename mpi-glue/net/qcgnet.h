@@ -133,6 +133,14 @@ void qn_listener_stop(struct qn_listener *l);
 /* In a forked child: free l without touching its thread (which the child does not have). */
 void qn_listener_forget(struct qn_listener *l);
 
+/* --- qcgnet_origin.c -------------------------------------------------------------------- */
+/* Send the origin preamble (this socket's own address) on a just-connected fd: 0 or -1. */
+int qn_origin_send(int fd);
+/* Wait up to timeout_ms for a preamble at the head of fd's stream: 1 with *origin (the 16
+ * bytes consumed), 0 when the stream starts otherwise or nothing came (nothing consumed), -1
+ * when it could not be consumed. */
+int qn_origin_take(int fd, int timeout_ms, struct sockaddr_in *origin);
+
 /* --- qcgnet_method.c -------------------------------------------------------------------- */
 /*
  * Carry out decision d for a connect() of app_fd towards to: returns a connected socket (app_fd

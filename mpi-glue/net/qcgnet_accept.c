@@ -31,6 +31,31 @@ apply_accept_flags(int fd, int flags)
 	return fcntl(fd, F_SETFD, (flags & SOCK_CLOEXEC) ? FD_CLOEXEC : 0);
 }
 
+/* A direct or port-range connection: a job peer's shim starts it with the origin preamble
+ * (qcgnet_origin.c), whose address is what the application sees. */
+static int
+ordinary(int fd, const struct sockaddr_in *from, struct sockaddr *addr, socklen_t *addrlen)
+{
+	struct sockaddr_in origin;
+	int rc = qn_origin_take(fd, qn_cfg.connect_ms, &origin);
+	if (rc < 0) {
+		int saved = errno;
+		QN_REAL(close)(fd);
+		errno = saved == 0 ? ECONNABORTED : saved;
+		return -1;
+	}
+	if (rc == 0) {
+		qn_copy_sockaddr(from, addr, addrlen);
+		return fd;
+	}
+	qn_fdtab_set_peer(fd, &origin);
+	qn_copy_sockaddr(&origin, addr, addrlen);
+	char text[INET_ADDRSTRLEN] = "?";
+	inet_ntop(AF_INET, &origin.sin_addr, text, sizeof(text));
+	qn_debug("accepted fd %d: origin %s:%u", fd, text, ntohs(origin.sin_port));
+	return fd;
+}
+
 static int
 accept_job(int lfd, struct qn_listener *l, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
@@ -41,10 +66,8 @@ accept_job(int lfd, struct qn_listener *l, struct sockaddr *addr, socklen_t *add
 		if (fd < 0)
 			return -1;
 		int handed;
-		if (from.sin_family != AF_INET || !qn_listener_claim(l, &from, &handed, &peer)) {
-			qn_copy_sockaddr(&from, addr, addrlen); /* an ordinary client */
-			return fd;
-		}
+		if (from.sin_family != AF_INET || !qn_listener_claim(l, &from, &handed, &peer))
+			return ordinary(fd, &from, addr, addrlen);
 		QN_REAL(close)(fd); /* the doorbell itself */
 		if (handed < 0)
 			continue; /* nothing queued behind it (cannot happen); look again */

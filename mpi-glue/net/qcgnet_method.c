@@ -84,6 +84,11 @@ direct(int app_fd, const struct helper_decision *d, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
+	if (qn_origin_send(app_fd) != 0) {
+		snprintf(err, errlen, "origin preamble to %s:%u: %s", d->target_address,
+		    d->target_port, strerror(errno));
+		return -1;
+	}
 	return app_fd;
 }
 

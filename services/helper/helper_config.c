@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,36 @@ get_ints(const struct config *cfg, struct helper_config *out, char *err, size_t 
 	return 0;
 }
 
+/*
+ * helper.rendezvous_ports = MIN-MAX: a reversal's target connects to the initiator's rendezvous
+ * listener, so in a cluster whose firewall admits only a port range that listener must take a
+ * port of the range. Absent or empty: any free port.
+ */
+static int
+get_rendezvous_ports(const struct config *cfg, struct helper_config *out, char *err,
+    size_t errlen)
+{
+	const char *v = config_get(cfg, "helper.rendezvous_ports", "");
+	unsigned long lo, hi;
+	char *end;
+	if (v[0] == '\0')
+		return 0;
+	errno = 0;
+	lo = strtoul(v, &end, 10);
+	if (end != v && *end == '-') {
+		const char *p = end + 1;
+		hi = strtoul(p, &end, 10);
+		if (end != p && *end == '\0' && errno == 0 && lo >= 1 && lo <= hi && hi <= 65535) {
+			out->rendezvous_port_min = (uint16_t)lo;
+			out->rendezvous_port_max = (uint16_t)hi;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "helper.rendezvous_ports: expected MIN-MAX with 1 <= MIN <= MAX <= "
+	    "65535, got '%.64s'", v);
+	return -1;
+}
+
 int
 helper_config_load(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
 {
@@ -95,6 +126,7 @@ helper_config_load(const struct config *cfg, struct helper_config *out, char *er
 	    get_string(cfg, "helper.token_file", "", out->token_file, sizeof(out->token_file),
 		err, errlen) ||
 	    get_mode(cfg, &out->socket_mode, err, errlen) || get_ints(cfg, out, err, errlen) ||
+	    get_rendezvous_ports(cfg, out, err, errlen) ||
 	    config_get_bool(cfg, "helper.allow_root_launch", false, &out->allow_root_launch, err,
 		errlen))
 		return -1;

@@ -29,6 +29,8 @@ struct helper_config {
 	int client_io_ms;                     /* a started message must arrive within this */
 	int max_setups;                       /* reversal/traversal/relay set-ups in flight */
 	int rendezvous_ms;                    /* how long the other side of a set-up may take */
+	uint16_t rendezvous_port_min;         /* helper.rendezvous_ports MIN-MAX: where reversal */
+	uint16_t rendezvous_port_max;         /* listens (a port-range cluster's open range); 0: any */
 	int park_ms;                          /* how long an inbound socket waits for WAIT_INBOUND */
 	int frontend_timeout;                 /* seconds for a front-end call */
 	int max_launches;                     /* launched processes alive at once */

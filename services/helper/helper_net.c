@@ -107,6 +107,41 @@ helper_net_listen(const char *address, uint16_t port, uint16_t *bound, char *err
 	return fd;
 }
 
+int
+helper_net_listen_range(const char *address, uint16_t min, uint16_t max, uint16_t *bound,
+    char *err, size_t errlen)
+{
+	struct sockaddr_in sin;
+	int one = 1;
+	if (min == 0)
+		return helper_net_listen(address, 0, bound, err, errlen);
+	if (resolve4(address, min, &sin, err, errlen) != 0)
+		return -1;
+	for (unsigned p = min; p <= max; p++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			snprintf(err, errlen, "socket: %s", strerror(errno));
+			return -1;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sin.sin_port = htons((uint16_t)p);
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 && listen(fd, 8) == 0) {
+			*bound = (uint16_t)p;
+			return fd;
+		}
+		int saved = errno;
+		close(fd);
+		if (saved != EADDRINUSE) {
+			snprintf(err, errlen, "rendezvous listener on %s:%u: %s", address, p,
+			    strerror(saved));
+			return -1;
+		}
+	}
+	snprintf(err, errlen, "rendezvous listener on %s: no free port in %u-%u "
+	    "(helper.rendezvous_ports)", address, min, max);
+	return -1;
+}
+
 /* Read exactly n bytes before the deadline. */
 static int
 read_full(int fd, uint8_t *buf, size_t n, long deadline)

@@ -22,6 +22,11 @@ int helper_net_split_endpoint(const char *endpoint, char host[QCG_ADDR_MAX], uin
 int helper_net_listen(const char *address, uint16_t port, uint16_t *bound, char *err,
     size_t errlen);
 
+/* Listen on address at the first free port of min..max (min 0: any free port, as
+ * helper_net_listen). Without SO_REUSEPORT, so that two set-ups never share a port. */
+int helper_net_listen_range(const char *address, uint16_t min, uint16_t max, uint16_t *bound,
+    char *err, size_t errlen);
+
 /* Accept connections on lfd until one presents a hello with id, within timeout_ms. Returns the
  * connected fd (hello consumed) or -1 with err. Connections with another id are closed. */
 int helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms,

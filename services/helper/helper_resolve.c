@@ -75,7 +75,8 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	uint16_t port = 0;
 	const struct helper_config *cfg = &s->h->cfg;
 
-	int lfd = helper_net_listen(cfg->address, 0, &port, err, sizeof(err));
+	int lfd = helper_net_listen_range(cfg->address, cfg->rendezvous_port_min,
+	    cfg->rendezvous_port_max, &port, err, sizeof(err));
 	if (lfd < 0)
 		return helper_wire_send_err(s->sock, HELPER_ERR_INTERNAL, "%s", err);
 	int after = req->method == HELPER_METHOD_NONE_WIRE ? -1 : req->method;
