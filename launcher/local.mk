@@ -56,9 +56,6 @@ tests_launcher_test_job_desc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher 
 	-I$(top_srcdir)/tests/unit $(LIBXML2_CFLAGS)
 tests_launcher_test_job_desc_LDADD = $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_job_desc
-EXTRA_DIST += examples/hello/hello.xml examples/hello/hello.qcg examples/hello/hello.jsdl \
-	examples/all-pairs/all-pairs.xml examples/all-pairs/all-pairs.qcg \
-	examples/all-pairs/all-pairs.jsdl examples/pi/pi.xml examples/pi/pi.qcg examples/pi/pi.jsdl
 
 # The QCG-Simple fuzz target, its corpus replayed as a regression test (tests/fuzz/README.md).
 check_PROGRAMS += tests/launcher/replay_job_simple
@@ -68,20 +65,6 @@ tests_launcher_replay_job_simple_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launc
 tests_launcher_replay_job_simple_LDADD = $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_job_simple_replay.sh
 EXTRA_DIST += tests/launcher/test_job_simple_replay.sh tests/launcher/corpus_job_simple
-
-# examples/ (DESIGN.md section 1) has no local.mk of its own: its MPI programs are built here,
-# with Open MPI's compile and link flags, and installed where the descriptions point.
-examplesdir = $(pkglibexecdir)/examples
-examples_PROGRAMS = examples/hello/hello examples/all-pairs/all-pairs examples/pi/pi
-examples_hello_hello_SOURCES = examples/hello/hello.c
-examples_hello_hello_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
-examples_hello_hello_LDADD = $(OMPI_LIBS)
-examples_all_pairs_all_pairs_SOURCES = examples/all-pairs/all_pairs.c
-examples_all_pairs_all_pairs_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
-examples_all_pairs_all_pairs_LDADD = $(OMPI_LIBS)
-examples_pi_pi_SOURCES = examples/pi/pi.c
-examples_pi_pi_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
-examples_pi_pi_LDADD = $(OMPI_LIBS) -lm
 
 bin_PROGRAMS += launcher/qcg-proxy-init
 launcher_qcg_proxy_init_SOURCES = launcher/qcg_proxy_init.c
