@@ -79,6 +79,8 @@ typedef struct mca_coll_qcg_module_t {
 	QCG_PREV(bcast);
 	QCG_PREV(gather);
 	QCG_PREV(reduce);
+	QCG_PREV(reduce_scatter);
+	QCG_PREV(reduce_scatter_block);
 	QCG_PREV(scatter);
 } mca_coll_qcg_module_t;
 
@@ -162,6 +164,12 @@ int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t 
 int mca_coll_qcg_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
 int mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);

@@ -36,6 +36,8 @@ qcg_release_previous(mca_coll_qcg_module_t *m)
 	QCG_RELEASE_PREV(m, bcast);
 	QCG_RELEASE_PREV(m, gather);
 	QCG_RELEASE_PREV(m, reduce);
+	QCG_RELEASE_PREV(m, reduce_scatter);
+	QCG_RELEASE_PREV(m, reduce_scatter_block);
 	QCG_RELEASE_PREV(m, scatter);
 }
 
@@ -49,6 +51,7 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->in_setup = false;
 	m->previous_allgather_module = m->previous_allreduce_module = NULL;
 	m->previous_alltoall_module = m->previous_allgatherv_module = NULL;
+	m->previous_reduce_scatter_module = m->previous_reduce_scatter_block_module = NULL;
 	m->previous_barrier_module = m->previous_bcast_module = NULL;
 	m->previous_gather_module = m->previous_reduce_module = NULL;
 	m->previous_scatter_module = NULL;
@@ -170,6 +173,8 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.coll_bcast = mca_coll_qcg_bcast;
 	m->super.coll_gather = mca_coll_qcg_gather;
 	m->super.coll_reduce = mca_coll_qcg_reduce;
+	m->super.coll_reduce_scatter = mca_coll_qcg_reduce_scatter;
+	m->super.coll_reduce_scatter_block = mca_coll_qcg_reduce_scatter_block;
 	m->super.coll_scatter = mca_coll_qcg_scatter;
 	*priority = mca_coll_qcg_component.priority;
 	QCG_VERBOSE(10, "comm %s (cid %d): selected: %d sites, %d clusters, %d nodes, %s ranks",
@@ -200,6 +205,8 @@ qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *co
 	QCG_SAVE_PREV(m, comm, bcast);
 	QCG_SAVE_PREV(m, comm, gather);
 	QCG_SAVE_PREV(m, comm, reduce);
+	QCG_SAVE_PREV(m, comm, reduce_scatter);
+	QCG_SAVE_PREV(m, comm, reduce_scatter_block);
 	QCG_SAVE_PREV(m, comm, scatter);
 	return OMPI_SUCCESS;
 fail:

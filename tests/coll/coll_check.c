@@ -273,6 +273,38 @@ check_allgatherv(MPI_Comm comm, int t, int c, int inplace)
 	free(displs);
 }
 
+/* reduce_scatter (block == 0: uneven counts, some zero) or reduce_scatter_block. */
+static void
+check_reduce_scatter(MPI_Comm comm, int t, MPI_Op op, int c, int inplace, int block)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+	int total = n * c;
+	if (!block)
+		total = v_layout(n, c, counts, displs) - n; /* the gaps do not count */
+	else
+		for (int r = 0; r < n; r++)
+			counts[r] = c;
+	struct pair s = pair_new(t, total, me);
+	struct pair p = pair_new(t, inplace ? total : counts[me], inplace ? me : 50 + me);
+	ref_reduce_scatter(inplace ? MPI_IN_PLACE : s.ref, p.ref, counts, types[t], op, comm);
+	if (block)
+		MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s.got, p.got, c, types[t], op, comm);
+	else
+		MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s.got, p.got, counts, types[t], op, comm);
+	/* In place, MPI defines only the result block: what follows it in the input area is
+	 * unspecified (tuned's non-commutative algorithm leaves partial results there). */
+	if (inplace)
+		p.bytes = ref_span(types[t], counts[me]);
+	report(block ? (op == op_affine ? "reduce_scatter_block-noncommutative" :
+	    "reduce_scatter_block") : (op == op_affine ? "reduce_scatter-noncommutative" :
+	    "reduce_scatter"), t, c, -1, inplace, pair_same(&p) & pair_same(&s));
+	free(counts);
+	free(displs);
+}
+
 /* CLOCK_MONOTONIC is one clock for all processes of a host (MPI_Wtime need not be). */
 static double
 now(void)
@@ -366,6 +398,12 @@ suite_rootless(MPI_Comm comm)
 				if (!ip)
 					check_alltoall(comm, T_INT, 2 * (big ? c / 32 : c), T_VECTOR,
 					    big ? c / 32 : c, 0);
+				for (int b = 0; b <= 1; b++) {
+					int rs = big ? c / 16 : c;
+					check_reduce_scatter(comm, T_INT, MPI_SUM, rs, ip, b);
+					check_reduce_scatter(comm, T_AFFINE, op_affine, rs, ip, b);
+					check_reduce_scatter(comm, T_AFFINE_GAP, op_affine, rs, ip, b);
+				}
 				check_allreduce(comm, T_INT, MPI_SUM, c, ip);
 				check_allreduce(comm, T_INT, MPI_MAX, c, ip);
 				check_allreduce(comm, T_AFFINE, op_affine, big ? c / 2 : c, ip);

@@ -199,3 +199,22 @@ ref_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const
 	MPI_Waitall(nr, reqs, MPI_STATUSES_IGNORE);
 	free(reqs);
 }
+
+void
+ref_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+    MPI_Comm comm)
+{
+	int n, me, total = 0, start = 0;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	for (int r = 0; r < n; r++) {
+		start += r < me ? rcounts[r] : 0;
+		total += rcounts[r];
+	}
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(dt, &lb, &ext);
+	char *all = malloc(ref_span(dt, total) + 1);
+	ref_allreduce(sbuf == MPI_IN_PLACE ? rbuf : sbuf, all, total, dt, op, comm);
+	typed_copy(all + (MPI_Aint)start * ext, rbuf, rcounts[me], dt);
+	free(all);
+}

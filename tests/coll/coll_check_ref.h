@@ -23,6 +23,8 @@ void ref_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
     MPI_Datatype rdt, MPI_Comm comm);
 void ref_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm);
+void ref_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+    MPI_Op op, MPI_Comm comm);
 
 /* Bytes from a buffer's start to the end of its count-th element (its "span"). */
 size_t ref_span(MPI_Datatype dt, int count);
