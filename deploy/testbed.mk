@@ -42,4 +42,4 @@ TESTBED_TESTS = \
 	tests/testbed/services.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
-	tests/testbed/mpi_hosts.c tests/testbed/grid.sh examples/demo-grid.sh
+	tests/testbed/mpi_hosts.c tests/testbed/grid.sh
