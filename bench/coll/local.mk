@@ -4,4 +4,4 @@ noinst_PROGRAMS += bench/coll/coll_bench
 bench_coll_coll_bench_SOURCES = bench/coll/coll_bench.c
 bench_coll_coll_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_coll_coll_bench_LDADD = $(OMPI_LIBS)
-EXTRA_DIST += bench/coll/run_coll_bench.sh bench/coll/README.md
+EXTRA_DIST += bench/coll/run_coll_bench.sh bench/coll/run_coll_testbed.sh bench/coll/README.md

@@ -31,6 +31,10 @@ work=$(mktemp -d /tmp/qcg-coll-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/components"
 ln -s "$so" "$work/components/"
+if [ $((np % 4)) -ne 0 ] || [ "$np" -lt 8 ]; then
+	echo "$0: -n must be a multiple of 4, at least 8 (2 sites x 2 nodes x 2+ ranks)" >&2
+	exit 2
+fi
 if [ -z "$topo" ]; then
 	topo=$work/topology
 	# 2 sites x 2 nodes, ranks spread evenly (np must be a multiple of 4 for equal nodes)
@@ -46,7 +50,7 @@ timeout 1200 mpirun -np "$np" --oversubscribe --mca btl self,vader,tcp \
     --mca mca_base_component_path "$work/components:$pkglibdir" \
     --mca coll_qcg_topology_file "$topo" --mca coll_han_priority 100 \
     --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 "$@" \
-    "$bench" "$rounds" >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+    "$bench" 2 2 $((np / 4)) "$rounds" >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
 echo "# coll_bench: $np ranks, topology $(tr '\n' ';' <"$topo" | cut -c1-120)"
 echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$work/out") (rank, communicator) pairs;" \
     "han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$work/out")"

@@ -1,0 +1,86 @@
+#!/bin/bash
+# run_coll_testbed.sh: the collectives benchmark on the network-namespace testbed (issue 7):
+# 3 open sites x 2 nodes x 2 ranks, 5 ms one-way WAN delay, qcg (topology discovered, no file)
+# vs tuned vs han (priority 100) vs the lower bound, in one job. Root only. Not part of make
+# check: it takes a few minutes.
+#
+#   bench/coll/run_coll_testbed.sh [-r ROUNDS] [-o OUTDIR]     (run from the build directory)
+#   default 1 round; each line of the table is printed as soon as it is measured (OUTDIR/coll_bench.log)
+#
+# Brings up its own testbed in a fresh directory and always takes it down; holds the testbed
+# tests' lock meanwhile, so that no testbed test shares the CPUs with the measurement. Writes
+# OUTDIR/coll_bench.txt (the table), OUTDIR/coll_bench.log (the whole output) and, when gnuplot
+# is installed, OUTDIR/coll_bench.png (ratios to the bound).
+set -euo pipefail
+top_builddir=${top_builddir:-$(pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+rounds=1 outdir=$(pwd)/coll-bench-out
+while getopts r:o: opt; do
+	case $opt in
+	r) rounds=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-o OUTDIR]" >&2; exit 2 ;;
+	esac
+done
+readonly SITES=3 NODES=2 PER_NODE=2 DELAY_MS=5 MPI_TIMEOUT=2700
+readonly LOCK=/run/qcg-testbed-tests.lock LOCK_WAIT=900
+[[ $EUID == 0 ]] || { echo "$0: needs root (network namespaces)" >&2; exit 1; }
+bench=$top_builddir/bench/coll/coll_bench
+so=$top_builddir/mpi-glue/coll/.libs/mca_coll_qcg.so
+QTB=$top_srcdir/deploy/qcg-testbed
+for f in "$bench" "$so" "$QTB" "$top_builddir/deploy/qcg-delayline"; do
+	[[ -e $f ]] || { echo "$0: $f is missing (run make in $top_builddir)" >&2; exit 1; }
+done
+mkdir -p "$outdir"
+exec 8>"$LOCK"
+flock -w "$LOCK_WAIT" 8 || { echo "$0: $LOCK held for ${LOCK_WAIT}s by a testbed test" >&2; exit 1; }
+tbdir=$(mktemp -d /tmp/qcg-coll-bench-tb.XXXXXX)
+export QCG_TESTBED_BIN=$top_builddir
+tb() { "$QTB" --dir "$tbdir" "$@" 8>&-; }
+cleanup() { tb down >/dev/null || true; rm -rf "$tbdir"; }
+trap cleanup EXIT
+tb up --no-services --sites "$SITES" --nodes "$NODES" --policies open --proxies 0 \
+    --wan-delay "$DELAY_MS"
+mkdir "$tbdir/components"
+ln -s "$so" "$tbdir/components/"
+pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+hosts=
+for s in a b c; do
+	for ((n = 1; n <= NODES; n++)); do hosts+="$s$n:$PER_NODE,"; done
+done
+log=$outdir/coll_bench.log
+tb exec a1 -- env -u QCG_TOPOLOGY_COLORS -u QCG_TOPOLOGY_FILE \
+    -u OMPI_MCA_coll_qcg_topology_file OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout "$MPI_TIMEOUT" mpirun --oversubscribe -np $((SITES * NODES * PER_NODE)) \
+    --host "${hosts%,}" --mca plm_rsh_agent "$QTB rsh --dir $tbdir" --mca pml ob1 \
+    --mca btl self,vader,tcp --mca mca_base_component_path "$tbdir/components:$pkglibdir" \
+    --mca coll_han_priority 100 --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 \
+    "$bench" "$SITES" "$NODES" "$PER_NODE" "$rounds" >"$log" 2>&1 ||
+	{ tail -40 "$log"; echo "$0: the benchmark failed (log: $log)" >&2; exit 1; }
+table=$outdir/coll_bench.txt
+{
+	echo "# coll_bench on the testbed: $SITES sites x $NODES nodes x $PER_NODE ranks," \
+	    "${DELAY_MS} ms one-way WAN delay, $rounds round(s), $(date -u +%F)"
+	grep 'coll:qcg: discovery: [0-9]* ranks' "$log" | sed 's/^.*coll:qcg: /# /'
+	echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$log") (rank, communicator)" \
+	    "pairs; han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$log")"
+	grep -v 'coll:\|disqualifying myself\|^\[' "$log"
+} >"$table"
+cat "$table"
+if command -v gnuplot >/dev/null; then
+	awk '!/^#/ && NR > 1 && $1 != "coll" { printf "%s-%s %s %s %s\n", $1, $2, $9, $10, $11 }' \
+	    "$table" >"$tbdir/ratios.dat"
+	gnuplot <<-EOF
+		set terminal png size 1100,500
+		set output "$outdir/coll_bench.png"
+		set style data histograms
+		set style fill solid border -1
+		set logscale y
+		set ylabel "time / lower bound"
+		set xtics rotate by -45
+		set title "coll_bench: $SITES sites x $NODES nodes x $PER_NODE ranks, $DELAY_MS ms WAN"
+		plot "$tbdir/ratios.dat" using 2:xtic(1) title "qcg", '' using 3 title "tuned", \
+		    '' using 4 title "han"
+	EOF
+	echo "plot: $outdir/coll_bench.png"
+fi
