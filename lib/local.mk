@@ -9,6 +9,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/gridmap.c lib/gridmap.h \
 	lib/acl.c lib/acl.h \
 	lib/tls.c lib/tls.h lib/tls_identity.c \
+	lib/daemon_args.c lib/daemon_args.h \
 	lib/soap_server.c lib/soap_server.h \
 	lib/soap_client.c lib/soap_client.h \
 	lib/json_write.c lib/json_write.h \

@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "soapH.h"
 #include "broker.h"
 #include "config_file.h"
+#include "daemon_args.h"
 #include "log.h"
 #include "registry.h"
 #include "soap_server.h"
@@ -90,52 +90,6 @@ prepare_registry(struct broker *b, const struct config *cfg, char *err, size_t e
 	return 0;
 }
 
-static int
-parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
-{
-	static const struct option options[] = {
-		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
-		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
-	};
-	const char *config_path = NULL;
-	char err[512];
-	int opt;
-
-	/* Overrides must win over the file, so they are applied after it: collect first. */
-	char **overrides = calloc((size_t)argc, sizeof(char *));
-	int noverrides = 0;
-	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c': config_path = optarg; break;
-		case 's': overrides[noverrides++] = optarg; break;
-		case 'p': *port_file = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("qcg-broker %s\n", PACKAGE_VERSION); exit(0);
-		default: usage(stderr); exit(2);
-		}
-	}
-	if (optind != argc || config_path == NULL) {
-		usage(stderr);
-		exit(2);
-	}
-	int rc = config_load_file(cfg, config_path, err, sizeof(err));
-	for (int i = 0; rc == 0 && i < noverrides; i++)
-		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
-	free(overrides);
-	if (rc != 0)
-		fprintf(stderr, "qcg-broker: %s\n", err);
-	return rc;
-}
-
-static void
-write_port_file(const char *path, int port)
-{
-	FILE *f = fopen(path, "w");
-	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
-		fatal("cannot write port file %s", path);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -149,7 +103,7 @@ main(int argc, char **argv)
 	bool use_syslog;
 
 	config_init(&cfg);
-	if (parse_arguments(argc, argv, &cfg, &port_file) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-broker", usage, &cfg, &port_file) != 0)
 		return 2;
 	int level = log_level_parse(config_get(&cfg, "broker.log_level", "info"));
 	if (level < 0 || config_get_bool(&cfg, "broker.syslog", false, &use_syslog, err,
@@ -186,7 +140,7 @@ main(int argc, char **argv)
 	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,
 	    server_settings.host, soap_server_port(server), server_settings.workers);
 	if (port_file)
-		write_port_file(port_file, soap_server_port(server));
+		daemon_write_port_file(port_file, soap_server_port(server));
 	soap_server_run(server);
 	log_info("stopping");
 	events_shutdown(broker.events);

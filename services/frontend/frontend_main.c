@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include "broker_link.h"
 #include "broker_pool.h"
 #include "config_file.h"
+#include "daemon_args.h"
 #include "delivery.h"
 #include "frontend.h"
 #include "log.h"
@@ -45,45 +45,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	soap_server_request_stop();
-}
-
-static int
-parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
-{
-	static const struct option options[] = {
-		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
-		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
-	};
-	const char *config_path = NULL;
-	char err[512];
-	int opt, noverrides = 0;
-	char **overrides = calloc((size_t)argc, sizeof(char *));
-
-	if (overrides == NULL)
-		return -1;
-	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c': config_path = optarg; break;
-		case 's': overrides[noverrides++] = optarg; break;
-		case 'p': *port_file = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("qcg-frontend %s\n", PACKAGE_VERSION); exit(0);
-		default: usage(stderr); exit(2);
-		}
-	}
-	if (optind != argc || config_path == NULL) {
-		usage(stderr);
-		exit(2);
-	}
-	/* Overrides win over the file, so they are applied after it. */
-	int rc = config_load_file(cfg, config_path, err, sizeof(err));
-	for (int i = 0; rc == 0 && i < noverrides; i++)
-		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
-	free(overrides);
-	if (rc != 0)
-		fprintf(stderr, "qcg-frontend: %s\n", err);
-	return rc;
 }
 
 static int
@@ -158,14 +119,6 @@ route_event(void *arg, const struct fe_event *ev)
 	delivery_enqueue(fe->delivery, (size_t)(node - fe->cfg.nodes), ev);
 }
 
-static void
-write_port_file(const char *path, int port)
-{
-	FILE *f = fopen(path, "w");
-	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
-		fatal("cannot write port file %s", path);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -177,7 +130,7 @@ main(int argc, char **argv)
 	char err[1024];
 
 	config_init(&cfg);
-	if (parse_arguments(argc, argv, &cfg, &port_file) != 0 || start_logging(&cfg) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-frontend", usage, &cfg, &port_file) != 0 || start_logging(&cfg) != 0)
 		return 2;
 	tls_global_init();
 	if (soap_server_settings_from_config(&cfg, "frontend", &srv, err, sizeof(err)) != 0 ||
@@ -206,7 +159,7 @@ main(int argc, char **argv)
 	    PACKAGE_VERSION, fe.cfg.cluster.name, srv.host, soap_server_port(server), srv.workers,
 	    fe.cfg.broker_url);
 	if (port_file)
-		write_port_file(port_file, soap_server_port(server));
+		daemon_write_port_file(port_file, soap_server_port(server));
 	soap_server_run(server);
 
 	log_info("stopping");

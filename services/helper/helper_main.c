@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "soapH.h"
 #include "config_file.h"
+#include "daemon_args.h"
 #include "helper.h"
 #include "helper_api.h"
 #include "launch.h"
@@ -39,52 +39,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	soap_server_request_stop();
-}
-
-static int
-parse_arguments(int argc, char **argv, struct config *cfg, const char **port_file)
-{
-	static const struct option options[] = {
-		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
-		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
-	};
-	const char *config_path = NULL;
-	char err[512];
-	int opt, noverrides = 0;
-	char **overrides = calloc((size_t)argc, sizeof(char *));
-	if (overrides == NULL)
-		return -1;
-	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
-		switch (opt) {
-		case 'c': config_path = optarg; break;
-		case 's': overrides[noverrides++] = optarg; break;
-		case 'p': *port_file = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("qcg-helper %s\n", PACKAGE_VERSION); exit(0);
-		default: usage(stderr); exit(2);
-		}
-	}
-	if (optind != argc || config_path == NULL) {
-		usage(stderr);
-		exit(2);
-	}
-	/* overrides win over the file, so they are applied after it */
-	int rc = config_load_file(cfg, config_path, err, sizeof(err));
-	for (int i = 0; rc == 0 && i < noverrides; i++)
-		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
-	free(overrides);
-	if (rc != 0)
-		fprintf(stderr, "qcg-helper: %s\n", err);
-	return rc;
-}
-
-static void
-write_port_file(const char *path, int port)
-{
-	FILE *f = fopen(path, "w");
-	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
-		fatal("cannot write port file %s", path);
 }
 
 static void
@@ -134,7 +88,7 @@ main(int argc, char **argv)
 	char err[512];
 
 	config_init(&cfg);
-	if (parse_arguments(argc, argv, &cfg, &port_file) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-helper", usage, &cfg, &port_file) != 0)
 		return 2;
 	start_logging(&cfg);
 	tls_global_init();
@@ -152,7 +106,7 @@ main(int argc, char **argv)
 	    PACKAGE_VERSION, helper.cfg.node, helper.cfg.socket_path, server_settings.host,
 	    soap_server_port(server), helper.cfg.frontend_url);
 	if (port_file)
-		write_port_file(port_file, soap_server_port(server));
+		daemon_write_port_file(port_file, soap_server_port(server));
 	soap_server_run(server);
 	log_info("stopping");
 	helper_api_stop(api);

@@ -1,0 +1,63 @@
+/*
+ * daemon_args.c: the daemons' shared command line and port file.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config_file.h"
+#include "daemon_args.h"
+#include "log.h"
+
+int
+daemon_args_parse(int argc, char **argv, const char *name, void (*usage)(FILE *out),
+    struct config *cfg, const char **port_file)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
+		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config_path = NULL;
+	char err[512];
+	int opt, noverrides = 0;
+	/* Overrides must win over the file, so they are collected and applied after it. */
+	char **overrides = calloc((size_t)argc, sizeof(char *));
+
+	if (overrides == NULL) {
+		fprintf(stderr, "%s: out of memory\n", name);
+		return -1;
+	}
+	*port_file = NULL;
+	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c': config_path = optarg; break;
+		case 's': overrides[noverrides++] = optarg; break;
+		case 'p': *port_file = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("%s %s\n", name, PACKAGE_VERSION); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind != argc || config_path == NULL) {
+		usage(stderr);
+		exit(2);
+	}
+	int rc = config_load_file(cfg, config_path, err, sizeof(err));
+	for (int i = 0; rc == 0 && i < noverrides; i++)
+		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
+	free(overrides);
+	if (rc != 0)
+		fprintf(stderr, "%s: %s\n", name, err);
+	return rc;
+}
+
+void
+daemon_write_port_file(const char *path, int port)
+{
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
+		fatal("cannot write port file %s", path);
+}

@@ -1,0 +1,24 @@
+/*
+ * daemon_args.h: the command line every qcg daemon shares:
+ *
+ *   NAME -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-h] [-V]
+ *
+ * The configuration file is read first and the -s overrides applied after it, so that the
+ * command line always wins.
+ */
+#ifndef QCG_DAEMON_ARGS_H
+#define QCG_DAEMON_ARGS_H
+
+#include <stdio.h>
+
+struct config;
+
+/* Parse the command line into cfg and *port_file (NULL when absent). -h and -V print and exit
+ * 0; a usage error prints usage to stderr and exits 2. Returns 0, or -1 after printing
+ * "NAME: reason" when the file or an override is bad. */
+int daemon_args_parse(int argc, char **argv, const char *name, void (*usage)(FILE *out),
+    struct config *cfg, const char **port_file);
+/* Write the bound port to path (tests and scripts start daemons on port 0); fatal on error. */
+void daemon_write_port_file(const char *path, int port);
+
+#endif
