@@ -111,13 +111,7 @@ registry_list_access_points(struct registry *reg, const char *job, struct access
 	    "SELECT " AP_COLUMNS " FROM access_points WHERE job = ?1 ORDER BY port", op);
 	void *rows;
 
-	if (st == NULL)
-		return -1;
-	if (reg_bind_text(reg, st, 1, job, QCG_NAME_MAX, op, "job") != 0) {
-		reg_release(st);
-		return -1;
-	}
-	if (reg_collect(reg, st, sizeof(**out), read_access_point, &rows, count, op) != 0)
+	if (reg_collect_for_job(reg, st, job, sizeof(**out), read_access_point, &rows, count, op) != 0)
 		return -1;
 	*out = rows;
 	return 0;

@@ -85,13 +85,7 @@ registry_list_connections(struct registry *reg, const char *job,
 	    "SELECT " CONN_COLUMNS " FROM connections WHERE job = ?1 ORDER BY at, id", op);
 	void *rows;
 
-	if (st == NULL)
-		return -1;
-	if (reg_bind_text(reg, st, 1, job, QCG_NAME_MAX, op, "job") != 0) {
-		reg_release(st);
-		return -1;
-	}
-	if (reg_collect(reg, st, sizeof(**out), read_connection, &rows, count, op) != 0)
+	if (reg_collect_for_job(reg, st, job, sizeof(**out), read_connection, &rows, count, op) != 0)
 		return -1;
 	*out = rows;
 	return 0;

@@ -105,6 +105,9 @@ typedef int (*reg_row_reader)(struct registry *reg, sqlite3_stmt *st, void *dst,
  * returned. Releases st either way. */
 int reg_collect(struct registry *reg, sqlite3_stmt *st, size_t elem_size, reg_row_reader read_row,
     void **out, size_t *count, const char *op);
+/* The rows of one job: bind job to ?1 of st (a cached statement), then reg_collect. */
+int reg_collect_for_job(struct registry *reg, sqlite3_stmt *st, const char *job,
+    size_t elem_size, reg_row_reader read_row, void **out, size_t *count, const char *op);
 
 /* Check that a caller-supplied string fits a field of `size` bytes (NUL included). */
 int reg_check_length(struct registry *reg, const char *value, size_t size, const char *op,

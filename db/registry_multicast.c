@@ -176,13 +176,7 @@ registry_list_multicast_groups(struct registry *reg, const char *job,
 	    "ORDER BY rowid", op);
 	void *rows;
 
-	if (st == NULL)
-		return -1;
-	if (reg_bind_text(reg, st, 1, job, QCG_NAME_MAX, op, "job") != 0) {
-		reg_release(st);
-		return -1;
-	}
-	if (reg_collect(reg, st, sizeof(**out), read_group, &rows, count, op) != 0)
+	if (reg_collect_for_job(reg, st, job, sizeof(**out), read_group, &rows, count, op) != 0)
 		return -1;
 	*out = rows;
 	return 0;

@@ -246,3 +246,16 @@ fail:
 	free(rows);
 	return -1;
 }
+
+int
+reg_collect_for_job(struct registry *reg, sqlite3_stmt *st, const char *job, size_t elem_size,
+    reg_row_reader read_row, void **out, size_t *count, const char *op)
+{
+	if (st == NULL)
+		return -1;
+	if (reg_bind_text(reg, st, 1, job, QCG_NAME_MAX, op, "job") != 0) {
+		reg_release(st);
+		return -1;
+	}
+	return reg_collect(reg, st, elem_size, read_row, out, count, op);
+}
