@@ -1,4 +1,4 @@
-# mpi-glue: the Open MPI side of qcg-ompi.
+# mpi-glue/coll: mca_coll_qcg, the topology API (mpi-glue/topo) and their tests (issue 7).
 
 # --- coll/: mca_coll_qcg, an out-of-tree coll component, installed among Open MPI's own ------
 # components (where mca_base_component_path looks by default); see mpi-glue/topo/README.md.
@@ -75,41 +75,3 @@ EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_
 	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_topo_api.sh \
 	tests/coll/qcg_discovery_testbed.test
 
-# --- net/: libqcgnet.so, the socket shim preloaded into mpirun, orted and ranks (issue 5) ------
-# Inert unless QCG_NET=1; see mpi-glue/net/README.md. It carries the helper's client library
-# (libc only, PIC) inside, so the preload is one file.
-lib_LTLIBRARIES += mpi-glue/net/libqcgnet.la
-mpi_glue_net_libqcgnet_la_SOURCES = \
-	mpi-glue/net/qcgnet.h \
-	mpi-glue/net/qcgnet_real.c \
-	mpi-glue/net/qcgnet_state.c \
-	mpi-glue/net/qcgnet_fdtab.c \
-	mpi-glue/net/qcgnet_ports.c \
-	mpi-glue/net/qcgnet_listen.c \
-	mpi-glue/net/qcgnet_accept.c \
-	mpi-glue/net/qcgnet_connect.c \
-	mpi-glue/net/qcgnet_method.c \
-	mpi-glue/net/qcgnet_origin.c \
-	mpi-glue/net/qcgnet_wrap.c \
-	lib/model.c
-mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
-	-I$(top_srcdir)/services/proxy
-# Only the wrapped libc functions leave the library: its internals (and the helper client inside
-# it) must not interpose on anything of the program it is preloaded into.
-mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
-	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setsockopt)$$'
-mpi_glue_net_libqcgnet_la_LIBADD = services/helper/libqcghelperclient.la -ldl -lpthread
-EXTRA_DIST += mpi-glue/net/README.md
-
-# tests/net: a plain-sockets probe under LD_PRELOAD with the real services on loopback.
-check_PROGRAMS += tests/net/qcgnet_probe
-tests_net_qcgnet_probe_SOURCES = tests/net/qcgnet_probe.c
-TESTS += tests/net/test_qcgnet_inert.sh tests/net/test_qcgnet_loopback.sh
-EXTRA_DIST += tests/net/test_qcgnet_inert.sh tests/net/test_qcgnet_loopback.sh
-# The all-pairs MPI program (issue 5): every pair both ways, 1 B..4 MiB, checksummed.
-check_PROGRAMS += tests/net/allpairs
-tests_net_allpairs_SOURCES = tests/net/allpairs.c
-tests_net_allpairs_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
-tests_net_allpairs_LDADD = $(OMPI_LIBS)
-TESTS += tests/net/test_qcgnet_mpi_loopback.sh
-EXTRA_DIST += tests/net/test_qcgnet_mpi_loopback.sh
