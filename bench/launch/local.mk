@@ -1,0 +1,1 @@
+# bench/launch: startup time, qcg-submit vs plain mpirun on the same testbed hosts (issue 6).
