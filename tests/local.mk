@@ -2,7 +2,8 @@
 # Other parts register their own tests in their local.mk; these cover lib/ and the broker.
 
 check_PROGRAMS += tests/integration/broker_call
-tests_integration_broker_call_SOURCES = tests/integration/broker_call.c
+tests_integration_broker_call_SOURCES = tests/integration/broker_call.c \
+	tests/integration/call_cli.c tests/integration/call_cli.h
 tests_integration_broker_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_broker_call_LDADD = $(QCG_SOAP_LIBS)
 include tests/unit/lib.mk

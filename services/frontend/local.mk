@@ -24,7 +24,8 @@ services_frontend_qcg_frontend_LDADD = services/frontend/libfrontend.a $(QCG_SOA
 
 # The integration tests' client for the front-end's operations.
 check_PROGRAMS += tests/integration/frontend_call
-tests_integration_frontend_call_SOURCES = tests/integration/frontend_call.c
+tests_integration_frontend_call_SOURCES = tests/integration/frontend_call.c \
+	tests/integration/call_cli.c tests/integration/call_cli.h
 tests_integration_frontend_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_frontend_call_LDADD = $(QCG_SOAP_LIBS)
 

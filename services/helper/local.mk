@@ -57,7 +57,8 @@ EXTRA_DIST += doc/qcg-helper.conf.example
 
 # Test programs: helper_call plays the front-end (SOAP), helper_local an MPI process (unix socket).
 check_PROGRAMS += tests/integration/helper_call tests/integration/helper_local
-tests_integration_helper_call_SOURCES = tests/integration/helper_call.c
+tests_integration_helper_call_SOURCES = tests/integration/helper_call.c \
+	tests/integration/call_cli.c tests/integration/call_cli.h
 tests_integration_helper_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_helper_call_LDADD = $(QCG_SOAP_LIBS)
 tests_integration_helper_local_SOURCES = tests/integration/helper_local.c

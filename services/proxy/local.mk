@@ -78,7 +78,8 @@ check_PROGRAMS += tests/integration/proxy_legs tests/integration/proxy_call
 tests_integration_proxy_legs_SOURCES = tests/integration/proxy_legs.c $(PROXY_TEST_UTIL)
 tests_integration_proxy_legs_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_integration_proxy_legs_LDADD = $(PROXY_TEST_LDADD)
-tests_integration_proxy_call_SOURCES = tests/integration/proxy_call.c
+tests_integration_proxy_call_SOURCES = tests/integration/proxy_call.c \
+	tests/integration/call_cli.c tests/integration/call_cli.h
 tests_integration_proxy_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_proxy_call_LDADD = $(QCG_SOAP_LIBS)
 TESTS += tests/integration/test_proxy_soap.sh

@@ -20,41 +20,48 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "soapH.h"
 #include "model.h"
-#include "soap_client.h"
+#include "call_cli.h"
 
 #define MAX_ENV 64
 
-static const char *url;
+static void frontend_option(int code, char *arg);
+
+static const struct option frontend_options[] = {
+	{ "env", required_argument, NULL, 'e' }, { "wd", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static struct call_cli cli = {
+	.name = "frontend_call",
+	.usage = "frontend_call --url URL --cert C --key K --ca-dir D [--env N=V]... [--wd DIR] "
+		 "OP ARGS...",
+	.limits = { 10, 120, 32 * 1024 * 1024 },
+	.extra = frontend_options,
+	.extra_option = frontend_option,
+	.min_args = 1,
+};
+
 static char *env[MAX_ENV];
 static int nenv;
 static char *wd;
 
 static void
-need(int argc, int want, const char *op)
+frontend_option(int code, char *arg)
 {
-	if (argc < want) {
-		fprintf(stderr, "frontend_call: %s needs %d arguments\n", op, want);
+	if (code == 'w')
+		wd = arg;
+	else if (nenv < MAX_ENV)
+		env[nenv++] = arg;
+	else {
+		fprintf(stderr, "frontend_call: more than %d --env options\n", MAX_ENV);
 		exit(2);
 	}
-}
-
-static unsigned short
-port_arg(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*end || v < 0 || v > 65535) {
-		fprintf(stderr, "frontend_call: bad port %s\n", s);
-		exit(2);
-	}
-	return (unsigned short)v;
 }
 
 static enum qcg__Method
@@ -71,12 +78,12 @@ method_arg(const char *s)
 static int
 op_register_ap(struct soap *soap, int argc, char **argv)
 {
-	need(argc, 4, "register-ap");
-	struct qcg__AccessPoint ap = { argv[0], "-", argv[1], argv[2], port_arg(argv[3]),
+	call_cli_need(&cli, argc, 4, "register-ap");
+	struct qcg__AccessPoint ap = { argv[0], "-", argv[1], argv[2], call_cli_port(&cli, argv[3]),
 		argc > 4 ? argv[4] : "" };
 	struct _qf__RegisterAccessPoint req = { &ap };
 	struct _qf__RegisterAccessPointResponse resp;
-	int rc = soap_call___qf__RegisterAccessPoint(soap, url, NULL, &req, &resp);
+	int rc = soap_call___qf__RegisterAccessPoint(soap, cli.url, NULL, &req, &resp);
 	if (rc == SOAP_OK)
 		printf("ok\n");
 	return rc;
@@ -85,16 +92,16 @@ op_register_ap(struct soap *soap, int argc, char **argv)
 static int
 op_resolve(struct soap *soap, int argc, char **argv)
 {
-	need(argc, 4, "resolve");
+	call_cli_need(&cli, argc, 4, "resolve");
 	enum qcg__Method after;
 	struct _qf__Resolve req = { .job = argv[0], .fromNode = argv[1], .toAddress = argv[2],
-		.toPort = port_arg(argv[3]) };
+		.toPort = call_cli_port(&cli, argv[3]) };
 	if (argc > 4) {
 		after = method_arg(argv[4]);
 		req.after = &after;
 	}
 	struct _qf__ResolveResponse resp;
-	int rc = soap_call___qf__Resolve(soap, url, NULL, &req, &resp);
+	int rc = soap_call___qf__Resolve(soap, cli.url, NULL, &req, &resp);
 	if (rc != SOAP_OK)
 		return rc;
 	const struct qcg__Decision *d = resp.decision;
@@ -111,15 +118,15 @@ op_resolve(struct soap *soap, int argc, char **argv)
 static int
 op_report(struct soap *soap, int argc, char **argv)
 {
-	need(argc, 8, "report");
+	call_cli_need(&cli, argc, 8, "report");
 	struct qcg__Connection c = { .job = argv[0], .fromCluster = "-", .fromNode = argv[1],
-		.toCluster = argv[2], .toNode = argv[3], .toPort = port_arg(argv[4]),
+		.toCluster = argv[2], .toNode = argv[3], .toPort = call_cli_port(&cli, argv[4]),
 		.method = method_arg(argv[5]),
 		.succeeded = strcmp(argv[6], "ok") == 0 ? xsd__boolean__true_ : xsd__boolean__false_,
 		.setupMicroseconds = atoll(argv[7]) };
 	struct _qf__ReportOutcome req = { &c };
 	struct _qf__ReportOutcomeResponse resp;
-	int rc = soap_call___qf__ReportOutcome(soap, url, NULL, &req, &resp);
+	int rc = soap_call___qf__ReportOutcome(soap, cli.url, NULL, &req, &resp);
 	if (rc == SOAP_OK)
 		printf("ok\n");
 	return rc;
@@ -128,7 +135,7 @@ op_report(struct soap *soap, int argc, char **argv)
 static int
 op_reserve(struct soap *soap, int argc, char **argv)
 {
-	need(argc, 3, "reserve");
+	call_cli_need(&cli, argc, 3, "reserve");
 	int per_node = argc > 3 ? atoi(argv[3]) : 0;
 	struct _qf__Reserve req = { .job = argv[0], .slots = atoi(argv[1]),
 		.timeoutSeconds = atoi(argv[2]) };
@@ -139,7 +146,7 @@ op_reserve(struct soap *soap, int argc, char **argv)
 		req.node = argv + 4;
 	}
 	struct _qf__ReserveResponse resp;
-	int rc = soap_call___qf__Reserve(soap, url, NULL, &req, &resp);
+	int rc = soap_call___qf__Reserve(soap, cli.url, NULL, &req, &resp);
 	if (rc != SOAP_OK)
 		return rc;
 	printf("reservation=%s\n", resp.reservationId);
@@ -151,10 +158,10 @@ op_reserve(struct soap *soap, int argc, char **argv)
 static int
 launch(struct soap *soap, int argc, char **argv, char **id)
 {
-	need(argc, 3, "launch");
+	call_cli_need(&cli, argc, 3, "launch");
 	struct _qf__Launch req = { argv[0], argv[1], argc - 2, argv + 2, nenv, env, wd };
 	struct _qf__LaunchResponse resp;
-	int rc = soap_call___qf__Launch(soap, url, NULL, &req, &resp);
+	int rc = soap_call___qf__Launch(soap, cli.url, NULL, &req, &resp);
 	if (rc == SOAP_OK)
 		*id = strdup(resp.launchId);
 	return rc;
@@ -190,7 +197,7 @@ op_run(struct soap *soap, int argc, char **argv)
 		struct _qf__ReadOutput req = { id, out_off, err_off, 5 };
 		struct _qf__ReadOutputResponse resp;
 		soap_client_reset(soap);
-		if ((rc = soap_call___qf__ReadOutput(soap, url, NULL, &req, &resp)) != SOAP_OK)
+		if ((rc = soap_call___qf__ReadOutput(soap, cli.url, NULL, &req, &resp)) != SOAP_OK)
 			break;
 		if (print_output(resp.output, &out_off, &err_off, 1))
 			break;
@@ -204,15 +211,15 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 {
 	int rc;
 	if (strcmp(op, "commit") == 0 || strcmp(op, "release") == 0) {
-		need(argc, 1, op);
+		call_cli_need(&cli, argc, 1, op);
 		if (op[0] == 'c') {
 			struct _qf__Commit req = { argv[0] };
 			struct _qf__CommitResponse resp;
-			rc = soap_call___qf__Commit(soap, url, NULL, &req, &resp);
+			rc = soap_call___qf__Commit(soap, cli.url, NULL, &req, &resp);
 		} else {
 			struct _qf__Release req = { argv[0] };
 			struct _qf__ReleaseResponse resp;
-			rc = soap_call___qf__Release(soap, url, NULL, &req, &resp);
+			rc = soap_call___qf__Release(soap, cli.url, NULL, &req, &resp);
 		}
 		if (rc == SOAP_OK)
 			printf("ok\n");
@@ -226,19 +233,19 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 		return rc;
 	}
 	if (strcmp(op, "read") == 0) {
-		need(argc, 4, op);
+		call_cli_need(&cli, argc, 4, op);
 		long long o = atoll(argv[1]), e = atoll(argv[2]);
 		struct _qf__ReadOutput req = { argv[0], o, e, atoi(argv[3]) };
 		struct _qf__ReadOutputResponse resp;
-		if ((rc = soap_call___qf__ReadOutput(soap, url, NULL, &req, &resp)) == SOAP_OK)
+		if ((rc = soap_call___qf__ReadOutput(soap, cli.url, NULL, &req, &resp)) == SOAP_OK)
 			print_output(resp.output, &o, &e, 0);
 		return rc;
 	}
 	if (strcmp(op, "signal") == 0) {
-		need(argc, 2, op);
+		call_cli_need(&cli, argc, 2, op);
 		struct _qf__Signal req = { argv[0], atoi(argv[1]) };
 		struct _qf__SignalResponse resp;
-		if ((rc = soap_call___qf__Signal(soap, url, NULL, &req, &resp)) == SOAP_OK)
+		if ((rc = soap_call___qf__Signal(soap, cli.url, NULL, &req, &resp)) == SOAP_OK)
 			printf("ok\n");
 		return rc;
 	}
@@ -246,56 +253,14 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 	exit(2);
 }
 
-static int
-parse_options(int argc, char **argv, struct tls_settings *tls)
-{
-	static const struct option options[] = {
-		{ "url", required_argument, NULL, 'u' }, { "cert", required_argument, NULL, 'c' },
-		{ "key", required_argument, NULL, 'k' }, { "ca-dir", required_argument, NULL, 'd' },
-		{ "env", required_argument, NULL, 'e' }, { "wd", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
-		if (opt == 'u' || opt == 'e' || opt == 'w') {
-			if (opt == 'u')
-				url = optarg;
-			else if (opt == 'w')
-				wd = optarg;
-			else if (nenv < MAX_ENV)
-				env[nenv++] = optarg;
-			continue;
-		}
-		char *dst = opt == 'c' ? tls->cert_file : opt == 'k' ? tls->key_file : tls->ca_dir;
-		if (opt == '?' || strlen(optarg) >= PATH_MAX)
-			return -1;
-		strcpy(dst, optarg);
-	}
-	return optind < argc && url && tls->cert_file[0] && tls->key_file[0] && tls->ca_dir[0]
-	    ? 0 : -1;
-}
-
 int
 main(int argc, char **argv)
 {
-	struct tls_settings tls = { .crl_required = true };
-	char err[1024];
-
-	if (parse_options(argc, argv, &tls) != 0) {
-		fprintf(stderr, "usage: frontend_call --url URL --cert C --key K --ca-dir D "
-		    "[--env N=V]... [--wd DIR] OP ARGS...\n");
-		return 2;
-	}
-	tls_global_init();
-	struct soap_client_settings settings = { 10, 120, 32 * 1024 * 1024 };
-	struct soap *soap = soap_client_new(&tls, &settings, err, sizeof(err));
-	if (soap == NULL) {
-		fprintf(stderr, "frontend_call: %s\n", err);
-		return 3;
-	}
-	const char *op = argv[optind];
-	int nargs = argc - optind - 1, rc;
-	char **args = argv + optind + 1;
+	int first;
+	struct soap *soap = call_cli_start(&cli, argc, argv, &first);
+	const char *op = argv[first];
+	int nargs = argc - first - 1, rc;
+	char **args = argv + first + 1;
 	if (strcmp(op, "register-ap") == 0)
 		rc = op_register_ap(soap, nargs, args);
 	else if (strcmp(op, "resolve") == 0)
@@ -308,12 +273,7 @@ main(int argc, char **argv)
 		rc = op_run(soap, nargs, args);
 	else
 		rc = op_simple(soap, op, nargs, args);
-	int status = 0;
-	if (rc != SOAP_OK) {
-		int auth = soap_client_error(soap, err, sizeof(err));
-		fprintf(stderr, "frontend_call: %s: %s\n", op, err);
-		status = auth ? 3 : 1;
-	}
+	int status = call_cli_status(&cli, soap, rc, op);
 	fflush(stdout);
 	soap_client_free(soap);
 	return status;

@@ -16,7 +16,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,52 +23,29 @@
 
 #include "soapH.h"
 #include "model.h"
-#include "soap_client.h"
+#include "call_cli.h"
 
-static const char *url;
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: helper_call --url URL --cert C --key K --ca-dir D OP ARGS...\n"
-			"  (see the header of tests/integration/helper_call.c)\n");
-	exit(2);
-}
-
-static unsigned short
-port_arg(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*end != '\0' || v < 0 || v > 65535) {
-		fprintf(stderr, "helper_call: bad port %s\n", s);
-		exit(2);
-	}
-	return (unsigned short)v;
-}
-
-static int
-failed(struct soap *soap)
-{
-	char msg[1024];
-	int auth = soap_client_error(soap, msg, sizeof(msg));
-	fprintf(stderr, "helper_call: %s\n", msg);
-	return auth ? 3 : 1;
-}
+static struct call_cli cli = {
+	.name = "helper_call",
+	.usage = "helper_call --url URL --cert C --key K --ca-dir D OP ARGS...\n"
+		 "  (see the header of tests/integration/helper_call.c)",
+	.limits = { 10, 60, 8 * 1024 * 1024 },
+	.min_args = 1,
+};
 
 static int
 op_deliver_connect(struct soap *soap, int argc, char **argv)
 {
 	if (argc < 7)
-		usage();
+		call_cli_usage(&cli);
 	enum connect_method method;
 	if (connect_method_parse(argv[3], &method) != 0) {
 		fprintf(stderr, "helper_call: unknown method %s\n", argv[3]);
 		return 2;
 	}
-	unsigned short port = port_arg(argv[2]);
+	unsigned short port = call_cli_port(&cli, argv[2]);
 	struct qcg__AccessPoint ini = { .job = argv[0], .cluster = "site-i", .node = "node-i",
-		.address = argv[5], .port = port_arg(argv[6]), .process = "initiator" };
+		.address = argv[5], .port = call_cli_port(&cli, argv[6]), .process = "initiator" };
 	struct qcg__Proxy proxy = { .endpoint = argc > 8 ? argv[8] : NULL, .networks = "0.0.0.0/0" };
 	struct qcg__Decision d = { .method = (enum qcg__Method)method, .relayId = argv[4],
 		.proxy = argc > 8 ? &proxy : NULL, .__sizeproxy = argc > 8 ? 1 : 0 };
@@ -78,8 +54,8 @@ op_deliver_connect(struct soap *soap, int argc, char **argv)
 		.initiatorPublicAddress = argc > 7 && strcmp(argv[7], "-") != 0 ? argv[7] : NULL };
 	struct _qh__Deliver req = { .__sizeevent = 1, .event = &ev };
 	struct _qh__DeliverResponse resp;
-	if (soap_call___qh__Deliver(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return failed(soap);
+	if (soap_call___qh__Deliver(soap, cli.url, NULL, &req, &resp) != SOAP_OK)
+		return call_cli_status(&cli, soap, soap->error, "deliver-connect");
 	printf("ok\n");
 	return 0;
 }
@@ -88,12 +64,12 @@ static int
 op_deliver_job_ended(struct soap *soap, int argc, char **argv)
 {
 	if (argc < 1)
-		usage();
+		call_cli_usage(&cli);
 	struct qcg__Event ev = { .sequence = 2, .kind = "job-ended", .job = argv[0] };
 	struct _qh__Deliver req = { .__sizeevent = 1, .event = &ev };
 	struct _qh__DeliverResponse resp;
-	if (soap_call___qh__Deliver(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return failed(soap);
+	if (soap_call___qh__Deliver(soap, cli.url, NULL, &req, &resp) != SOAP_OK)
+		return call_cli_status(&cli, soap, soap->error, "deliver-job-ended");
 	printf("ok\n");
 	return 0;
 }
@@ -104,23 +80,23 @@ op_launch(struct soap *soap, int argc, char **argv)
 	char *env[64], *wd = NULL;
 	int nenv = 0, i = 2;
 	if (argc < 3)
-		usage();
+		call_cli_usage(&cli);
 	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (strcmp(argv[i], "-e") == 0 && i + 1 < argc && nenv < 64)
 			env[nenv++] = argv[++i];
 		else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc)
 			wd = argv[++i];
 		else
-			usage();
+			call_cli_usage(&cli);
 	}
 	if (i + 1 >= argc)
-		usage();
+		call_cli_usage(&cli);
 	struct _qh__Launch req = { .job = argv[0], .account = argv[1],
 		.__sizeargument = argc - i - 1, .argument = argv + i + 1,
 		.__sizeenvironment = nenv, .environment = env, .workingDirectory = wd };
 	struct _qh__LaunchResponse resp;
-	if (soap_call___qh__Launch(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return failed(soap);
+	if (soap_call___qh__Launch(soap, cli.url, NULL, &req, &resp) != SOAP_OK)
+		return call_cli_status(&cli, soap, soap->error, "launch");
 	printf("%s\n", resp.launchId);
 	return 0;
 }
@@ -132,8 +108,8 @@ read_once(struct soap *soap, const char *id, LONG64 out, LONG64 err, int timeout
 	struct _qh__ReadOutput req = { .launchId = (char *)id, .standardOutputOffset = out,
 		.standardErrorOffset = err, .timeoutSeconds = timeout };
 	struct _qh__ReadOutputResponse resp;
-	if (soap_call___qh__ReadOutput(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return failed(soap);
+	if (soap_call___qh__ReadOutput(soap, cli.url, NULL, &req, &resp) != SOAP_OK)
+		return call_cli_status(&cli, soap, soap->error, "launch");
 	*o = resp.output;
 	return 0;
 }
@@ -143,7 +119,7 @@ op_read(struct soap *soap, int argc, char **argv)
 {
 	struct qcg__Output *o = NULL;
 	if (argc < 4)
-		usage();
+		call_cli_usage(&cli);
 	int rc = read_once(soap, argv[0], atoll(argv[1]), atoll(argv[2]), atoi(argv[3]), &o);
 	if (rc == 0)
 		printf("out=%d err=%d exited=%d\n", o->standardOutput.__size, o->standardError.__size,
@@ -157,7 +133,7 @@ op_collect(struct soap *soap, int argc, char **argv)
 	struct qcg__Output *o = NULL;
 	LONG64 out = 0, err = 0;
 	if (argc < 2)
-		usage();
+		call_cli_usage(&cli);
 	time_t end = time(NULL) + atoi(argv[1]);
 	while (time(NULL) < end) {
 		int rc = read_once(soap, argv[0], out, err, 5, &o);
@@ -184,11 +160,11 @@ static int
 op_signal(struct soap *soap, int argc, char **argv)
 {
 	if (argc < 2)
-		usage();
+		call_cli_usage(&cli);
 	struct _qh__Signal req = { .launchId = argv[0], .signal = atoi(argv[1]) };
 	struct _qh__SignalResponse resp;
-	if (soap_call___qh__Signal(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return failed(soap);
+	if (soap_call___qh__Signal(soap, cli.url, NULL, &req, &resp) != SOAP_OK)
+		return call_cli_status(&cli, soap, soap->error, "signal");
 	printf("ok\n");
 	return 0;
 }
@@ -196,42 +172,17 @@ op_signal(struct soap *soap, int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "url", required_argument, NULL, 'u' }, { "cert", required_argument, NULL, 'c' },
-		{ "key", required_argument, NULL, 'k' }, { "ca-dir", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct tls_settings tls = { .crl_required = true };
-	struct soap_client_settings settings = { 10, 60, 8 * 1024 * 1024 };
-	char err[512];
-	int opt;
-	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
-		char *dst = opt == 'c' ? tls.cert_file : opt == 'k' ? tls.key_file :
-		    opt == 'd' ? tls.ca_dir : NULL;
-		if (opt == 'u')
-			url = optarg;
-		else if (dst != NULL)
-			snprintf(dst, PATH_MAX, "%s", optarg);
-		else
-			usage();
-	}
-	if (url == NULL || optind >= argc)
-		usage();
-	tls_global_init();
-	struct soap *soap = soap_client_new(&tls, &settings, err, sizeof(err));
-	if (soap == NULL) {
-		fprintf(stderr, "helper_call: %s\n", err);
-		return 1;
-	}
-	const char *op = argv[optind];
-	int n = argc - optind - 1;
-	char **a = argv + optind + 1;
+	int first;
+	struct soap *soap = call_cli_start(&cli, argc, argv, &first);
+	const char *op = argv[first];
+	int n = argc - first - 1;
+	char **a = argv + first + 1;
 	int rc = strcmp(op, "deliver-connect") == 0 ? op_deliver_connect(soap, n, a) :
 	    strcmp(op, "deliver-job-ended") == 0 ? op_deliver_job_ended(soap, n, a) :
 	    strcmp(op, "launch") == 0 ? op_launch(soap, n, a) :
 	    strcmp(op, "read") == 0 ? op_read(soap, n, a) :
 	    strcmp(op, "collect") == 0 ? op_collect(soap, n, a) :
-	    strcmp(op, "signal") == 0 ? op_signal(soap, n, a) : (usage(), 2);
+	    strcmp(op, "signal") == 0 ? op_signal(soap, n, a) : (call_cli_usage(&cli), 2);
 	soap_client_free(soap);
 	return rc;
 }
