@@ -56,6 +56,34 @@ fixture_exit() {
 	[ "$FAILURES" -eq 0 ]
 }
 
+# fixture_wait_ready NAME PID FILE LOG: wait (up to 5 s) until daemon PID has written FILE (its
+# port or ready file); exit 99 with its log if it dies first or never does.
+fixture_wait_ready() {
+	local name=$1 pid=$2 file=$3 log=$4
+	for _ in $(seq 1 100); do
+		[ -s "$file" ] && return 0
+		kill -0 "$pid" 2>/dev/null || { echo "$name died:"; cat "$log"; exit 99; }
+		sleep 0.05
+	done
+	echo "$name did not start"
+	exit 99
+}
+
+# fixture_stop PID...: stop these daemons and reap them.
+fixture_stop() {
+	local pid
+	for pid in "$@"; do
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+}
+
+# fixture_tls WHO: the client options for credential prefix WHO (in the array TLS_ARGS).
+fixture_tls() {
+	TLS_ARGS=(--cert "$FIXTURE_DIR/$1-cert.pem" --key "$FIXTURE_DIR/$1-key.pem"
+		--ca-dir "$FIXTURE_DIR/ca/certificates")
+}
+
 ca() { "$QCG_CA" "$@" >>"$FIXTURE_DIR/ca.log" 2>&1 || { echo "qcg-ca $* failed:"; cat "$FIXTURE_DIR/ca.log"; exit 99; }; }
 
 fixture_init() {
@@ -101,12 +129,7 @@ broker_start() {
 	"$QCG_BROKER" -c "$FIXTURE_DIR/broker.conf" --port-file "$FIXTURE_DIR/port" "$@" \
 		>>"$FIXTURE_DIR/broker.log" 2>&1 &
 	BROKER_PID=$!
-	for _ in $(seq 1 100); do
-		[ -s "$FIXTURE_DIR/port" ] && break
-		kill -0 "$BROKER_PID" 2>/dev/null || { echo "qcg-broker died:"; cat "$FIXTURE_DIR/broker.log"; exit 99; }
-		sleep 0.05
-	done
-	[ -s "$FIXTURE_DIR/port" ] || { echo "qcg-broker did not start"; exit 99; }
+	fixture_wait_ready qcg-broker "$BROKER_PID" "$FIXTURE_DIR/port" "$FIXTURE_DIR/broker.log"
 	BROKER_PORT=$(cat "$FIXTURE_DIR/port")
 	BROKER_URL="https://localhost:$BROKER_PORT/"
 }
@@ -119,9 +142,8 @@ broker_kill9() {
 
 # call_as CREDENTIAL-PREFIX OP ARGS...: broker_call with that certificate.
 call_as() {
-	local who=$1; shift
-	"$BROKER_CALL" --broker "$BROKER_URL" --cert "$FIXTURE_DIR/$who-cert.pem" \
-		--key "$FIXTURE_DIR/$who-key.pem" --ca-dir "$FIXTURE_DIR/ca/certificates" "$@"
+	fixture_tls "$1"; shift
+	"$BROKER_CALL" --broker "$BROKER_URL" "${TLS_ARGS[@]}" "$@"
 }
 
 # query_as CREDENTIAL-PREFIX QUERY...: qcg-query with that certificate (key defaults to the
@@ -196,31 +218,22 @@ frontend_start() {
 	"$QCG_FRONTEND" -c "$conf" --port-file "$conf.port" "$@" >>"$log" 2>&1 &
 	FRONTEND_PID=$!
 	FRONTEND_PIDS="$FRONTEND_PIDS $FRONTEND_PID"
-	for _ in $(seq 1 100); do
-		[ -s "$conf.port" ] && break
-		kill -0 "$FRONTEND_PID" 2>/dev/null || { echo "qcg-frontend died:"; cat "$log"; exit 99; }
-		sleep 0.05
-	done
-	[ -s "$conf.port" ] || { echo "qcg-frontend did not start"; exit 99; }
+	fixture_wait_ready qcg-frontend "$FRONTEND_PID" "$conf.port" "$log"
 	FRONTEND_PORT=$(cat "$conf.port")
 	FRONTEND_URL="https://127.0.0.1:$FRONTEND_PORT/"
 }
 
 frontend_stop_all() {
-	local pid
-	for pid in $FRONTEND_PIDS; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	# shellcheck disable=SC2086 # a list of pids
+	fixture_stop $FRONTEND_PIDS
 	FRONTEND_PIDS=""
 }
 
 # frontend_as CREDENTIAL-PREFIX OP ARGS...: frontend_call against FRONTEND_URL with that
 # certificate (options such as --env go before OP).
 frontend_as() {
-	local who=$1; shift
-	"$FRONTEND_CALL" --url "$FRONTEND_URL" --cert "$FIXTURE_DIR/$who-cert.pem" \
-		--key "$FIXTURE_DIR/$who-key.pem" --ca-dir "$FIXTURE_DIR/ca/certificates" "$@"
+	fixture_tls "$1"; shift
+	"$FRONTEND_CALL" --url "$FRONTEND_URL" "${TLS_ARGS[@]}" "$@"
 }
 
 # wait_for_log FILE PATTERN [SECONDS]: wait until a line of FILE matches the grep pattern.
@@ -248,11 +261,8 @@ HELPER_PIDS=""
 HELPER_SOCKET_DIR=""
 
 helper_cleanup() {
-	local pid
-	for pid in $HELPER_PIDS; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	# shellcheck disable=SC2086 # a list of pids
+	fixture_stop $HELPER_PIDS
 	HELPER_PIDS=""
 	[ -n "$HELPER_SOCKET_DIR" ] && rm -rf "$HELPER_SOCKET_DIR"
 }
@@ -302,21 +312,15 @@ helper_start() {
 	HELPER_PID=$!
 	[ -z "$HELPER_PIDS" ] && trap 'helper_cleanup; fixture_cleanup' EXIT
 	HELPER_PIDS="$HELPER_PIDS $HELPER_PID"
-	for _ in $(seq 1 100); do
-		[ -s "$d/helper-$name.port" ] && break
-		kill -0 "$HELPER_PID" 2>/dev/null || { echo "qcg-helper died:"; cat "$d/helper-$name.log"; exit 99; }
-		sleep 0.05
-	done
-	[ -s "$d/helper-$name.port" ] || { echo "qcg-helper did not start"; exit 99; }
+	fixture_wait_ready qcg-helper "$HELPER_PID" "$d/helper-$name.port" "$d/helper-$name.log"
 	HELPER_URL="https://127.0.0.1:$(cat "$d/helper-$name.port")/"
 	HELPER_SOCKET="$HELPER_SOCKET_DIR/$name.sock"
 	HELPER_TOKENS="$d/helper-$name.tokens"
 }
 
 helper_as() {
-	local who=$1; shift
-	"$HELPER_CALL" --url "$HELPER_URL" --cert "$FIXTURE_DIR/$who-cert.pem" \
-		--key "$FIXTURE_DIR/$who-key.pem" --ca-dir "$FIXTURE_DIR/ca/certificates" "$@"
+	fixture_tls "$1"; shift
+	"$HELPER_CALL" --url "$HELPER_URL" "${TLS_ARGS[@]}" "$@"
 }
 
 helper_local_as() {
@@ -370,29 +374,21 @@ proxy_start() {
 	"$QCG_PROXY" --config "$conf" >>"$log" 2>&1 &
 	PROXY_PID=$!
 	PROXY_PIDS="$PROXY_PIDS $PROXY_PID"
-	for _ in $(seq 1 100); do
-		[ -s "$conf.ready" ] && break
-		kill -0 "$PROXY_PID" 2>/dev/null || { echo "qcg-proxy died:"; cat "$log"; exit 99; }
-		sleep 0.05
-	done
-	[ -s "$conf.ready" ] || { echo "qcg-proxy did not start"; exit 99; }
+	fixture_wait_ready qcg-proxy "$PROXY_PID" "$conf.ready" "$log"
 	PROXY_ENDPOINT=$(head -n 1 "$conf.ready")
 	PROXY_CONTROL_URL=$(sed -n 's/^control //p' "$conf.ready")
 }
 
 proxy_stop_all() {
-	local pid
-	for pid in $PROXY_PIDS; do
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	# shellcheck disable=SC2086 # a list of pids
+	fixture_stop $PROXY_PIDS
 	PROXY_PIDS=""
 }
 
 # proxy_stats_as CREDENTIAL-PREFIX URL: GetStatistics on a proxy's control service.
 proxy_stats_as() {
-	"$PROXY_CALL" --url "$2" --cert "$FIXTURE_DIR/$1-cert.pem" --key "$FIXTURE_DIR/$1-key.pem" \
-		--ca-dir "$FIXTURE_DIR/ca/certificates"
+	fixture_tls "$1"
+	"$PROXY_CALL" --url "$2" "${TLS_ARGS[@]}"
 }
 
 # --- launcher (launcher/): whole sites and user credentials ------------------------------------
