@@ -1,0 +1,138 @@
+# net_parts.sh: the three parts of run_net_bench.sh (sourced by it; uses its helpers: tb_start,
+# tb_stop, tbx, job_begin, write_agents, run_mpi, broker_conn, say, load). Each part appends
+# raw rows, one per run, to OUTDIR/<part>.txt; net_report.sh turns them into the summary.
+
+# name initiator target: sites chosen so that the broker's best method is the name.
+readonly METHOD_PAIRS=("plain a1 b1" "direct a1 b1" "port-range a1 c1" "reversal a1 d1"
+	"traversal d1 e1" "relay a1 f1" "relay-chain f1 g1")
+
+# Field NAME=value of the pingpong line in $OUT ("-" when absent).
+pp_field() {
+	sed -n "s/^pingpong .*$1=\([-0-9.]*\).*/\1/p" "$OUT" | head -n 1 | grep . || echo -
+}
+
+part_methods() {
+	local raw=$outdir/methods.txt r m ini tgt used out setup
+	tb_start --sites 7 --nodes 1 --proxies 1 --frontend-proxy \
+	    --policies open,open,port-range:20000-20999,nat,nat,closed,closed
+	echo "# round method from to used outcome broker_setup_us setup_us rtt_us lat_us" \
+	    "bw_mbit mpirun_ms load rc" >"$raw"
+	for ((r = 1; r <= rounds; r++)); do
+		for m in "${METHOD_PAIRS[@]}"; do
+			read -r m ini tgt <<<"$m"
+			JOB=nb-$m-$r OUT=$TB_DIR/out-$JOB
+			if [[ $m == plain ]]; then
+				run_mpi a1 plain --host "$ini:1,$tgt:1" -np 2 "$BENCH" pingpong \
+				    "$LAT_ITERS" "$BIG_BYTES" "$BIG_ITERS"
+				used="direct(no-shim) ok -"
+			else
+				job_begin a1 b1 c1 d1 e1 f1 g1
+				write_agents a1 b1 c1 d1 e1 f1 g1
+				run_mpi a1 "$TB_DIR/agent-net-$JOB" --host "$ini:1,$tgt:1" -np 2 "$BENCH" \
+				    pingpong "$LAT_ITERS" "$BIG_BYTES" "$BIG_ITERS"
+				used=$(broker_conn "$ini" "$tgt")
+			fi
+			setup=$(pp_field setup_us)
+			out="$r $m $ini $tgt $used $setup $(pp_field rtt_us) $(pp_field lat_us)"
+			out+=" $(pp_field bw_mbit) $MS $(load) $RC"
+			echo "$out" >>"$raw"
+			say "methods: $out"
+		done
+	done
+	tb_stop
+}
+
+# Restart site $1's front-end with traversal_allowed = no: it registers its cluster again, so
+# the broker no longer offers traversal towards that site.
+frontend_no_traversal() {
+	local name=frontend-$1 conf=$TB_DIR/etc/frontend-$1.conf n i
+	sed -i '/^traversal_allowed/d' "$conf"
+	echo "traversal_allowed = no" >>"$conf"
+	n=$(grep -c 'registered with' "$TB_DIR/log/$name.log" || true)
+	kill "$(cat "$TB_DIR/pids/$name.pid")"
+	for ((i = 0; i < 50; i++)); do kill -0 "$(cat "$TB_DIR/pids/$name.pid")" 2>/dev/null || break; sleep 0.1; done
+	tbx "gw-$1" setsid "$top_builddir/services/frontend/qcg-frontend" --config "$conf" \
+	    </dev/null >>"$TB_DIR/log/$name.log" 2>&1 &
+	for ((i = 0; i < 300; i++)); do
+		(($(grep -c 'registered with' "$TB_DIR/log/$name.log" || true) > n)) && break
+		sleep 0.1
+	done
+	grid_query clusters | awk -v s="$1" '$1 == s && $6 == "no" { ok = 1 } END { exit !ok }' ||
+	    { echo "$0: site $1 still allows traversal at the broker" >&2; exit 1; }
+}
+
+part_trunk() {
+	local raw=$outdir/trunk.txt k p sum pairs relays bytes
+	echo "# k cap_mbit_per_proxy pairs aggregate_mbit per_pair_mbit relayed_conns" \
+	    "bytes_per_proxy load rc" >"$raw"
+	for k in 1 2 4; do
+		tb_start --sites 3 --nodes 2 --proxies "$k" --policies open,nat,nat
+		frontend_no_traversal c
+		for ((p = 1; p <= k; p++)); do
+			tbx "proxy$p" tc qdisc replace dev qtb-up root tbf rate "${TRUNK_MBIT}mbit" \
+			    burst 64kb latency 100ms
+		done
+		JOB=nb-trunk-$k OUT=$TB_DIR/out-$JOB
+		job_begin a1 a2 b1 b2 c1 c2
+		write_agents a1 a2 b1 b2 c1 c2
+		# Barrier by recursive doubling: with pairs (i, i+4) its only cross-site partners are
+		# the pairs themselves, so no other connection is relayed.
+		run_mpi a1 "$TB_DIR/agent-net-$JOB" --host b1:2,b2:2,c1:2,c2:2 -np 8 \
+		    --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_barrier_algorithm 3 \
+		    "$BENCH" trunk "$TRUNK_SECONDS" "$TRUNK_MSG"
+		pairs=$(sed -n 's/^trunk pair=[0-9]* .*mbit=\([0-9.]*\)$/\1/p' "$OUT" | sort -n | paste -sd, -)
+		sum=$(sed -n 's/^trunk .*mbit=\([0-9.]*\)$/\1/p' "$OUT" | awk '{ s += $1 } END { printf "%.1f", s }')
+		relays=$(grid_query connections "$JOB" 2>/dev/null |
+		    awk '$1 ~ /^b\// && $2 ~ /^c\// && $3 == "relay" && $4 == "ok"' | wc -l)
+		bytes=$(grid_query proxies 2>/dev/null | awk 'NR > 1 { print $NF }' | paste -sd, -)
+		echo "$k $TRUNK_MBIT 4 $sum ${pairs:--} $relays ${bytes:--} $(load) $RC" >>"$raw"
+		say "trunk: $(tail -n 1 "$raw")"
+		tb_stop
+	done
+}
+
+# Reserve and commit every node of job $JOB at its site, two slots each; write the hosts map
+# qcg-rsh reads and its agent (the shim's environment put before the command, as for the
+# testbed's rsh; qcg-rsh itself runs without the preload, which only the nodes need).
+qcg_agent() {
+	local s out res url map=$TB_DIR/map-$JOB
+	: >"$map"
+	for s in a b c d; do
+		out=$(grid_fe "$s" reserve "$JOB" 4 600 2 "${s}1" "${s}2") ||
+		    { echo "$0: reserve at $s: $out" >&2; exit 1; }
+		res=$(sed -n 's/^reservation=//p' <<<"$out")
+		grid_fe "$s" commit "$res" >/dev/null || { echo "$0: commit at $s failed" >&2; exit 1; }
+		url=QCG_FRONTEND_URL_$s
+		printf '%s %s %s\n%s %s %s\n' "${s}1" "${!url}" "$res" "${s}2" "${!url}" "$res" >>"$map"
+	done
+	cat >"$TB_DIR/agent-qcg-$JOB" <<-EOF
+		#!/bin/bash
+		node=\$1; shift
+		exec env -u LD_PRELOAD -u QCG_NET QCG_RSH_MAP="$map" QCG_RSH_WORKDIR=/tmp "$RSH" \
+		    "\$node" env \$("$TB_DIR/env-$JOB" "\$node") "\$@"
+	EOF
+	chmod +x "$TB_DIR/agent-qcg-$JOB"
+}
+
+part_startup() {
+	local raw=$outdir/startup.txt r kind nodes=(a1 a2 b1 b2 c1 c2 d1 d2)
+	local hosts=a1:2,a2:2,b1:2,b2:2,c1:2,c2:2,d1:2,d2:2
+	tb_start --sites 4 --nodes 2 --policies open
+	echo "# round kind mpirun_ms load rc" >"$raw"
+	for ((r = 1; r <= rounds; r++)); do
+		for kind in plain qcg; do
+			JOB=nb-start-$kind-$r OUT=$TB_DIR/out-$JOB
+			if [[ $kind == plain ]]; then
+				run_mpi a1 plain --host "$hosts" -np 16 "$BENCH" startup
+			else
+				job_begin "${nodes[@]}"
+				write_agents "${nodes[@]}"
+				qcg_agent
+				run_mpi a1 "$TB_DIR/agent-qcg-$JOB" --host "$hosts" -np 16 "$BENCH" startup
+			fi
+			echo "$r $kind $MS $(load) $RC" >>"$raw"
+			say "startup: $(tail -n 1 "$raw")"
+		done
+	done
+	tb_stop
+}
