@@ -5,3 +5,15 @@ dist_sbin_SCRIPTS += deploy/qcg-ca
 TESTS += tests/integration/test_qcg_ca.sh
 EXTRA_DIST += tests/integration/test_qcg_ca.sh
 dist_man_MANS += doc/qcg-ca.1
+
+# qcg-deploy: grid description -> every service's configuration, certificates, systemd units.
+# The generator (qcg-genconf.sh, also used by qcg-testbed), the parser and the unit templates
+# are installed in $(pkgdatadir), where qcg-deploy looks when they are not next to it.
+dist_sbin_SCRIPTS += deploy/qcg-deploy
+dist_pkgdata_DATA += deploy/qcg-genconf.sh deploy/qcg-deploy-parse.sh \
+	deploy/systemd/qcg-broker.service deploy/systemd/qcg-proxy.service \
+	deploy/systemd/qcg-frontend@.service deploy/systemd/qcg-helper.service
+TESTS += tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh
+EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
+	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
+	doc/qcg-grid.example deploy/README.md

@@ -1,0 +1,108 @@
+# qcg-genconf.sh: the one place that writes qcg-ompi service configurations.
+#
+# Sourced (bash) by deploy/qcg-deploy and deploy/qcg-testbed. Every function prints one file, or
+# one section of one, on stdout from explicit arguments; none reads globals or touches the file
+# system, so both callers get exactly the same keys. The keys are those the daemons' parsers take:
+#   [broker]    services/broker/broker_main.c and README.md "Running a broker"
+#   [proxy]     services/proxy/proxy_config.h
+#   [frontend]  services/frontend/fe_config.h (doc/qcg-frontend.conf.example)
+#   [helper]    services/helper/helper_config.c (doc/qcg-helper.conf.example)
+#   [tls]       lib/tls.h
+#   ACL files   lib/acl.h: lines `role "DN pattern"`
+# A change of a daemon's keys is made here, once.
+
+readonly GENCONF_DN_BASE=/O=Grid/OU=qcg-ompi/CN=host   # qcg-ca's host certificate subjects
+
+# The DN of host $1's certificate as qcg-ca issues it.
+genconf_host_dn() { printf '%s/%s\n' "$GENCONF_DN_BASE" "$1"; }
+
+# "https://HOST:PORT/", with an IPv6 literal in brackets.
+genconf_url() {
+	case $1 in
+	*:*) printf 'https://[%s]:%s/\n' "$1" "$2" ;;
+	*) printf 'https://%s:%s/\n' "$1" "$2" ;;
+	esac
+}
+
+# "HOST:PORT", with an IPv6 literal in brackets (the daemons' listen syntax).
+genconf_hostport() {
+	case $1 in
+	*:*) printf '[%s]:%s\n' "$1" "$2" ;;
+	*) printf '%s:%s\n' "$1" "$2" ;;
+	esac
+}
+
+# The header line of a generated file: $1 the generator, $2 where the keys are documented.
+genconf_header() { printf '# written by %s (keys: %s)\n' "$1" "$2"; }
+
+# One ACL line: role $1 for the exact DN $2.
+genconf_acl_line() { printf '%s "%s"\n' "$1" "$2"; }
+
+# [tls]: certificate $1, key $2 (mode 0600), CA directory $3 (hash-named CAs and CRLs).
+genconf_tls() {
+	printf '[tls]\ncert = %s\nkey = %s\nca_dir = %s\n' "$1" "$2" "$3"
+}
+
+# [broker]: listen $1 (HOST:PORT), SQLite database $2, ACL $3, grid-mapfile $4.
+genconf_broker() {
+	printf '[broker]\nlisten = %s\n' "$1"
+	printf 'database = %s\nacl = %s\n' "$2" "$3"
+	printf 'gridmap = %s\n' "$4"
+}
+
+# [proxy]: relay listen $1 (HOST:PORT), ready file $2 ("" for none), broker URL $3, advertised
+# host $4, served networks $5 (CIDRs; 0.0.0.0/0 is the WAN), cluster $6 ("" on the WAN), SOAP
+# control listen $7 (HOST:PORT), statistics readers' ACL $8 and grid-mapfile $9.
+genconf_proxy() {
+	printf '[proxy]\nlisten = %s\n' "$1"
+	[[ -z $2 ]] || printf 'ready-file = %s\n' "$2"
+	printf 'broker = %s\nadvertise = %s\n' "$3" "$4"
+	printf 'networks = %s\ncluster = %s\n' "$5" "$6"
+	printf 'control_listen = %s\n' "$7"
+	printf 'acl = %s\ngridmap = %s\n' "$8" "$9"
+}
+
+# The [frontend] lines that declare a cluster: name $1, policy $2 (open, nat, closed or
+# port-range:MIN-MAX), private networks $3 (CIDRs), public address $4 ("" for none), whether
+# traversal is allowed $5 (yes, no, or "" for the daemon's default).
+genconf_frontend_cluster() {
+	local name=$1 policy=$2 networks=$3 public=$4 traversal=$5 range
+	printf 'cluster = %s\npolicy = %s\n' "$name" "${policy%%:*}"
+	if [[ $policy == port-range:* ]]; then
+		range=${policy#port-range:}
+		printf 'port_min = %s\nport_max = %s\n' "${range%-*}" "${range#*-}"
+	fi
+	printf 'private_networks = %s\n' "$networks"
+	[[ -z $public ]] || printf 'public_address = %s\n' "$public"
+	[[ -z $traversal ]] || printf 'traversal_allowed = %s\n' "$traversal"
+	return 0
+}
+
+# [frontend] without the cluster lines: listen $1 (HOST:PORT), endpoint URL the broker records
+# $2, broker URL $3; genconf_frontend_cluster's output follows, then genconf_frontend_access.
+genconf_frontend() {
+	printf '[frontend]\nlisten = %s\nendpoint = %s\n' "$1" "$2"
+	printf 'broker = %s\n' "$3"
+}
+
+# The front-end's helpers' ACL $1 and users' grid-mapfile $2.
+genconf_frontend_access() { printf 'acl = %s\ngridmap = %s\n' "$1" "$2"; }
+
+# One [nodes] line: node $1 with helper URL $2, $3 slots, helper certificate DN $4.
+genconf_frontend_node() { printf '%s = %s %s %s\n' "$1" "$2" "$3" "$4"; }
+
+# [helper]: node $1 of cluster $2 at address $3, front-end URL $4, ACL $5, SOAP listen $6
+# (HOST:PORT), local API socket $7, token file $8 ("" for none), allow_root_launch $9 (yes|no),
+# rendezvous port range ${10} (MIN-MAX, "" for any port).
+genconf_helper() {
+	printf '[helper]\nnode = %s\ncluster = %s\naddress = %s\n' "$1" "$2" "$3"
+	printf 'frontend = %s\nacl = %s\n' "$4" "$5"
+	printf 'listen = %s\nworkers = 4\n' "$6"
+	printf 'socket = %s\n' "$7"
+	[[ -z $8 ]] || printf 'token_file = %s\n' "$8"
+	printf 'allow_root_launch = %s\n' "$9"
+	# A reversal's target connects to the initiator's rendezvous port: inside a port-range
+	# site only the range gets through the gateway.
+	[[ -z ${10} ]] || printf 'rendezvous_ports = %s\n' "${10}"
+	return 0
+}

@@ -1,0 +1,64 @@
+#!/bin/bash
+# test_deploy_errors.sh: qcg-deploy refuses every kind of bad grid description in
+# grid-errors.list with one clear line naming the file, the line and the reason, writes nothing
+# when it refuses, and accepts the shipped example (so a parser that refuses everything fails).
+. "$top_srcdir/tests/deploy/lib.sh"
+
+# check_case NAME EXPECTED: run `check` on $T/grid.txt and judge the error.
+check_case() {
+	local name=$1 expected=$2 rc want=$2
+	# An expected line number is the one right after the file name.
+	[[ $expected != :* ]] || want="grid.txt$expected"
+	(cd "$T" && "$QCG_DEPLOY" check grid.txt) >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" -ne 1 ]; then
+		fail "refuses_$name" "exit $rc, expected 1 (stderr: $(cat "$T/err"))"
+	elif [ "$(wc -l <"$T/err")" -ne 1 ]; then
+		fail "refuses_$name" "expected one line of error, got: $(cat "$T/err")"
+	elif ! grep -qF -- "$want" "$T/err"; then
+		fail "refuses_$name" "expected '$want', got: $(cat "$T/err")"
+	elif ! grep -qF -- "grid.txt" "$T/err"; then
+		fail "refuses_$name" "error does not name the file: $(cat "$T/err")"
+	else
+		pass "refuses_$name"
+	fi
+}
+
+cases=0 name="" expected=""
+while IFS= read -r line; do
+	case $line in
+	'#'*) continue ;;
+	'== '*)
+		[ -z "$name" ] || check_case "$name" "$expected"
+		name=${line#== } name=${name%% | *} expected=${line#* | }
+		cases=$((cases + 1))
+		: >"$T/grid.txt" ;;
+	*) printf '%s\n' "$line" >>"$T/grid.txt" ;;
+	esac
+done <"$top_srcdir/tests/deploy/grid-errors.list"
+[ -z "$name" ] || check_case "$name" "$expected"
+[ "$cases" -ge 20 ] && pass "list_has_${cases}_cases" || fail list_has_cases "only $cases cases read"
+
+# A refused description leaves nothing behind: no output tree, no CA.
+printf 'broker b address=127.0.0.1\nnode n1 cluster=z address=127.0.0.1\n' >"$T/grid.txt"
+if "$QCG_DEPLOY" generate --out "$T/gen" "$T/grid.txt" 2>/dev/null; then
+	fail generate_refuses_bad_description "exit 0"
+elif [ -e "$T/gen" ]; then
+	fail generate_writes_nothing_when_refused "$T/gen exists: $(ls -R "$T/gen" | head)"
+else
+	pass generate_writes_nothing_when_refused
+fi
+
+# The shipped example is valid, and its plan names every host.
+if out=$("$QCG_DEPLOY" check "$top_srcdir/doc/qcg-grid.example" 2>&1) &&
+	grep -q 'is valid: 11 hosts, 3 clusters, 6 nodes, 2 proxies' <<<"$out"; then
+	pass accepts_shipped_example
+else
+	fail accepts_shipped_example "$out"
+fi
+
+# Usage mistakes exit 2.
+"$QCG_DEPLOY" generate >/dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] && pass usage_error_exits_2 || fail usage_error_exits_2 "exit $rc"
+
+deploy_exit
