@@ -82,6 +82,11 @@ typedef struct mca_coll_qcg_module_t {
 	QCG_PREV(reduce_scatter);
 	QCG_PREV(reduce_scatter_block);
 	QCG_PREV(scatter);
+	QCG_PREV(gatherv);
+	QCG_PREV(scatterv);
+	QCG_PREV(alltoallv);
+	QCG_PREV(scan);
+	QCG_PREV(exscan);
 } mca_coll_qcg_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_qcg_module_t);
@@ -122,6 +127,9 @@ int mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len
     const int *list, int k, int me, int tag, struct ompi_communicator_t *comm);
 int mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
     struct ompi_op_t *op, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm);
+int mca_coll_qcg_exchange_prefix(void *total, void *prefix, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, const int *list, int k, int me, int tag,
     struct ompi_communicator_t *comm);
 int mca_coll_qcg_op_commutative(struct ompi_op_t *op);
 
@@ -173,6 +181,21 @@ int mca_coll_qcg_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 int mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+
+int mca_coll_qcg_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_scatterv(const void *sbuf, const int *scounts, const int *displs,
+    struct ompi_datatype_t *sdtype, void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+    int root, struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+    struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdispls,
+    struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_scan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_exscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
 /* Verbose output on our own stream, prefixed so tests and users can grep it. */
 #define QCG_VERBOSE(level, ...)                                                                    \

@@ -115,3 +115,47 @@ mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len, co
 	free(slen);
 	return rc;
 }
+
+/*
+ * For scan: every holder sends its unit's total to every other (one latency); on return
+ * prefix holds in[0] op ... op in[me-1] (untouched when me == 0) and total the fold of all k,
+ * both in unit order, so non-commutative operations keep rank order over contiguous units.
+ */
+int
+mca_coll_qcg_exchange_prefix(void *total, void *prefix, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm)
+{
+	if (k <= 1)
+		return OMPI_SUCCESS;
+	int rc = OMPI_ERR_OUT_OF_RESOURCE;
+	char **base = calloc((size_t)k, sizeof(char *));
+	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
+	int *counts = calloc((size_t)k, sizeof(int));
+	if (base == NULL || in == NULL || out == NULL || counts == NULL)
+		goto out;
+	for (int j = 0; j < k; j++) {
+		counts[j] = count;
+		out[j] = total;
+		if ((in[j] = mca_coll_qcg_tmp_alloc(dtype, count, &base[j])) == NULL)
+			goto out;
+	}
+	rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, in[me], total);
+	if (rc == OMPI_SUCCESS)
+		rc = exchange(out, counts, in, counts, dtype, list, k, me, tag, comm);
+	/* in[j] becomes in[0] op ... op in[j], left to right. */
+	for (int j = 1; j < k && rc == OMPI_SUCCESS; j++)
+		rc = PMPI_Reduce_local(in[j - 1], in[j], count, dtype, op);
+	if (rc == OMPI_SUCCESS && me > 0)
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, prefix, in[me - 1]);
+	if (rc == OMPI_SUCCESS)
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, total, in[k - 1]);
+out:
+	for (int j = 0; base != NULL && j < k; j++)
+		free(base[j]);
+	free(base);
+	free(in);
+	free(out);
+	free(counts);
+	return rc;
+}

@@ -39,6 +39,11 @@ qcg_release_previous(mca_coll_qcg_module_t *m)
 	QCG_RELEASE_PREV(m, reduce_scatter);
 	QCG_RELEASE_PREV(m, reduce_scatter_block);
 	QCG_RELEASE_PREV(m, scatter);
+	QCG_RELEASE_PREV(m, gatherv);
+	QCG_RELEASE_PREV(m, scatterv);
+	QCG_RELEASE_PREV(m, alltoallv);
+	QCG_RELEASE_PREV(m, scan);
+	QCG_RELEASE_PREV(m, exscan);
 }
 
 static void
@@ -55,6 +60,9 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->previous_barrier_module = m->previous_bcast_module = NULL;
 	m->previous_gather_module = m->previous_reduce_module = NULL;
 	m->previous_scatter_module = NULL;
+	m->previous_gatherv_module = m->previous_scatterv_module = NULL;
+	m->previous_alltoallv_module = NULL;
+	m->previous_scan_module = m->previous_exscan_module = NULL;
 	m->holders = NULL;
 }
 
@@ -176,6 +184,11 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.coll_reduce_scatter = mca_coll_qcg_reduce_scatter;
 	m->super.coll_reduce_scatter_block = mca_coll_qcg_reduce_scatter_block;
 	m->super.coll_scatter = mca_coll_qcg_scatter;
+	m->super.coll_gatherv = mca_coll_qcg_gatherv;
+	m->super.coll_scatterv = mca_coll_qcg_scatterv;
+	m->super.coll_alltoallv = mca_coll_qcg_alltoallv;
+	m->super.coll_scan = mca_coll_qcg_scan;
+	m->super.coll_exscan = mca_coll_qcg_exscan;
 	*priority = mca_coll_qcg_component.priority;
 	QCG_VERBOSE(10, "comm %s (cid %d): selected: %d sites, %d clusters, %d nodes, %s ranks",
 	    comm->c_name, comm->c_contextid, lay.nunits[0], lay.nunits[1], lay.nunits[2],
@@ -208,6 +221,11 @@ qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *co
 	QCG_SAVE_PREV(m, comm, reduce_scatter);
 	QCG_SAVE_PREV(m, comm, reduce_scatter_block);
 	QCG_SAVE_PREV(m, comm, scatter);
+	QCG_SAVE_PREV(m, comm, gatherv);
+	QCG_SAVE_PREV(m, comm, scatterv);
+	QCG_SAVE_PREV(m, comm, alltoallv);
+	QCG_SAVE_PREV(m, comm, scan);
+	QCG_SAVE_PREV(m, comm, exscan);
 	return OMPI_SUCCESS;
 fail:
 	QCG_VERBOSE(1, "comm %s (cid %d): a collective has no previous implementation; "

@@ -24,6 +24,10 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_allgather.c \
 	mpi-glue/coll/coll_qcg_allgatherv.c \
 	mpi-glue/coll/coll_qcg_alltoall.c \
+	mpi-glue/coll/coll_qcg_alltoallv.c \
+	mpi-glue/coll/coll_qcg_gatherv.c \
+	mpi-glue/coll/coll_qcg_scatterv.c \
+	mpi-glue/coll/coll_qcg_scan.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
 	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \
 	mpi-glue/topo/qcg_topo_group.c mpi-glue/topo/qcg_topo_group.h

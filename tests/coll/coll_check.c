@@ -273,6 +273,107 @@ check_allgatherv(MPI_Comm comm, int t, int c, int inplace)
 	free(displs);
 }
 
+static void
+check_gatherv(MPI_Comm comm, int t, int c, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+	int len = v_layout(n, c, counts, displs), in_place = inplace && me == root;
+	struct pair s = pair_new(t, counts[me], me);
+	struct pair p = pair_new(t, len, in_place ? me : 60 + me);
+	ref_gatherv(in_place ? MPI_IN_PLACE : s.ref, counts[me], types[t], p.ref, counts, displs,
+	    types[t], root, comm);
+	MPI_Gatherv(in_place ? MPI_IN_PLACE : s.got, counts[me], types[t], p.got, counts, displs,
+	    types[t], root, comm);
+	report("gatherv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
+	free(counts);
+	free(displs);
+}
+
+static void
+check_scatterv(MPI_Comm comm, int t, int c, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
+	int len = v_layout(n, c, counts, displs), in_place = inplace && me == root;
+	struct pair s = pair_new(t, len, 7);
+	struct pair p = pair_new(t, counts[me], 70 + me);
+	ref_scatterv(s.ref, counts, displs, types[t], in_place ? MPI_IN_PLACE : p.ref, counts[me],
+	    types[t], root, comm);
+	MPI_Scatterv(s.got, counts, displs, types[t], in_place ? MPI_IN_PLACE : p.got, counts[me],
+	    types[t], root, comm);
+	report("scatterv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
+	free(counts);
+	free(displs);
+}
+
+/* Block i -> j: none when (i + 2j) % 3 == 0, else c plus a little; symmetric in place (MPI
+ * then uses the receive counts both ways). Blocks in reverse rank order with gaps. */
+static int
+a2av_count(int i, int j, int c, int symmetric)
+{
+	if (symmetric)
+		return (i + j) % 3 == 0 ? 0 : c + (i + j) % 2;
+	return (i + 2 * j) % 3 == 0 ? 0 : c + i % 2;
+}
+
+static int
+a2av_layout(int n, int me, int c, int sending, int symmetric, int *counts, int *displs)
+{
+	int pos = 0;
+	for (int r = n - 1; r >= 0; r--) {
+		counts[r] = sending ? a2av_count(me, r, c, symmetric) : a2av_count(r, me, c, symmetric);
+		displs[r] = pos;
+		pos += counts[r] + 1;
+	}
+	return pos;
+}
+
+static void
+check_alltoallv(MPI_Comm comm, int t, int c, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	int *sc = malloc((size_t)n * sizeof(int)), *sd = malloc((size_t)n * sizeof(int));
+	int *rc = malloc((size_t)n * sizeof(int)), *rd = malloc((size_t)n * sizeof(int));
+	int slen = a2av_layout(n, me, c, 1, inplace, sc, sd);
+	int rlen = a2av_layout(n, me, c, 0, inplace, rc, rd);
+	struct pair s = pair_new(t, slen, me);
+	struct pair p = pair_new(t, rlen, inplace ? me : 90 + me);
+	ref_alltoallv(inplace ? MPI_IN_PLACE : s.ref, sc, sd, types[t], p.ref, rc, rd, types[t],
+	    comm);
+	MPI_Alltoallv(inplace ? MPI_IN_PLACE : s.got, sc, sd, types[t], p.got, rc, rd, types[t],
+	    comm);
+	report("alltoallv", t, c, -1, inplace, pair_same(&p) & pair_same(&s));
+	free(sc), free(sd), free(rc), free(rd);
+}
+
+/* scan / exscan; rank 0's exscan result is undefined, so only its input is compared. */
+static void
+check_scan(MPI_Comm comm, int t, MPI_Op op, int count, int inplace, int exclusive)
+{
+	int me;
+	MPI_Comm_rank(comm, &me);
+	struct pair s = pair_new(t, count, me);
+	struct pair p = pair_new(t, count, inplace ? me : 50 + me);
+	ref_scan(inplace ? MPI_IN_PLACE : s.ref, p.ref, count, types[t], op, exclusive, comm);
+	if (exclusive)
+		MPI_Exscan(inplace ? MPI_IN_PLACE : s.got, p.got, count, types[t], op, comm);
+	else
+		MPI_Scan(inplace ? MPI_IN_PLACE : s.got, p.got, count, types[t], op, comm);
+	if (exclusive && me == 0)
+		p.bytes = 0;
+	char name[40];
+	snprintf(name, sizeof(name), "%s%s", exclusive ? "exscan" : "scan",
+	    op == op_affine ? "-noncommutative" : "");
+	report(name, t, count, -1, inplace, pair_same(&p) & pair_same(&s));
+}
+
 /* reduce_scatter (block == 0: uneven counts, some zero) or reduce_scatter_block. */
 static void
 check_reduce_scatter(MPI_Comm comm, int t, MPI_Op op, int c, int inplace, int block)
@@ -361,6 +462,8 @@ suite_rooted(MPI_Comm comm, int n)
 					for (int ip = 0; ip <= 1; ip++) {
 						check_gather(comm, t, c, t, c, root, ip);
 						check_scatter(comm, t, c, root, ip);
+						check_gatherv(comm, t, big ? c / 4 : c, root, ip);
+						check_scatterv(comm, t, big ? c / 4 : c, root, ip);
 					}
 				}
 			}
@@ -394,7 +497,16 @@ suite_rootless(MPI_Comm comm)
 					check_alltoall(comm, t, big ? big_count(t) / 16 :
 					    small_counts[i], t, big ? big_count(t) / 16 : small_counts[i],
 					    ip);
+				for (int t = T_INT; t <= T_STRUCT; t++)
+					check_alltoallv(comm, t, big ? big_count(t) / 16 :
+					    small_counts[i], ip);
 				int c = big ? big_count(T_INT) : small_counts[i];
+				for (int x = 0; x <= 1; x++) {
+					check_scan(comm, T_INT, MPI_SUM, c, ip, x);
+					check_scan(comm, T_INT, MPI_MAX, c, ip, x);
+					check_scan(comm, T_AFFINE, op_affine, big ? c / 2 : c, ip, x);
+					check_scan(comm, T_AFFINE_GAP, op_affine, big ? c / 2 : c, ip, x);
+				}
 				if (!ip)
 					check_alltoall(comm, T_INT, 2 * (big ? c / 32 : c), T_VECTOR,
 					    big ? c / 32 : c, 0);

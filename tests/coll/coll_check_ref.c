@@ -218,3 +218,120 @@ ref_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatyp
 	typed_copy(all + (MPI_Aint)start * ext, rbuf, rcounts[me], dt);
 	free(all);
 }
+
+void
+ref_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+    const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) {
+		MPI_Send(sbuf, scount, sdt, root, REF_TAG, comm);
+		return;
+	}
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(rdt, &lb, &ext);
+	for (int r = 0; r < n; r++) {
+		char *at = (char *)rbuf + (MPI_Aint)displs[r] * ext;
+		if (r != root)
+			MPI_Recv(at, rcounts[r], rdt, r, REF_TAG, comm, MPI_STATUS_IGNORE);
+		else if (sbuf != MPI_IN_PLACE)
+			MPI_Sendrecv(sbuf, scount, sdt, 0, REF_TAG, at, rcounts[r], rdt, 0, REF_TAG,
+			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	}
+}
+
+void
+ref_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
+    void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	if (me != root) {
+		MPI_Recv(rbuf, rcount, rdt, root, REF_TAG, comm, MPI_STATUS_IGNORE);
+		return;
+	}
+	MPI_Aint lb, ext;
+	MPI_Type_get_extent(sdt, &lb, &ext);
+	for (int r = 0; r < n; r++) {
+		const char *at = (const char *)sbuf + (MPI_Aint)displs[r] * ext;
+		if (r != root)
+			MPI_Send(at, scounts[r], sdt, r, REF_TAG, comm);
+		else if (rbuf != MPI_IN_PLACE)
+			MPI_Sendrecv(at, scounts[r], sdt, 0, REF_TAG, rbuf, rcount, rdt, 0, REF_TAG,
+			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	}
+}
+
+void
+ref_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+    void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm)
+{
+	int n;
+	MPI_Comm_size(comm, &n);
+	char *copy = NULL;
+	MPI_Aint lb, sext, rext;
+	MPI_Type_get_extent(rdt, &lb, &rext);
+	if (sbuf == MPI_IN_PLACE) { /* send from a copy of rbuf: it is overwritten as we go */
+		size_t span = 0;
+		for (int r = 0; r < n; r++) {
+			size_t end = (size_t)rdispls[r] * (size_t)rext + ref_span(rdt, rcounts[r]);
+			span = end > span ? end : span;
+		}
+		copy = malloc(span + 1);
+		memcpy(copy, rbuf, span);
+		sbuf = copy, scounts = rcounts, sdispls = rdispls, sdt = rdt;
+	}
+	MPI_Type_get_extent(sdt, &lb, &sext);
+	MPI_Request *reqs = malloc(2 * (size_t)n * sizeof(*reqs));
+	for (int r = 0; r < n; r++) {
+		MPI_Irecv((char *)rbuf + (MPI_Aint)rdispls[r] * rext, rcounts[r], rdt, r, REF_TAG, comm,
+		    &reqs[r]);
+		MPI_Isend((const char *)sbuf + (MPI_Aint)sdispls[r] * sext, scounts[r], sdt, r,
+		    REF_TAG, comm, &reqs[n + r]);
+	}
+	MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+	free(reqs);
+	free(copy);
+}
+
+/* Rank r's result: the inputs of ranks 0..r (exclusive: 0..r-1) folded left to right at rank 0
+ * and sent back; rank 0's exclusive result is left alone (MPI leaves it undefined). */
+void
+ref_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+    MPI_Comm comm)
+{
+	int n, me;
+	MPI_Comm_size(comm, &n);
+	MPI_Comm_rank(comm, &me);
+	const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+	if (me != 0) { /* Sendrecv: the rendezvous of large messages must not deadlock */
+		char *copy = malloc(ref_span(dt, count) + 1);
+		typed_copy(mine, copy, count, dt);
+		MPI_Sendrecv(copy, count, dt, 0, REF_TAG, rbuf, count, dt, 0, REF_TAG, comm,
+		    MPI_STATUS_IGNORE);
+		free(copy);
+		return;
+	}
+	size_t span = ref_span(dt, count);
+	char *acc = malloc(span + 1), *in = malloc(span + 1);
+	typed_copy(mine, acc, count, dt);
+	if (!exclusive)
+		typed_copy(acc, rbuf, count, dt);
+	char *next = malloc(span + 1);
+	for (int r = 1; r < n; r++) {
+		/* next = acc op x_r needs x_r first: receive it alone, then send the result */
+		MPI_Recv(in, count, dt, r, REF_TAG, comm, MPI_STATUS_IGNORE);
+		typed_copy(in, next, count, dt);
+		MPI_Reduce_local(acc, next, count, dt, op); /* next = acc op x_r */
+		MPI_Send(exclusive ? acc : next, count, dt, r, REF_TAG, comm);
+		char *t = acc;
+		acc = next;
+		next = t;
+	}
+	free(next);
+	free(acc);
+	free(in);
+}

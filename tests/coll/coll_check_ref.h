@@ -25,6 +25,14 @@ void ref_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm comm);
 void ref_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
     MPI_Op op, MPI_Comm comm);
+void ref_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+    const int *displs, MPI_Datatype rdt, int root, MPI_Comm comm);
+void ref_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
+    void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm);
+void ref_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
+    void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm comm);
+void ref_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+    MPI_Comm comm);
 
 /* Bytes from a buffer's start to the end of its count-th element (its "span"). */
 size_t ref_span(MPI_Datatype dt, int count);
