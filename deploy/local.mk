@@ -13,7 +13,12 @@ dist_sbin_SCRIPTS += deploy/qcg-deploy
 dist_pkgdata_DATA += deploy/qcg-genconf.sh deploy/qcg-deploy-parse.sh \
 	deploy/systemd/qcg-broker.service deploy/systemd/qcg-proxy.service \
 	deploy/systemd/qcg-frontend@.service deploy/systemd/qcg-helper.service
-TESTS += tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh
+TESTS += tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
+	tests/deploy/test_deploy_units.sh
 EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
 	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
-	doc/qcg-grid.example deploy/README.md
+	tests/deploy/test_deploy_units.sh \
+	doc/qcg-grid.example doc/qcg-broker.conf.example deploy/README.md
+# Man pages of the commands and daemons (qcg-rsh.1 and qcg-proxy-init.1 are in launcher/local.mk).
+dist_man_MANS += doc/qcg-deploy.8 doc/qcg-broker.8 doc/qcg-proxy.8 doc/qcg-frontend.8 \
+	doc/qcg-helper.8 doc/qcg-submit.1 doc/qcg-status.1 doc/qcg-cancel.1 doc/qcg-query.1

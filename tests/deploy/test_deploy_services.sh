@@ -112,7 +112,7 @@ for _ in $(seq 1 100); do
 	grep -qw a <<<"$clusters" && grep -qw b <<<"$clusters" && grep -q "127.0.0.1:$PR" <<<"$proxies" && break
 	sleep 0.2
 done
-if grep -Eq '^a[[:space:]].*nat' <<<"$clusters" && grep -Eq '^b[[:space:]].*port-range' <<<"$clusters"; then
+if grep -Eq '^a[[:space:]].*nat' <<<"$clusters" && grep -Eq '^b[[:space:]]+port-range[[:space:]]+40000-40100 ' <<<"$clusters"; then
 	pass qcg_query_over_tls_lists_both_clusters_with_their_policies
 else
 	fail qcg_query_over_tls_lists_both_clusters_with_their_policies "$clusters"
