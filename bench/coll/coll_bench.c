@@ -13,7 +13,8 @@
  * its node, on another node of its site, on another site), with the bytes each collective must
  * move through the busiest site, node and rank (see bound_us and bench/coll/README.md).
  *
- * Usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE [rounds]
+ * Usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE [rounds [COLL,COLL...]]
+ *   (the list keeps only those collectives: short runs while working on one)
  *   ranks are placed contiguously: node by node, site by site (mpirun --host a1:P,a2:P,...).
  */
 #include "config.h"
@@ -170,8 +171,21 @@ make_comms(MPI_Comm *comm)
 	}
 }
 
+/* Whether collective c is in the comma-separated list only (NULL: all). */
+static int
+selected(int c, const char *only)
+{
+	if (only == NULL)
+		return 1;
+	size_t len = strlen(colls[c]);
+	for (const char *p = only; *p != '\0'; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, colls[c], len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return 1;
+	return 0;
+}
+
 static void
-run_all(MPI_Comm *comm, int rounds, int me, int n)
+run_all(MPI_Comm *comm, int rounds, int me, int n, const char *only)
 {
 	if (me == 0)
 		printf("%-10s %8s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "coll", "bytes",
@@ -179,7 +193,7 @@ run_all(MPI_Comm *comm, int rounds, int me, int n)
 		    "tun/bnd", "han/bnd");
 	for (int c = 0; c < NCOLLS; c++) {
 		for (int s = 0; s < NSIZES; s++) {
-			if (c == BARRIER && s > 0)
+			if ((c == BARRIER && s > 0) || !selected(c, only))
 				continue; /* barrier has no size */
 			/* rooted: once per root; others: n small calls, 2 big ones (1 alltoall) */
 			int iters = rooted(c) || sizes[s] < BIG ? n : c == ALLTOALL ? 1 : 2;
@@ -211,11 +225,17 @@ main(int argc, char **argv)
 	nnodes = argc > 3 ? atoi(argv[2]) : 0;
 	nper = argc > 3 ? atoi(argv[3]) : 0;
 	int rounds = argc > 4 ? atoi(argv[4]) : 2;
+	const char *only = argc > 5 ? argv[5] : NULL;
+	int known = 0;
+	for (int c = 0; c < NCOLLS; c++)
+		known += selected(c, only);
 	if (nsites < 2 || nnodes < 2 || nper < 2 || nsites * nnodes * nper != n || rounds < 1 ||
-	    rounds > 100) {
+	    rounds > 100 || known == 0) {
 		if (me == 0)
 			fprintf(stderr, "usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE "
-			    "[rounds 1..100]: each at least 2, product = %d ranks\n", n);
+			    "[rounds 1..100 [COLL,COLL...]]: each at least 2, product = %d ranks; "
+			    "COLL among bcast reduce allreduce barrier gather scatter allgather "
+			    "alltoall\n", n);
 		MPI_Finalize();
 		return 2;
 	}
@@ -229,7 +249,7 @@ main(int argc, char **argv)
 		for (int k = 0; k < NLINKS; k++)
 			printf("# link %-4s one-way latency %8.1f us, bandwidth %8.1f MB/s\n",
 			    link_names[k], lat_us[k], bw[k]);
-	run_all(comm, rounds, me, n);
+	run_all(comm, rounds, me, n, only);
 	for (int k = 0; k < NCOMMS; k++)
 		MPI_Comm_free(&comm[k]);
 	free(sbuf);

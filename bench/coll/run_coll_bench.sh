@@ -2,7 +2,8 @@
 # run_coll_bench.sh: qcg vs tuned vs han on one job (bench/coll/coll_bench), with the uninstalled
 # component from the build tree and a synthetic topology.
 #
-#   bench/coll/run_coll_bench.sh [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-- extra mpirun args]
+#   bench/coll/run_coll_bench.sh [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-c COLL,COLL...]
+#       [-- extra mpirun args]           (-c keeps only those collectives)
 #
 # Run from the build directory (or set top_builddir). Default: 8 ranks on loopback, 2 sites x
 # 2 nodes. On loopback every "site" is the same host: there is no WAN to save, so the ratios
@@ -11,13 +12,15 @@
 # column is tuned again; the script says so when it sees it.
 set -eu
 top_builddir=${top_builddir:-$(pwd)}
-np=8 topo= rounds=3
-while getopts n:t:r: opt; do
+np=8 topo= rounds=3 only=bcast,reduce,allreduce,barrier,gather,scatter,allgather,alltoall
+while getopts n:t:r:c: opt; do
 	case $opt in
 	n) np=$OPTARG ;;
 	t) topo=$OPTARG ;;
 	r) rounds=$OPTARG ;;
-	*) echo "usage: $0 [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-- mpirun args]" >&2; exit 2 ;;
+	c) only=$OPTARG ;;
+	*) echo "usage: $0 [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-c COLL,...] [-- mpirun args]" >&2
+	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -50,7 +53,7 @@ timeout 1200 mpirun -np "$np" --oversubscribe --mca btl self,vader,tcp \
     --mca mca_base_component_path "$work/components:$pkglibdir" \
     --mca coll_qcg_topology_file "$topo" --mca coll_han_priority 100 \
     --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 "$@" \
-    "$bench" 2 2 $((np / 4)) "$rounds" >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+    "$bench" 2 2 $((np / 4)) "$rounds" "$only" >"$work/out" 2>&1 || { cat "$work/out"; exit 1; }
 echo "# coll_bench: $np ranks, topology $(tr '\n' ';' <"$topo" | cut -c1-120)"
 echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$work/out") (rank, communicator) pairs;" \
     "han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$work/out")"

@@ -4,7 +4,8 @@
 # vs tuned vs han (priority 100) vs the lower bound, in one job. Root only. Not part of make
 # check: it takes a few minutes.
 #
-#   bench/coll/run_coll_testbed.sh [-r ROUNDS] [-o OUTDIR]     (run from the build directory)
+#   bench/coll/run_coll_testbed.sh [-r ROUNDS] [-o OUTDIR] [-c COLL,COLL...]
+#   (run from the build directory; -c keeps only those collectives)
 #   default 1 round; each line of the table is printed as soon as it is measured (OUTDIR/coll_bench.log)
 #
 # Brings up its own testbed in a fresh directory and always takes it down; holds the testbed
@@ -14,12 +15,13 @@
 set -euo pipefail
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-rounds=1 outdir=$(pwd)/coll-bench-out
-while getopts r:o: opt; do
+rounds=1 outdir=$(pwd)/coll-bench-out only=bcast,reduce,allreduce,barrier,gather,scatter,allgather,alltoall
+while getopts r:o:c: opt; do
 	case $opt in
 	r) rounds=$OPTARG ;;
 	o) outdir=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-o OUTDIR]" >&2; exit 2 ;;
+	c) only=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-o OUTDIR] [-c COLL,COLL...]" >&2; exit 2 ;;
 	esac
 done
 readonly SITES=3 NODES=2 PER_NODE=2 DELAY_MS=5 MPI_TIMEOUT=2700
@@ -55,7 +57,7 @@ tb exec a1 -- env -u QCG_TOPOLOGY_COLORS -u QCG_TOPOLOGY_FILE \
     --host "${hosts%,}" --mca plm_rsh_agent "$QTB rsh --dir $tbdir" --mca pml ob1 \
     --mca btl self,vader,tcp --mca mca_base_component_path "$tbdir/components:$pkglibdir" \
     --mca coll_han_priority 100 --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 \
-    "$bench" "$SITES" "$NODES" "$PER_NODE" "$rounds" >"$log" 2>&1 ||
+    "$bench" "$SITES" "$NODES" "$PER_NODE" "$rounds" "$only" >"$log" 2>&1 ||
 	{ tail -40 "$log"; echo "$0: the benchmark failed (log: $log)" >&2; exit 1; }
 table=$outdir/coll_bench.txt
 {

@@ -117,6 +117,7 @@ int mca_coll_qcg_tree_bcast(void *buf, int count, struct ompi_datatype_t *dtype,
 int mca_coll_qcg_tree_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
     struct ompi_op_t *op, const int *list, int k, int me, int dst, int alg, int tag,
     struct ompi_communicator_t *comm);
+int mca_coll_qcg_tree_links(int k, int me, int src, int alg, int *parent, int *child);
 int mca_coll_qcg_tree_fanin(const int *list, int k, int me, int dst, int alg, int tag,
     struct ompi_communicator_t *comm);
 

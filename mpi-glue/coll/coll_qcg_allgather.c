@@ -1,8 +1,10 @@
 /*
  * coll_qcg_allgather.c: gather each site's blocks at its site master (cluster comm, then
  * cluster masters to the site master), exchange the site ranges between site masters in one
- * WAN round, send the whole result to the site's cluster masters, broadcast it on each cluster
- * communicator, and let every rank put the blocks at their places.
+ * WAN round (direct exchange: one WAN latency), then every site master broadcasts the whole
+ * result inside its site on the pipelined multilevel tree (coll_qcg_bcast.c, from level 1:
+ * cluster holders, node holders, node members, segment by segment), and every rank puts the
+ * blocks at their places.
  */
 #include "config.h"
 
@@ -11,7 +13,7 @@
 
 #include "coll_qcg.h"
 
-/* The site master's part: collect the site, exchange with the other sites, feed the clusters. */
+/* The site master's part: collect the site, exchange with the other sites. */
 static int
 allgather_site_master(char *full, size_t B, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m)
@@ -34,28 +36,19 @@ allgather_site_master(char *full, size_t B, struct ompi_communicator_t *comm,
 		rc = mca_coll_qcg_exchange_bytes(full, offset, len, m->holders, k, mi, tag, comm);
 	free(offset);
 	free(len);
-	k = mca_coll_qcg_holders(m, 1, S, -1, m->holders, &mi, &si);
-	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++)
-		if (m->holders[i] != m->rank)
-			rc = MCA_PML_CALL(send(full, (int)((size_t)lay->n * B), MPI_BYTE,
-			    m->holders[i], tag, MCA_PML_BASE_SEND_STANDARD, comm));
 	return rc;
 }
 
-/* A cluster master's part: its cluster's blocks to the site master, everything back. */
+/* A cluster master's part: its cluster's blocks to the site master. */
 static int
 allgather_cluster_master(char *full, size_t B, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m)
 {
 	const struct qcg_topo_layout *lay = &m->layout;
 	int C = lay->unit[1][m->rank], sm = lay->master[0][lay->unit[0][m->rank]];
-	int rc = MCA_PML_CALL(send(full + (size_t)lay->dfs_start[1][C] * B,
+	return MCA_PML_CALL(send(full + (size_t)lay->dfs_start[1][C] * B,
 	    (int)((size_t)lay->usize[1][C] * B), MPI_BYTE, sm, MCA_COLL_BASE_TAG_ALLGATHER,
 	    MCA_PML_BASE_SEND_STANDARD, comm));
-	if (rc != OMPI_SUCCESS)
-		return rc;
-	return MCA_PML_CALL(recv(full, (int)((size_t)lay->n * B), MPI_BYTE, sm,
-	    MCA_COLL_BASE_TAG_ALLGATHER, comm, MPI_STATUS_IGNORE));
 }
 
 int
@@ -77,30 +70,36 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 		    m->previous_allgather_module);
 	if (B == 0)
 		return OMPI_SUCCESS;
-	ptrdiff_t lb, rext;
+	ptrdiff_t lb, rext, true_lb, true_ext;
 	ompi_datatype_get_extent(rdtype, &lb, &rext);
+	ompi_datatype_get_true_extent(rdtype, &true_lb, &true_ext);
 	if (in_place) /* our block is already at its place in rbuf: send it from there */
 		sbuf = (char *)rbuf + (ptrdiff_t)me * rcount * rext, scount = rcount, sdtype = rdtype;
 	int rc = mca_coll_qcg_subcomms_ensure(comm, m);
 	if (rc != OMPI_SUCCESS)
 		return rc;
-	char *full = malloc(total);
+	/* Ranks in dfs order (contiguous layout) into contiguous memory: rbuf is the packed
+	 * buffer itself, which saves a copy of the whole result and its allocation. */
+	int direct = lay->contiguous && (size_t)rcount * (size_t)lay->n <= INT_MAX &&
+	    ompi_datatype_is_contiguous_memory_layout(rdtype, rcount * lay->n);
+	char *full = direct ? (char *)rbuf + true_lb : malloc(total);
 	if (full == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	int C = lay->unit[1][me], cluster_master = lay->master[1][C] == me;
 	ompi_communicator_t *cl = m->cluster_comm;
-	rc = cl->c_coll->coll_gather(sbuf, scount, sdtype,
-	    full + (size_t)lay->dfs_start[1][C] * B, (int)B, MPI_BYTE, 0, cl,
+	rc = cl->c_coll->coll_gather(direct && in_place && cluster_master ? MPI_IN_PLACE : sbuf,
+	    scount, sdtype, full + (size_t)lay->dfs_start[1][C] * B, (int)B, MPI_BYTE, 0, cl,
 	    cl->c_coll->coll_gather_module);
 	if (rc == OMPI_SUCCESS && cluster_master)
 		rc = lay->master[0][lay->unit[0][me]] == me ?
 		    allgather_site_master(full, B, comm, m) :
 		    allgather_cluster_master(full, B, comm, m);
-	if (rc == OMPI_SUCCESS)
-		rc = cl->c_coll->coll_bcast(full, (int)total, MPI_BYTE, 0, cl,
-		    cl->c_coll->coll_bcast_module);
-	if (rc == OMPI_SUCCESS)
-		rc = mca_coll_qcg_blocks_user(full, B, rbuf, rcount, rdtype, -1, 1, m);
-	free(full);
+	if (rc == OMPI_SUCCESS) /* site masters (root -1) to their sites, from level 1 down */
+		rc = mca_coll_qcg_bcast_levels(full, (int)total, MPI_BYTE, -1, 1, comm, m);
+	if (!direct) {
+		if (rc == OMPI_SUCCESS)
+			rc = mca_coll_qcg_blocks_user(full, B, rbuf, rcount, rdtype, -1, 1, m);
+		free(full);
+	}
 	return rc;
 }

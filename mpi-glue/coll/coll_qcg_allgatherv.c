@@ -1,8 +1,8 @@
 /*
  * coll_qcg_allgatherv.c: allgather with per-rank counts, on the allgather's schedule: gatherv
  * on each hidden cluster communicator, cluster masters -> site master (LAN), one WAN exchange of
- * whole site ranges between site masters, site master -> cluster masters, bcast on each cluster
- * communicator. Every rank knows every count (MPI requires the same recvcounts everywhere), so
+ * whole site ranges between site masters, then each site master's pipelined multilevel bcast
+ * inside its site (coll_qcg_bcast.c, from level 1). Every rank knows every count (MPI requires the same recvcounts everywhere), so
  * every rank computes the same byte offsets: blocks travel packed in dfs order (site, cluster,
  * rank), variable in size, and are put at their places with the user's type only at the end.
  */
@@ -145,13 +145,8 @@ allgatherv_levels(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, 
 		rc = site_step(0, full, off, comm, m);
 	if (rc == OMPI_SUCCESS && sm)
 		rc = wan_step(full, off, comm, m);
-	if (rc == OMPI_SUCCESS && cm)
-		rc = site_step(1, full, off, comm, m);
-	if (rc == OMPI_SUCCESS) {
-		ompi_communicator_t *cl = m->cluster_comm;
-		rc = cl->c_coll->coll_bcast(full, (int)off[lay->n], MPI_BYTE, 0, cl,
-		    cl->c_coll->coll_bcast_module);
-	}
+	if (rc == OMPI_SUCCESS) /* site masters (root -1) to their sites, from level 1 down */
+		rc = mca_coll_qcg_bcast_levels(full, (int)off[lay->n], MPI_BYTE, -1, 1, comm, m);
 	return rc;
 }
 

@@ -252,3 +252,25 @@ mca_coll_qcg_tree_fanin(const int *list, int k, int me, int dst, int alg, int ta
 		    MCA_PML_BASE_SEND_STANDARD, comm));
 	return rc;
 }
+
+/*
+ * The neighbours of list index me in a tree over k indexes rooted at src: *parent gets the
+ * parent's index (-1 at the root), child[] the children's indexes, largest subtree first (the
+ * order to send in). Returns the number of children.
+ */
+int
+mca_coll_qcg_tree_links(int k, int me, int src, int alg, int *parent, int *child)
+{
+	int v = (me - src + k) % k, nc;
+	int p = tree_parent(v, alg);
+	*parent = p < 0 ? -1 : (p + src) % k;
+	nc = tree_children(v, k, alg, child);
+	for (int i = 0; i < nc / 2; i++) { /* increasing order -> largest subtree first */
+		int t = child[i];
+		child[i] = child[nc - 1 - i];
+		child[nc - 1 - i] = t;
+	}
+	for (int i = 0; i < nc; i++)
+		child[i] = (child[i] + src) % k;
+	return nc;
+}
