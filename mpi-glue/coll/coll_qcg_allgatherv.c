@@ -60,9 +60,9 @@ move_range(int sending, char *full, const size_t *off, int first, int k, int pee
 	    MCA_PML_CALL(irecv(at, len, MPI_BYTE, peer, tag, comm, req));
 }
 
-/* The cluster masters of our site send (site master: receive) their ranges, or the whole. */
+/* The cluster masters of our site send their ranges to the site master. */
 static int
-site_step(int whole, char *full, const size_t *off, struct ompi_communicator_t *comm,
+site_step(char *full, const size_t *off, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m)
 {
 	const struct qcg_topo_layout *lay = &m->layout;
@@ -76,11 +76,8 @@ site_step(int whole, char *full, const size_t *off, struct ompi_communicator_t *
 		int C = lay->child_list[1][lay->child_start[1][S] + i], cm = lay->master[1][C];
 		if (cm == sm || (me != sm && me != cm))
 			continue;
-		int first = whole ? 0 : lay->dfs_start[1][C], len = whole ? lay->n : lay->usize[1][C];
-		/* up (whole == 0): cluster masters send; down: the site master sends */
-		int sending = (me == sm) == (whole != 0);
-		rc = move_range(sending, full, off, first, len, me == sm ? cm : sm, tag, &reqs[nr],
-		    comm);
+		rc = move_range(me != sm, full, off, lay->dfs_start[1][C], lay->usize[1][C],
+		    me == sm ? cm : sm, tag, &reqs[nr], comm);
 		if (rc == OMPI_SUCCESS)
 			nr++;
 	}
@@ -142,7 +139,7 @@ allgatherv_levels(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, 
 	int cm = lay->master[1][C] == me, sm = lay->master[0][lay->unit[0][me]] == me;
 	int rc = gather_cluster(sbuf, scount, sdtype, full, off, m);
 	if (rc == OMPI_SUCCESS && cm)
-		rc = site_step(0, full, off, comm, m);
+		rc = site_step(full, off, comm, m);
 	if (rc == OMPI_SUCCESS && sm)
 		rc = wan_step(full, off, comm, m);
 	if (rc == OMPI_SUCCESS) /* site masters (root -1) to their sites, from level 1 down */
