@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_deploy_errors.sh: qcg-deploy refuses every kind of bad grid description in
 # grid-errors.list with one clear line naming the file, the line and the reason, writes nothing
-# when it refuses, and accepts the shipped example (so a parser that refuses everything fails).
+# when it refuses (generate, and install without the grid's CA or for a host not in the grid),
+# and accepts the shipped example (so a parser that refuses everything fails).
 . "$top_srcdir/tests/deploy/lib.sh"
 
 # check_case NAME EXPECTED: run `check` on $T/grid.txt and judge the error.
@@ -47,6 +48,21 @@ elif [ -e "$T/gen" ]; then
 	fail generate_writes_nothing_when_refused "$T/gen exists: $(ls -R "$T/gen" | head)"
 else
 	pass generate_writes_nothing_when_refused
+fi
+
+# install needs the grid's CA and a host of the grid, and writes nothing without them.
+printf 'broker b address=127.0.0.1\ncluster a frontend=gw address=127.0.0.1 policy=open networks=127.0.0.0/8\nnode n1 cluster=a address=127.0.0.1\n' >"$T/grid.txt"
+out=$("$QCG_DEPLOY" install --host n1 --root "$T/root" --ca "$T/no-ca" "$T/grid.txt" 2>&1)
+if [ $? -eq 1 ] && grep -q "$T/no-ca is not a CA" <<<"$out" && [ ! -e "$T/root" ] && [ ! -e "$T/no-ca" ]; then
+	pass install_refuses_a_missing_ca_and_makes_none
+else
+	fail install_refuses_a_missing_ca_and_makes_none "$out"
+fi
+out=$("$QCG_DEPLOY" install --host n9 --root "$T/root" --ca "$T/no-ca" "$T/grid.txt" 2>&1)
+if [ $? -eq 1 ] && grep -q "host 'n9' has no service" <<<"$out" && [ ! -e "$T/root" ]; then
+	pass install_refuses_a_host_not_in_the_grid
+else
+	fail install_refuses_a_host_not_in_the_grid "$out"
 fi
 
 # The shipped example is valid, and its plan names every host.
