@@ -88,3 +88,8 @@ launcher_qcg_status_LDADD = $(LAUNCHER_LIBS)
 launcher_qcg_cancel_SOURCES = launcher/qcg_cancel.c
 launcher_qcg_cancel_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
+
+# On the testbed (tests/launcher/tb_submit.sh brings up 3 sites with their services; each test
+# holds the testbed lock).
+TESTS += tests/launcher/bad_descriptions.test
+EXTRA_DIST += tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test

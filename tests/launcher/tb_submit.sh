@@ -1,0 +1,77 @@
+# tb_submit.sh: what the launcher's testbed tests share. Source it from a .test after nothing
+# else: it takes the testbed lock (tests/testbed/lib.sh), brings up 3 sites (a open, b nat,
+# c closed with a gateway proxy, 2 nodes each) with their services, and gives
+#
+#   submit FILE [ARGS...]      qcg-submit on host user, as the testbed's user; sets SUBMIT_OUT
+#                              (stdout+stderr) and SUBMIT_RC
+#   fe_log_count SITE REGEX    lines of SITE's front-end log matching REGEX
+#   fe_lines SITE              lines in SITE's front-end log now (to look only at what follows)
+#   site_free SITE             the front-end grants all of SITE's slots at once (nothing is held
+#                              there), and the grant is released again
+#   left_on_nodes NAMES        "node: pid comm; ..." of processes called one of NAMES (a |-list)
+#                              in any node's namespace, empty if none
+#   job_with EXAMPLE FORMAT    examples/EXAMPLE/EXAMPLE.FORMAT with the build's program path
+#   check NAME EXPR            prints ok/FAIL NAME; a failure makes the test fail at the end
+#
+# Each site has 2 nodes of 4 slots (qcg-testbed's [nodes] lines).
+set -uo pipefail
+source "$top_srcdir/tests/testbed/lib.sh"
+
+for p in services/broker/qcg-broker services/frontend/qcg-frontend services/helper/qcg-helper \
+	launcher/qcg-submit launcher/qcg-rsh launcher/qcg-query tests/integration/frontend_call; do
+	[[ -x $top_builddir/$p ]] || skip "$p is not built"
+done
+source "$top_srcdir/tests/testbed/grid.sh"
+readonly SITE_SLOTS=8 TB_NODES="a1 a2 b1 b2 c1 c2"
+SUBMIT=$top_builddir/launcher/qcg-submit
+
+tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
+	--wan-delay 2 >/dev/null || fail "qcg-testbed up with services failed"
+grid_env || fail "no usable $TB_DIR/env"
+JOBS_DIR=$TB_DIR/jobs
+mkdir -p "$JOBS_DIR"
+
+bad=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
+
+# The account runs as root on the testbed: Open MPI wants to be told that this is meant.
+submit() {
+	local file=$1
+	shift
+	SUBMIT_OUT=$("$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "${SUBMIT_TIMEOUT:-120}" "$SUBMIT" "$@" \
+		"$file" 2>&1 8>&-)
+	SUBMIT_RC=$?
+}
+
+fe_lines() { wc -l <"$TB_DIR/log/frontend-$1.log"; }
+fe_log_count() { grep -cE "$2" "$TB_DIR/log/frontend-$1.log"; }
+
+site_free() {
+	local out r
+	out=$(grid_fe "$1" reserve probe-free "$SITE_SLOTS" 30 2>&1) || return 1
+	r=$(sed -n 's/^reservation=//p' <<<"$out")
+	[[ -n $r ]] && grid_fe "$1" release "$r" >/dev/null 2>&1
+}
+
+tb_ns_name() {
+	printf 'qtb-%s-%s' "$(printf '%s' "$(realpath -m -- "$TB_DIR")" | sha1sum | cut -c1-6)" "$1"
+}
+
+left_on_nodes() {
+	local n p c out=""
+	for n in $TB_NODES; do
+		for p in $(ip netns pids "$(tb_ns_name "$n")" 2>/dev/null); do
+			c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+			[[ $c =~ ^($1)$ ]] && out+="$n: $p $c; "
+		done
+	done
+	printf '%s' "$out"
+}
+
+job_with() {
+	local ex=$1 fmt=$2
+	sed "s#/usr/local/libexec/qcg-ompi/examples/$ex#$top_builddir/examples/$ex/$ex#" \
+		"$top_srcdir/examples/$ex/$ex.$fmt" >"$JOBS_DIR/$ex.$fmt"
+	echo "$JOBS_DIR/$ex.$fmt"
+}
