@@ -119,6 +119,11 @@ else
 fi
 grep -q "127.0.0.1:$PR" <<<"$proxies" && pass qcg_query_lists_the_registered_proxy ||
 	fail qcg_query_lists_the_registered_proxy "$proxies"
+# Its statistics come from the proxy's own control service (generated control_listen, ACL and
+# grid-mapfile): numbers, not the '-' qcg-query prints when it cannot read them.
+grep -Eq "^127\.0\.0\.1:$PR .* [0-9]+ +[0-9]+ +[0-9]+\$" <<<"$proxies" &&
+	pass proxy_control_service_serves_statistics_to_the_mapped_user ||
+	fail proxy_control_service_serves_statistics_to_the_mapped_user "$proxies"
 
 # A user the generated grid-mapfile does not map is refused by the same broker.
 "$QCG_CA" user --dir "$O/ca" --name "Not Mapped" --out "$T/other" >>"$T/user.log" 2>&1
