@@ -148,6 +148,8 @@ int mca_coll_qcg_blocks_user(char *packed, size_t B, char *user, int ucount,
 /* One file per collective. */
 int mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_bcast_tree(const mca_coll_qcg_module_t *m, int root, int from_level, int *parent,
+    int *child, int *nchild);
 int mca_coll_qcg_bcast_levels(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     int from_level, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
 int mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -156,6 +158,10 @@ int mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
 int mca_coll_qcg_reduce_levels(void *acc, int count, struct ompi_datatype_t *dtype,
     struct ompi_op_t *op, int root, int to_level, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m);
+int mca_coll_qcg_reduce_pipelined(const mca_coll_qcg_module_t *m, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+int mca_coll_qcg_reduce_pipe(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, int root, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
 int mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);

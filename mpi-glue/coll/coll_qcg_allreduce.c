@@ -61,13 +61,19 @@ mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
 		if (rc != OMPI_SUCCESS)
 			return rc;
 	}
+	int exchange = use_exchange(m, count, dtype);
+	if (!exchange && mca_coll_qcg_reduce_pipelined(m, count, dtype, op)) {
+		/* large and commutative: pipelined reduce to rank 0, pipelined bcast back */
+		rc = mca_coll_qcg_reduce_pipe(rbuf, count, dtype, op, 0, comm, m);
+		return rc != OMPI_SUCCESS ? rc :
+		    mca_coll_qcg_bcast_levels(rbuf, count, dtype, 0, 0, comm, m);
+	}
 	const struct qcg_topo_layout *lay = &m->layout;
 	int me = m->rank, node_master = lay->master[2][lay->unit[2][me]] == me;
 	ompi_communicator_t *node = m->node_comm;
 	/* Node masters are rank 0 of their node comm (lowest parent rank, rank-ordered split). */
 	rc = node->c_coll->coll_reduce(node_master ? MPI_IN_PLACE : rbuf, node_master ? rbuf : NULL,
 	    count, dtype, op, 0, node, node->c_coll->coll_reduce_module);
-	int exchange = use_exchange(m, count, dtype);
 	if (rc == OMPI_SUCCESS && node_master)
 		rc = allreduce_holders(rbuf, count, dtype, op, exchange, comm, m);
 	if (rc != OMPI_SUCCESS)

@@ -49,6 +49,13 @@ node_members(const struct qcg_topo_layout *lay, int me, int *list)
 static int
 bcast_links(const mca_coll_qcg_module_t *m, int root, int from_level, struct links *L)
 {
+	return mca_coll_qcg_bcast_tree(m, root, from_level, &L->parent, L->child, &L->n);
+}
+
+int
+mca_coll_qcg_bcast_tree(const mca_coll_qcg_module_t *m, int root, int from_level, int *parent,
+    int *child, int *nchild)
+{
 	const struct qcg_topo_layout *lay = &m->layout;
 	int me = m->rank, *idx = malloc((size_t)lay->n * sizeof(int));
 	int *list = malloc((size_t)lay->n * sizeof(int));
@@ -57,7 +64,7 @@ bcast_links(const mca_coll_qcg_module_t *m, int root, int from_level, struct lin
 		free(list);
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	}
-	L->parent = -1, L->n = 0;
+	*parent = -1, *nchild = 0;
 	for (int l = from_level; l <= QCG_TOPO_LEVELS; l++) {
 		int k, mi, si, alg, p;
 		if (l < QCG_TOPO_LEVELS) {
@@ -76,9 +83,9 @@ bcast_links(const mca_coll_qcg_module_t *m, int root, int from_level, struct lin
 			continue;
 		int nc = mca_coll_qcg_tree_links(k, mi, si, alg, &p, idx);
 		if (p >= 0)
-			L->parent = list[p];
+			*parent = list[p];
 		for (int i = 0; i < nc; i++)
-			L->child[L->n++] = list[idx[i]];
+			child[(*nchild)++] = list[idx[i]];
 	}
 	free(idx);
 	free(list);

@@ -135,9 +135,11 @@ qcg_register(void)
 	register_level_algorithms();
 	c->bcast_segsize = 65536;
 	register_int("bcast_segsize",
-	    "Bcast messages larger than this many bytes are sent in segments of about this size, "
-	    "so that lower levels forward one segment while the WAN carries the next; 0 sends "
-	    "every message whole", NULL, &c->bcast_segsize);
+	    "Bcast messages (and the distribution inside each site of allreduce and allgather(v)) "
+	    "larger than this many bytes travel in segments of about this size: every rank posts "
+	    "the receives of all segments at once and forwards each as soon as it lands, so lower "
+	    "levels forward one segment while the WAN carries the next; 0 sends every message "
+	    "whole", NULL, &c->bcast_segsize);
 	c->allreduce_exchange_max = 65536;
 	register_int("allreduce_exchange_max",
 	    "Allreduce of at most this many bytes exchanges the site partial results between all "
@@ -152,7 +154,9 @@ qcg_register(void)
 	c->tmp_max_mb = 1024;
 	register_int("tmp_max_mb",
 	    "Most temporary memory (MiB) one collective call may allocate; a call that would need "
-	    "more is handed to the previous component", NULL, &c->tmp_max_mb);
+	    "more is handed to the previous component, except gatherv, scatterv and alltoallv "
+	    "(no rank knows every size, so no rank can decide for all): those fail with an "
+	    "out-of-resource error", NULL, &c->tmp_max_mb);
 	return OMPI_SUCCESS;
 }
 

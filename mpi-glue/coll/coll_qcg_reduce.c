@@ -35,6 +35,24 @@ order_preserved(const mca_coll_qcg_module_t *m, struct ompi_op_t *op)
 	return m->layout.contiguous || mca_coll_qcg_op_commutative(op);
 }
 
+/* Large commutative reductions: the pipelined tree (coll_qcg_reduce_pipe.c). */
+static int
+reduce_pipelined(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, int root, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m)
+{
+	char *base = NULL;
+	void *acc = rbuf;
+	if (m->rank != root && (acc = mca_coll_qcg_tmp_alloc(dtype, count, &base)) == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	int rc = OMPI_SUCCESS;
+	if (sbuf != MPI_IN_PLACE)
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, acc, (char *)sbuf);
+	if (rc == OMPI_SUCCESS)
+		rc = mca_coll_qcg_reduce_pipe(acc, count, dtype, op, root, comm, m);
+	free(base);
+	return rc;
+}
+
 int
 mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
     struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
@@ -52,6 +70,8 @@ mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatyp
 		return rc;
 	const struct qcg_topo_layout *lay = &m->layout;
 	int me = m->rank;
+	if (mca_coll_qcg_reduce_pipelined(m, count, dtype, op))
+		return reduce_pipelined(sbuf, rbuf, count, dtype, op, root, comm, m);
 	int holder = qcg_topo_holder(lay, 2, lay->unit[2][me], root);
 	char *base = NULL;
 	void *acc = rbuf;

@@ -16,6 +16,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_blocks.c \
 	mpi-glue/coll/coll_qcg_bcast.c \
 	mpi-glue/coll/coll_qcg_reduce.c \
+	mpi-glue/coll/coll_qcg_reduce_pipe.c \
 	mpi-glue/coll/coll_qcg_reduce_scatter.c \
 	mpi-glue/coll/coll_qcg_allreduce.c \
 	mpi-glue/coll/coll_qcg_barrier.c \
