@@ -3,7 +3,11 @@
  * datatypes included) with the point-to-point reference of coll_check_ref.c: every root,
  * counts 0, 1, 7 and about 1 MiB, contiguous / vector / struct datatypes and mixed send and
  * receive types, MPI_IN_PLACE, a user-defined non-commutative operation, on MPI_COMM_WORLD, a
- * dup, and split communicators of odd sizes. Prints one line per mismatch and a summary; exits
+ * dup, and split communicators of odd sizes. The v-collectives (gatherv, scatterv, alltoallv)
+ * use uneven per-rank counts with zeros and blocks placed in reverse rank order with gaps;
+ * scan and exscan compare every rank's prefix (rank 0's exscan result is undefined). At 1 MiB
+ * the v-collectives and scans run with ints only (their datatype handling is covered by the
+ * small counts), to keep make check short. Prints one line per mismatch and a summary; exits
  * non-zero if any rank saw a mismatch.
  *
  * Usage: coll_check [quick|smoke]   ("quick" skips the 1 MiB cases, for the 3-site run;
@@ -462,6 +466,8 @@ suite_rooted(MPI_Comm comm, int n)
 					for (int ip = 0; ip <= 1; ip++) {
 						check_gather(comm, t, c, t, c, root, ip);
 						check_scatter(comm, t, c, root, ip);
+						if (big && t != T_INT)
+							continue; /* types: small counts */
 						check_gatherv(comm, t, big ? c / 4 : c, root, ip);
 						check_scatterv(comm, t, big ? c / 4 : c, root, ip);
 					}
@@ -497,15 +503,17 @@ suite_rootless(MPI_Comm comm)
 					check_alltoall(comm, t, big ? big_count(t) / 16 :
 					    small_counts[i], t, big ? big_count(t) / 16 : small_counts[i],
 					    ip);
-				for (int t = T_INT; t <= T_STRUCT; t++)
+				for (int t = T_INT; t <= (big ? T_INT : T_STRUCT); t++)
 					check_alltoallv(comm, t, big ? big_count(t) / 16 :
 					    small_counts[i], ip);
 				int c = big ? big_count(T_INT) : small_counts[i];
 				for (int x = 0; x <= 1; x++) {
 					check_scan(comm, T_INT, MPI_SUM, c, ip, x);
-					check_scan(comm, T_INT, MPI_MAX, c, ip, x);
 					check_scan(comm, T_AFFINE, op_affine, big ? c / 2 : c, ip, x);
-					check_scan(comm, T_AFFINE_GAP, op_affine, big ? c / 2 : c, ip, x);
+					if (big)
+						continue; /* the other ops and types: small counts */
+					check_scan(comm, T_INT, MPI_MAX, c, ip, x);
+					check_scan(comm, T_AFFINE_GAP, op_affine, c, ip, x);
 				}
 				if (!ip)
 					check_alltoall(comm, T_INT, 2 * (big ? c / 32 : c), T_VECTOR,
