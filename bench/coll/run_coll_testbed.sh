@@ -8,6 +8,10 @@
 #   (run from the build directory; -c keeps only those collectives)
 #   default 1 round; each line of the table is printed as soon as it is measured (OUTDIR/coll_bench.log)
 #
+# The testbed's 6 nodes share this machine's cores but each claims 2 slots, so Open MPI does
+# not see the oversubscription and would let waiting ranks spin on the CPU the ranks with work
+# need: mpi_yield_when_idle makes them yield (the same for all three communicators).
+#
 # Brings up its own testbed in a fresh directory and always takes it down; holds the testbed
 # tests' lock meanwhile, so that no testbed test shares the CPUs with the measurement. Writes
 # OUTDIR/coll_bench.txt (the table), OUTDIR/coll_bench.log (the whole output) and, when gnuplot
@@ -57,6 +61,7 @@ tb exec a1 -- env -u QCG_TOPOLOGY_COLORS -u QCG_TOPOLOGY_FILE \
     --host "${hosts%,}" --mca plm_rsh_agent "$QTB rsh --dir $tbdir" --mca pml ob1 \
     --mca btl self,vader,tcp --mca mca_base_component_path "$tbdir/components:$pkglibdir" \
     --mca coll_han_priority 100 --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 \
+    --mca mpi_yield_when_idle 1 \
     "$bench" "$SITES" "$NODES" "$PER_NODE" "$rounds" "$only" >"$log" 2>&1 ||
 	{ tail -40 "$log"; echo "$0: the benchmark failed (log: $log)" >&2; exit 1; }
 table=$outdir/coll_bench.txt
@@ -73,7 +78,7 @@ if command -v gnuplot >/dev/null; then
 	awk '!/^#/ && NR > 1 && $1 != "coll" { printf "%s-%s %s %s %s\n", $1, $2, $9, $10, $11 }' \
 	    "$table" >"$tbdir/ratios.dat"
 	gnuplot <<-EOF
-		set terminal png size 1100,500
+		set terminal png size 1100,500 noenhanced
 		set output "$outdir/coll_bench.png"
 		set style data histograms
 		set style fill solid border -1
