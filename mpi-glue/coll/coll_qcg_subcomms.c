@@ -4,9 +4,12 @@
  * node_comm holds the members on our node, cluster_comm those in our cluster, both in the rank
  * order of the parent (key = parent rank), so positions in them are layout.pos[2] and pos[1].
  * They are built on the first collective that needs them (every member calls the same first
- * collective, so the splits match up), and carry the info key ompi_comm_coll_preference=^qcg so
- * that the previous components (tuned, ...) run them and qcg never selects itself there; they
- * span one cluster, so qcg would step aside anyway.
+ * collective, so the splits match up), and carry the info key
+ * ompi_comm_coll_preference=tuned,^qcg,han (the first ^ excludes the rest of the list): tuned
+ * runs them; qcg never selects itself there
+ * (they span one cluster, so it would step aside anyway); han is kept out because our levels
+ * already separate the nodes, and han would add its own sub-communicators and steps to every
+ * hidden communicator (under coll_han_priority 100 it took the cluster communicators).
  */
 #include "config.h"
 
@@ -21,7 +24,7 @@ mca_coll_qcg_subcomms_ensure(struct ompi_communicator_t *comm, mca_coll_qcg_modu
 		return OMPI_SUCCESS;
 	opal_info_t info;
 	OBJ_CONSTRUCT(&info, opal_info_t);
-	opal_info_set(&info, "ompi_comm_coll_preference", "^qcg");
+	opal_info_set(&info, "ompi_comm_coll_preference", "tuned,^qcg,han");
 	/* The splits run an allgather on comm, which is ours: let it take the previous path. */
 	m->in_setup = true;
 	int rc = OMPI_SUCCESS;
