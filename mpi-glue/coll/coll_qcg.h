@@ -30,6 +30,7 @@
 enum qcg_tree_alg {
 	QCG_TREE_FLAT = 0,     /* the source talks to every other holder: one latency (postal) */
 	QCG_TREE_BINOMIAL = 1, /* log2(k) rounds: fewer messages per holder, more latencies */
+	QCG_TREE_KNOMIAL = 2,  /* log_radix(k) rounds, radix-1 children per round */
 };
 
 typedef struct mca_coll_qcg_component_t {
@@ -39,6 +40,7 @@ typedef struct mca_coll_qcg_component_t {
 	int output;                 /* that stream */
 	char *topology_file;        /* coll_qcg_topology_file */
 	int level_alg[QCG_TOPO_LEVELS]; /* enum qcg_tree_alg per level for bcast/reduce trees */
+	int knomial_radix;          /* radix of QCG_TREE_KNOMIAL trees (2..64) */
 	int bcast_segsize;          /* bytes per pipelined bcast segment; 0 disables segmenting */
 	int allreduce_exchange_max; /* largest allreduce (bytes) whose WAN step is an exchange */
 	int alltoall_max;           /* largest alltoall block (bytes) aggregated per site pair */

@@ -35,6 +35,7 @@ mca_coll_qcg_component_t mca_coll_qcg_component = {
 static const mca_base_var_enum_value_t tree_alg_values[] = {
 	{ QCG_TREE_FLAT, "flat" },
 	{ QCG_TREE_BINOMIAL, "binomial" },
+	{ QCG_TREE_KNOMIAL, "knomial" },
 	{ 0, NULL },
 };
 
@@ -54,12 +55,13 @@ register_level_algorithms(void)
 		"level0_algorithm", "level1_algorithm", "level2_algorithm"
 	};
 	static const char *const helps[QCG_TOPO_LEVELS] = {
-		"Tree between site holders (WAN level) for bcast and reduce: flat (default: the "
-		"source reaches every site in one WAN latency, postal model) or binomial",
-		"Tree between the cluster holders of one site (LAN level) for bcast and reduce: "
-		"binomial (default) or flat",
-		"Tree between the node holders of one cluster (host level) for bcast and reduce: "
-		"binomial (default) or flat",
+		"Tree between site holders (WAN level) for bcast, reduce and barrier: flat (default: "
+		"the source reaches every site in one WAN latency, postal model), binomial or "
+		"knomial (radix coll_qcg_knomial_radix)",
+		"Tree between the cluster holders of one site (LAN level) for bcast, reduce and "
+		"barrier: binomial (default), knomial or flat",
+		"Tree between the node holders of one cluster (host level) for bcast, reduce and "
+		"barrier: binomial (default), knomial or flat",
 	};
 	mca_base_var_enum_t *en = NULL;
 	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_tree_algorithms", tree_alg_values,
@@ -133,6 +135,11 @@ qcg_register(void)
 	    MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
 	    &c->topology_file);
 	register_level_algorithms();
+	c->knomial_radix = 4;
+	register_int("knomial_radix",
+	    "Radix of the knomial trees chosen by coll_qcg_level<N>_algorithm (2..64): each tree "
+	    "round reaches radix-1 more holders per holder, so log_radix(k) rounds instead of "
+	    "log2(k)", NULL, &c->knomial_radix);
 	c->bcast_segsize = 65536;
 	register_int("bcast_segsize",
 	    "Bcast messages (and the distribution inside each site of allreduce and allgather(v)) "
@@ -167,8 +174,14 @@ qcg_open(void)
 	c->output = opal_output_open(NULL);
 	opal_output_set_verbosity(c->output, c->verbose);
 	for (int l = 0; l < QCG_TOPO_LEVELS; l++)
-		if (c->level_alg[l] != QCG_TREE_FLAT && c->level_alg[l] != QCG_TREE_BINOMIAL)
+		if (c->level_alg[l] != QCG_TREE_FLAT && c->level_alg[l] != QCG_TREE_BINOMIAL &&
+		    c->level_alg[l] != QCG_TREE_KNOMIAL)
 			c->level_alg[l] = QCG_TREE_BINOMIAL;
+	if (c->knomial_radix < 2 || c->knomial_radix > 64) {
+		opal_output(0, "coll:qcg: coll_qcg_knomial_radix %d is outside 2..64; using 4",
+		    c->knomial_radix);
+		c->knomial_radix = 4;
+	}
 	if (c->bcast_segsize < 0)
 		c->bcast_segsize = 0;
 	if (c->discovery_pings < 1 || c->discovery_pings > 100) {

@@ -3,10 +3,12 @@
  * units of one level (MPICH-G2's "masters"), on the parent communicator with the coll tags.
  *
  * A step works on a list of k holders (comm ranks) in unit order. Trees are described by
- * virtual ranks v = (index - tree_root + k) % k: flat (the root's children are all others) or
- * binomial (parent clears v's lowest set bit; children are v + 2^j below that bit). In both,
- * the subtrees of v's children, taken in increasing order, cover increasing index ranges, which
- * is what keeps non-commutative reductions in rank order when the tree root is index 0.
+ * virtual ranks v = (index - tree_root + k) % k and are k-nomial of some radix: flat (radix k:
+ * the root's children are all others), binomial (radix 2) or k-nomial (coll_qcg_knomial_radix).
+ * The parent clears v's lowest non-zero base-radix digit; the children are v + j radix^i below
+ * that digit. The subtrees of v's children, taken in increasing order, cover increasing index
+ * ranges, which is what keeps non-commutative reductions in rank order when the tree root is
+ * index 0.
  */
 #include "config.h"
 
@@ -78,32 +80,55 @@ mca_coll_qcg_holders(const mca_coll_qcg_module_t *m, int l, int U, int root, int
 	return k;
 }
 
-/* Parent virtual rank of v, or -1 for the tree root. */
+/* The radix of alg's tree: flat is one level of everyone, binomial radix 2. */
 static int
-tree_parent(int v, int alg)
+tree_radix(int alg, int k)
+{
+	if (alg == QCG_TREE_FLAT)
+		return k > 2 ? k : 2;
+	if (alg == QCG_TREE_KNOMIAL)
+		return mca_coll_qcg_component.knomial_radix;
+	return 2;
+}
+
+/* Parent virtual rank of v in a k-nomial tree (flat and binomial are k-nomial trees), or -1
+ * for the tree root: v with its lowest non-zero base-radix digit cleared. */
+static int
+tree_parent_k(int v, int radix)
 {
 	if (v == 0)
 		return -1;
-	return alg == QCG_TREE_FLAT ? 0 : (v & (v - 1));
+	int unit = 1;
+	while ((v / unit) % radix == 0)
+		unit *= radix;
+	return v - ((v / unit) % radix) * unit;
 }
 
-/* Children of virtual rank v in increasing order into out[]; returns how many. */
+/* Children of v in increasing order: v + j * radix^i for every digit i below v's lowest
+ * non-zero digit and j = 1 .. radix-1, within k. Their subtrees cover increasing ranges. */
+static int
+tree_children_k(int v, int k, int radix, int *out)
+{
+	int n = 0;
+	for (long unit = 1; unit < k; unit *= radix) {
+		if (v != 0 && (v / unit) % radix != 0)
+			break;
+		for (int j = 1; j < radix && v + j * unit < k; j++)
+			out[n++] = v + j * (int)unit;
+	}
+	return n;
+}
+
+static int
+tree_parent(int v, int k, int alg)
+{
+	return tree_parent_k(v, tree_radix(alg, k));
+}
+
 static int
 tree_children(int v, int k, int alg, int *out)
 {
-	int n = 0;
-	if (alg == QCG_TREE_FLAT) {
-		for (int c = 1; v == 0 && c < k; c++)
-			out[n++] = c;
-		return n;
-	}
-	for (int mask = 1; mask < k; mask <<= 1) {
-		if (v & mask)
-			break;
-		if ((v | mask) < k)
-			out[n++] = v | mask;
-	}
-	return n;
+	return tree_children_k(v, k, tree_radix(alg, k), out);
 }
 
 int
@@ -113,7 +138,7 @@ mca_coll_qcg_tree_bcast(void *buf, int count, struct ompi_datatype_t *dtype, con
 	if (k <= 1)
 		return OMPI_SUCCESS;
 	int v = (me - src + k) % k, rc = OMPI_SUCCESS;
-	int parent = tree_parent(v, alg);
+	int parent = tree_parent(v, k, alg);
 	if (parent >= 0) {
 		rc = MCA_PML_CALL(recv(buf, count, dtype, list[(parent + src) % k], tag, comm,
 		    MPI_STATUS_IGNORE));
@@ -217,7 +242,7 @@ mca_coll_qcg_tree_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
 	int rc = reduce_children(acc, count, dtype, op, list, k, v, tr, alg, tag, comm);
 	if (rc != OMPI_SUCCESS)
 		return rc;
-	int parent = tree_parent(v, alg);
+	int parent = tree_parent(v, k, alg);
 	if (parent >= 0)
 		rc = MCA_PML_CALL(send(acc, count, dtype, list[(parent + tr) % k], tag,
 		    MCA_PML_BASE_SEND_STANDARD, comm));
@@ -246,7 +271,7 @@ mca_coll_qcg_tree_fanin(const int *list, int k, int me, int dst, int alg, int ta
 		rc = MCA_PML_CALL(recv(NULL, 0, MPI_BYTE, list[(child[i] + dst) % k], tag, comm,
 		    MPI_STATUS_IGNORE));
 	free(child);
-	int parent = tree_parent(v, alg);
+	int parent = tree_parent(v, k, alg);
 	if (rc == OMPI_SUCCESS && parent >= 0)
 		rc = MCA_PML_CALL(send(NULL, 0, MPI_BYTE, list[(parent + dst) % k], tag,
 		    MCA_PML_BASE_SEND_STANDARD, comm));
@@ -262,7 +287,7 @@ int
 mca_coll_qcg_tree_links(int k, int me, int src, int alg, int *parent, int *child)
 {
 	int v = (me - src + k) % k, nc;
-	int p = tree_parent(v, alg);
+	int p = tree_parent(v, k, alg);
 	*parent = p < 0 ? -1 : (p + src) % k;
 	nc = tree_children(v, k, alg, child);
 	for (int i = 0; i < nc / 2; i++) { /* increasing order -> largest subtree first */

@@ -74,9 +74,11 @@ TESTS += \
 	tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh \
 	tests/coll/qcg_coll_1site.sh \
+	tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh \
 	tests/coll/qcg_discovery_testbed.test
 EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
-	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_topo_api.sh \
+	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_coll_trees.sh \
+	tests/coll/qcg_topo_api.sh \
 	tests/coll/qcg_discovery_testbed.test
 
