@@ -20,7 +20,7 @@ part_methods() {
 	for ((r = 1; r <= rounds; r++)); do
 		for m in "${METHOD_PAIRS[@]}"; do
 			read -r m ini tgt <<<"$m"
-			JOB=nb-$m-$r OUT=$TB_DIR/out-$JOB
+			JOB=nb-$m-$r OUT=$TB_DIR/out-$JOB SS_NODES=("$ini" "$tgt")
 			if [[ $m == plain ]]; then
 				run_mpi a1 plain --host "$ini:1,$tgt:1" -np 2 "$BENCH" pingpong \
 				    "$LAT_ITERS" "$BIG_BYTES" "$BIG_ITERS"
@@ -32,6 +32,7 @@ part_methods() {
 				    pingpong "$LAT_ITERS" "$BIG_BYTES" "$BIG_ITERS"
 				used=$(broker_conn "$ini" "$tgt")
 			fi
+			SS_NODES=()
 			setup=$(pp_field setup_us)
 			out="$r $m $ini $tgt $used $setup $(pp_field rtt_us) $(pp_field lat_us)"
 			out+=" $(pp_field bw_mbit) $MS $(load) $RC"
@@ -82,6 +83,7 @@ part_trunk() {
 		    "$BENCH" trunk "$TRUNK_SECONDS" "$TRUNK_MSG"
 		pairs=$(sed -n 's/^trunk pair=[0-9]* .*mbit=\([0-9.]*\)$/\1/p' "$OUT" | sort -n | paste -sd, -)
 		sum=$(sed -n 's/^trunk .*mbit=\([0-9.]*\)$/\1/p' "$OUT" | awk '{ s += $1 } END { printf "%.1f", s }')
+		{ grid_query connections "$JOB"; grid_query proxies; } >>"$LOG" 2>&1 || true
 		relays=$(grid_query connections "$JOB" 2>/dev/null |
 		    awk '$1 ~ /^b\// && $2 ~ /^c\// && $3 == "relay" && $4 == "ok"' | wc -l)
 		bytes=$(grid_query proxies 2>/dev/null | awk 'NR > 1 { print $NF }' | paste -sd, -)
@@ -97,11 +99,13 @@ part_trunk() {
 qcg_agent() {
 	local s out res url map=$TB_DIR/map-$JOB
 	: >"$map"
+	RESERVATIONS=()
 	for s in a b c d; do
 		out=$(grid_fe "$s" reserve "$JOB" 4 600 2 "${s}1" "${s}2") ||
 		    { echo "$0: reserve at $s: $out" >&2; exit 1; }
 		res=$(sed -n 's/^reservation=//p' <<<"$out")
 		grid_fe "$s" commit "$res" >/dev/null || { echo "$0: commit at $s failed" >&2; exit 1; }
+		RESERVATIONS+=("$s:$res")
 		url=QCG_FRONTEND_URL_$s
 		printf '%s %s %s\n%s %s %s\n' "${s}1" "${!url}" "$res" "${s}2" "${!url}" "$res" >>"$map"
 	done
@@ -114,21 +118,47 @@ qcg_agent() {
 	chmod +x "$TB_DIR/agent-qcg-$JOB"
 }
 
+# Give the slots of the job's reservations back (the next round reserves the same nodes).
+qcg_release() {
+	local e
+	for e in "${RESERVATIONS[@]}"; do grid_fe "${e%%:*}" release "${e#*:}" >/dev/null || true; done
+	RESERVATIONS=()
+}
+
+# One remote `true` on d2 from a1 through agent "$2..." (kind $1): the launch path alone.
+rsh_once() {
+	local kind=$1 t0
+	shift
+	t0=$(date +%s%N)
+	tbx a1 env -u LD_PRELOAD "$@" d2 true >>"$LOG" 2>&1 || true
+	echo "$r rsh-$kind $((($(date +%s%N) - t0) / 1000000)) $(load) 0" >>"$outdir/startup.txt"
+}
+
+# Start-up kinds: plain (testbed rsh, no shim), shim (testbed rsh with libqcgnet, as
+# qcgnet_4sites.test runs), qcg (qcg-rsh through the front-ends and helpers, with libqcgnet):
+# shim - plain is what the shim adds, qcg - shim what qcg-rsh adds.
 part_startup() {
 	local raw=$outdir/startup.txt r kind nodes=(a1 a2 b1 b2 c1 c2 d1 d2)
 	local hosts=a1:2,a2:2,b1:2,b2:2,c1:2,c2:2,d1:2,d2:2
 	tb_start --sites 4 --nodes 2 --policies open
 	echo "# round kind mpirun_ms load rc" >"$raw"
 	for ((r = 1; r <= rounds; r++)); do
-		for kind in plain qcg; do
+		for kind in plain shim qcg; do
 			JOB=nb-start-$kind-$r OUT=$TB_DIR/out-$JOB
 			if [[ $kind == plain ]]; then
 				run_mpi a1 plain --host "$hosts" -np 16 "$BENCH" startup
 			else
 				job_begin "${nodes[@]}"
 				write_agents "${nodes[@]}"
+			fi
+			if [[ $kind == shim ]]; then
+				run_mpi a1 "$TB_DIR/agent-net-$JOB" --host "$hosts" -np 16 "$BENCH" startup
+			elif [[ $kind == qcg ]]; then
 				qcg_agent
 				run_mpi a1 "$TB_DIR/agent-qcg-$JOB" --host "$hosts" -np 16 "$BENCH" startup
+				rsh_once qcg "$TB_DIR/agent-qcg-$JOB"
+				rsh_once plain "$QTB" rsh --dir "$TB_DIR"
+				qcg_release
 			fi
 			echo "$r $kind $MS $(load) $RC" >>"$raw"
 			say "startup: $(tail -n 1 "$raw")"

@@ -19,14 +19,14 @@ summary_methods() {
 		[[ -s $outdir/.rows ]] || continue
 		local n ok setup bsetup lat bw bwr latr ld
 		n=$(wc -l <"$outdir/.rows")
-		ok=$(awk -v m="$m" '($5 == m || m == "plain") && $6 == "ok" && $15 == 0' "$outdir/.rows" | wc -l)
+		ok=$(awk -v m="$m" '($5 == m || m == "plain") && $6 == "ok" && $14 == 0' "$outdir/.rows" | wc -l)
 		setup=$(awk '$8 != "-" { print $8 / 1000 }' "$outdir/.rows" | med)
 		bsetup=$(awk '$7 != "-" { print $7 / 1000 }' "$outdir/.rows" | med)
 		lat=$(awk '$10 != "-" { print $10 / 1000 }' "$outdir/.rows" | med)
 		bw=$(awk '$11 != "-" { print $11 }' "$outdir/.rows" | med)
 		bwr=$(ratio_to_direct "$raw" "$m" 11 | med)
 		latr=$(ratio_to_direct "$raw" "$m" 10 | med)
-		ld=$(awk '{ print $14 }' "$outdir/.rows" | sort -g | sed -n '1p;$p' | paste -sd- -)
+		ld=$(awk '{ print $13 }' "$outdir/.rows" | sort -g | sed -n '1p;$p' | paste -sd- -)
 		printf '%-12s %-9s %9s %11s %10s %9s %9s %9s %9s\n' "$m" "$ok/$n" "$setup" "$bsetup" \
 		    "$lat" "$bw" "$bwr" "$latr" "$ld"
 	done
@@ -54,14 +54,19 @@ summary_trunk() {
 }
 
 summary_startup() {
-	local raw=$outdir/startup.txt p q
+	local raw=$outdir/startup.txt p h q
 	[[ -f $raw ]] || return 0
 	echo "## startup of a 16-rank job (4 open sites x 2 nodes x 2 ranks; mpirun wall time)"
 	p=$(awk '!/^#/ && $2 == "plain" && $5 == 0 { print $3 / 1000 }' "$raw" | med)
+	h=$(awk '!/^#/ && $2 == "shim" && $5 == 0 { print $3 / 1000 }' "$raw" | med)
 	q=$(awk '!/^#/ && $2 == "qcg" && $5 == 0 { print $3 / 1000 }' "$raw" | med)
-	echo "plain mpirun + testbed rsh: median $p s ($(awk '!/^#/ && $2 == "plain" { printf "%s ", $3 / 1000 }' "$raw")s)"
-	echo "qcg-rsh + libqcgnet:        median $q s ($(awk '!/^#/ && $2 == "qcg" { printf "%s ", $3 / 1000 }' "$raw")s)"
-	awk -v p="$p" -v q="$q" 'BEGIN { if (p + 0 > 0 && q + 0 > 0) printf "qcg / plain: %.2f\n", q / p }'
+	echo "plain mpirun + testbed rsh:       median $p s ($(awk '!/^#/ && $2 == "plain" { printf "%s ", $3 / 1000 }' "$raw")s)"
+	echo "testbed rsh + libqcgnet:          median $h s ($(awk '!/^#/ && $2 == "shim" { printf "%s ", $3 / 1000 }' "$raw")s)"
+	echo "qcg-rsh + libqcgnet:              median $q s ($(awk '!/^#/ && $2 == "qcg" { printf "%s ", $3 / 1000 }' "$raw")s)"
+	awk -v p="$p" -v h="$h" -v q="$q" 'BEGIN { if (p + 0 > 0 && q + 0 > 0)
+		printf "qcg / plain: %.2f   (libqcgnet alone / plain: %.2f)\n", q / p, h / p }'
+	echo "one remote 'true' (a1 -> d2): qcg-rsh $(awk '!/^#/ && $2 == "rsh-qcg" { printf "%s ", $3 }' "$raw")ms;" \
+	    "testbed rsh $(awk '!/^#/ && $2 == "rsh-plain" { printf "%s ", $3 }' "$raw")ms"
 	echo "load averages: $(awk '!/^#/ { printf "%s ", $4 }' "$raw")"
 }
 
@@ -84,6 +89,7 @@ plot() {
 		done
 	fi
 	awk '!/^#/ { print $1, $4 }' "$outdir/trunk.txt" 2>/dev/null | sort -n >"$tdat" || true
+	[[ -s $tdat ]] || echo "0 0" >"$tdat"
 	gnuplot <<-EOF
 		set terminal png size 1100,450
 		set output "$outdir/net_bench.png"

@@ -82,7 +82,8 @@ tb_down() {
 	rm -rf "$TB_DIR"
 	TB_DIR=
 }
-trap 'tb_down' EXIT
+trap 'ss_stop >/dev/null 2>&1; tb_down' EXIT
+SS_NODES=()
 
 # Bring up a testbed with services (options "$@") in a fresh directory, holding the lock.
 tb_start() {
@@ -147,6 +148,7 @@ run_mpi() {
 	else
 		read -ra pre <<<"$(net_env "$node" 0 mpirun)"
 	fi
+	ss_start "${SS_NODES[@]}"
 	t0=$(date +%s%N)
 	set +e
 	tbx "$node" env "${pre[@]}" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -155,7 +157,37 @@ run_mpi() {
 	RC=$?
 	set -e
 	MS=$((($(date +%s%N) - t0) / 1000000))
+	ss_stop
 	cat "$OUT" >>"$LOG"
+}
+
+# Sample the TCP state (ss -ti) of nodes "$@" every half second while a job runs, so that a
+# slow method can be told apart: window scaling, receive space, congestion window,
+# retransmissions. ss_stop keeps, per node, the busiest socket's line in OUTDIR/profile.txt.
+SS_PIDS=()
+ss_start() {
+	local n
+	for n in "$@"; do
+		while :; do tbx "$n" ss -tinH state established 2>/dev/null; sleep 0.5; done \
+		    >"$TB_DIR/ss-$JOB-$n" &
+		SS_PIDS+=("$!:$n")
+	done
+}
+ss_stop() {
+	local e n
+	for e in "${SS_PIDS[@]}"; do
+		kill "${e%%:*}" 2>/dev/null || true
+		wait "${e%%:*}" 2>/dev/null || true
+		n=${e#*:}
+		awk -v job="$JOB" -v n="$n" '
+			/^[ \t]/ { line = prev " " $0; if (match($0, /bytes_acked:[0-9]+/)) {
+				b = substr($0, RSTART + 12, RLENGTH - 12) + 0
+				if (b > best) { best = b; keep = line } } next }
+			{ prev = $0 }
+			END { gsub(/[ \t]+/, " ", keep); print job, n, keep }' "$TB_DIR/ss-$JOB-$n" \
+		    >>"$outdir/profile.txt"
+	done
+	SS_PIDS=()
 }
 
 # The broker's record of job $JOB's connection from node $1 to node $2: "METHOD OUTCOME SETUP_US"
@@ -170,6 +202,7 @@ broker_conn() {
 source "$top_srcdir/bench/net/net_parts.sh"
 source "$top_srcdir/bench/net/net_report.sh"
 : >"$LOG"
+: >"$outdir/profile.txt"
 say "# net_bench $(date -u +%FT%TZ), rounds $rounds, parts ${parts[*]}, $(nproc) cores"
 for p in "${parts[@]}"; do "part_$p"; done
 summarize | tee "$outdir/summary.txt"
