@@ -140,7 +140,9 @@ qcg_register(void)
 	    "Radix of the knomial trees chosen by coll_qcg_level<N>_algorithm (2..64): each tree "
 	    "round reaches radix-1 more holders per holder, so log_radix(k) rounds instead of "
 	    "log2(k)", NULL, &c->knomial_radix);
-	c->bcast_segsize = 65536;
+	/* Below the TCP BTL's 64 KiB eager limit (headers included): a segment then goes out at
+	 * once instead of waiting a round trip for the receiver's go-ahead, a WAN RTT each. */
+	c->bcast_segsize = 32768;
 	register_int("bcast_segsize",
 	    "Bcast messages (and the distribution inside each site of allreduce and allgather(v)) "
 	    "larger than this many bytes travel in segments of about this size: every rank posts "
