@@ -137,6 +137,13 @@ int mca_coll_qcg_exchange_prefix(void *total, void *prefix, int count,
 int mca_coll_qcg_op_commutative(struct ompi_op_t *op);
 
 
+/* coll_qcg_chunks.c: byte ranges as eager-sized messages (no rendezvous round trip). */
+int mca_coll_qcg_nchunks(size_t len);
+int mca_coll_qcg_post_chunks(int sending, char *buf, size_t len, int peer, int tag,
+    struct ompi_communicator_t *comm, ompi_request_t **reqs, int *rc);
+int mca_coll_qcg_move_chunks(int sending, char *buf, size_t len, int peer, int tag,
+    struct ompi_communicator_t *comm);
+
 /* coll_qcg_blocks.c: per-rank blocks in (site, cluster, rank) order between holders. */
 int mca_coll_qcg_blocks_collect(char *buf, int base, int l, int U, int root, size_t B, int tag,
     struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);

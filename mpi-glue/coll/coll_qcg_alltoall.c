@@ -47,23 +47,31 @@ slot(const struct a2a *a, int p)
 	return p - a->nS;
 }
 
-/* Collects requests of one phase; wait_all waits for them and resets. */
+/* Collects requests of one phase (growing as needed); wait_all waits for them and resets. */
 struct reqs {
 	ompi_request_t **r;
-	int n, rc;
+	int n, cap, rc;
 };
 
+/* One message, in eager-sized chunks (coll_qcg_chunks.c): the WAN step pays no rendezvous. */
 static void
 post(struct reqs *q, int sending, void *buf, size_t bytes, int peer, int tag,
     struct ompi_communicator_t *comm)
 {
 	if (q->rc != OMPI_SUCCESS)
 		return;
-	q->rc = sending ? MCA_PML_CALL(isend(buf, (int)bytes, MPI_BYTE, peer, tag,
-	    MCA_PML_BASE_SEND_STANDARD, comm, &q->r[q->n])) :
-	    MCA_PML_CALL(irecv(buf, (int)bytes, MPI_BYTE, peer, tag, comm, &q->r[q->n]));
-	if (q->rc == OMPI_SUCCESS)
-		q->n++;
+	int need = mca_coll_qcg_nchunks(bytes);
+	if (q->n + need > q->cap) {
+		int cap = 2 * (q->n + need);
+		ompi_request_t **r = realloc(q->r, (size_t)cap * sizeof(*r));
+		if (r == NULL) {
+			q->rc = OMPI_ERR_OUT_OF_RESOURCE;
+			return;
+		}
+		q->r = r, q->cap = cap;
+	}
+	q->n += mca_coll_qcg_post_chunks(sending, buf, bytes, peer, tag, comm, q->r + q->n,
+	    &q->rc);
 }
 
 static int
@@ -178,7 +186,7 @@ alltoall_phases(struct a2a *a, struct ompi_communicator_t *comm, mca_coll_qcg_mo
 	size_t big = (size_t)a->nS * (size_t)a->out * a->B;
 	char *gathered = NULL, *wan_out = NULL, *wan_in = NULL;
 	struct reqs q = { malloc((size_t)(3 * a->n + 2) * sizeof(ompi_request_t *)), 0,
-		OMPI_SUCCESS };
+		3 * a->n + 2, OMPI_SUCCESS };
 	if (q.r == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	if (me == master && (gathered = malloc(big + 1)) == NULL)

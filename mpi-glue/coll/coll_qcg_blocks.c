@@ -15,14 +15,19 @@
 
 #include "coll_qcg.h"
 
-/* Post one receive (collect) or send (distribute) per other child unit of U at level l. */
+/* Receive (collect) or send (distribute) each other child unit's range of U at level l, in
+ * eager-sized chunks (coll_qcg_chunks.c). */
 static int
 move_children(char *buf, int base, int l, int U, int root, size_t B, int tag, int receiving,
     struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m)
 {
 	const struct qcg_topo_layout *lay = &m->layout;
-	int k = qcg_topo_nchildren(lay, l, U), nr = 0, rc = OMPI_SUCCESS;
-	ompi_request_t **reqs = malloc((size_t)(k > 0 ? k : 1) * sizeof(*reqs));
+	int k = qcg_topo_nchildren(lay, l, U), nr = 0, rc = OMPI_SUCCESS, total = 0;
+	for (int i = 0; i < k; i++) {
+		int V = lay->child_list[l][lay->child_start[l][U] + i];
+		total += mca_coll_qcg_nchunks((size_t)lay->usize[l][V] * B);
+	}
+	ompi_request_t **reqs = malloc((size_t)(total > 0 ? total : 1) * sizeof(*reqs));
 	if (reqs == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
@@ -31,14 +36,8 @@ move_children(char *buf, int base, int l, int U, int root, size_t B, int tag, in
 		if (peer == m->rank)
 			continue;
 		char *at = buf + (size_t)(lay->dfs_start[l][V] - base) * B;
-		int len = (int)((size_t)lay->usize[l][V] * B);
-		if (receiving)
-			rc = MCA_PML_CALL(irecv(at, len, MPI_BYTE, peer, tag, comm, &reqs[nr]));
-		else
-			rc = MCA_PML_CALL(isend(at, len, MPI_BYTE, peer, tag,
-			    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[nr]));
-		if (rc == OMPI_SUCCESS)
-			nr++;
+		nr += mca_coll_qcg_post_chunks(!receiving, at, (size_t)lay->usize[l][V] * B, peer,
+		    tag, comm, reqs + nr, &rc);
 	}
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	free(reqs);

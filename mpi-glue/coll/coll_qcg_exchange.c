@@ -93,27 +93,32 @@ out:
 	return rc;
 }
 
+/* Every holder sends its range full[offset[me]..] to every other and receives theirs at
+ * their offsets, in eager-sized chunks (coll_qcg_chunks.c). */
 int
 mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len, const int *list,
     int k, int me, int tag, struct ompi_communicator_t *comm)
 {
 	if (k <= 1)
 		return OMPI_SUCCESS;
-	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
-	int *slen = calloc((size_t)k, sizeof(int));
-	int rc = OMPI_ERR_OUT_OF_RESOURCE;
-	if (in != NULL && out != NULL && slen != NULL) {
-		for (int j = 0; j < k; j++) {
-			in[j] = full + offset[j];
-			out[j] = full + offset[me];
-			slen[j] = len[me];
-		}
-		rc = exchange(out, slen, in, len, MPI_BYTE, list, k, me, tag, comm);
-	}
-	free(in);
-	free(out);
-	free(slen);
-	return rc;
+	int total = 0, nr = 0, rc = OMPI_SUCCESS;
+	for (int j = 0; j < k; j++)
+		total += j == me ? 0 : mca_coll_qcg_nchunks((size_t)len[j]) +
+		    mca_coll_qcg_nchunks((size_t)len[me]);
+	ompi_request_t **reqs = malloc((size_t)(total > 0 ? total : 1) * sizeof(*reqs));
+	if (reqs == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
+		if (j != me)
+			nr += mca_coll_qcg_post_chunks(0, full + offset[j], (size_t)len[j], list[j], tag,
+			    comm, reqs + nr, &rc);
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
+		if (j != me)
+			nr += mca_coll_qcg_post_chunks(1, full + offset[me], (size_t)len[me], list[j],
+			    tag, comm, reqs + nr, &rc);
+	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
+	free(reqs);
+	return rc != OMPI_SUCCESS ? rc : wrc;
 }
 
 /*

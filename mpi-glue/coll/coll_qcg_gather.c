@@ -34,8 +34,8 @@ gather_up(char *buf, int level, int base, int len, int root, size_t B,
 		return rc;
 	int dest = qcg_topo_holder(lay, level - 1, qcg_topo_parent_of_rank(lay, level, m->rank),
 	    root);
-	return MCA_PML_CALL(send(buf, (int)((size_t)len * B), MPI_BYTE, dest,
-	    MCA_COLL_BASE_TAG_GATHER, MCA_PML_BASE_SEND_STANDARD, comm));
+	return mca_coll_qcg_move_chunks(1, buf, (size_t)len * B, dest, MCA_COLL_BASE_TAG_GATHER,
+	    comm);
 }
 
 int

@@ -20,8 +20,8 @@ scatter_down(char *buf, int level, int base, int len, int root, size_t B,
 	if (level >= 0) {
 		int src = qcg_topo_holder(lay, level - 1,
 		    qcg_topo_parent_of_rank(lay, level, m->rank), root);
-		rc = MCA_PML_CALL(recv(buf, (int)((size_t)len * B), MPI_BYTE, src,
-		    MCA_COLL_BASE_TAG_SCATTER, comm, MPI_STATUS_IGNORE));
+		rc = mca_coll_qcg_move_chunks(0, buf, (size_t)len * B, src,
+		    MCA_COLL_BASE_TAG_SCATTER, comm);
 	}
 	for (int l = level + 1; l <= 1 && rc == OMPI_SUCCESS; l++)
 		rc = mca_coll_qcg_blocks_distribute(buf, base, l,

@@ -13,6 +13,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_subcomms.c \
 	mpi-glue/coll/coll_qcg_tree.c \
 	mpi-glue/coll/coll_qcg_exchange.c \
+	mpi-glue/coll/coll_qcg_chunks.c \
 	mpi-glue/coll/coll_qcg_blocks.c \
 	mpi-glue/coll/coll_qcg_bcast.c \
 	mpi-glue/coll/coll_qcg_reduce.c \
