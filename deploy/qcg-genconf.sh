@@ -88,6 +88,9 @@ genconf_frontend() {
 # The front-end's helpers' ACL $1 and users' grid-mapfile $2.
 genconf_frontend_access() { printf 'acl = %s\ngridmap = %s\n' "$1" "$2"; }
 
+# The [nodes] section header; genconf_frontend_node lines follow.
+genconf_frontend_nodes() { printf '[nodes]\n'; }
+
 # One [nodes] line: node $1 with helper URL $2, $3 slots, helper certificate DN $4.
 genconf_frontend_node() { printf '%s = %s %s %s\n' "$1" "$2" "$3" "$4"; }
 
