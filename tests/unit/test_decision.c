@@ -295,6 +295,50 @@ round_robin_skips_proxies_that_one_side_cannot_reach(void)
 	}
 }
 
+/* The registry lists proxies least loaded first and the broker adds one to a proxy's load per
+ * relay handed out: four relays in a row, the list re-sorted after each as the registry would,
+ * must land on four different proxies (round-robin over the shifting list put them 3 + 1). */
+static void
+relays_go_to_the_least_loaded_proxies(void)
+{
+	struct cluster ci, ct;
+	struct decision_side ini = { &ci, "i" }, tgt = { &ct, "t" };
+	struct proxy p[4], tmp;
+	struct decision_cursor cursor = { 0 };
+	struct decision d;
+	int used[4] = { 0 };
+
+	relay_only_pair(&ci, &ct);
+	for (int i = 0; i < 4; i++) {
+		char ep[16];
+		snprintf(ep, sizeof(ep), "w%d:9000", i);
+		proxy_make(&p[i], ep, "0.0.0.0/0", "");
+	}
+	for (int r = 0; r < 4; r++) {
+		CHECK_INT_EQ(decision_choose(&ini, &tgt, PORT_ANY, p, 4, -1, &cursor, &d), 0);
+		for (int i = 0; i < 4; i++)
+			if (strcmp(d.proxy[0].endpoint, p[i].endpoint) == 0)
+				p[i].load++;
+		used[d.proxy[0].endpoint[1] - '0']++;
+		for (int i = 0; i < 3; i++) /* ORDER BY load (stable: endpoint order among equals) */
+			for (int j = 0; j < 3 - i; j++)
+				if (p[j].load > p[j + 1].load) {
+					tmp = p[j];
+					p[j] = p[j + 1];
+					p[j + 1] = tmp;
+				}
+	}
+	for (int i = 0; i < 4; i++)
+		CHECK_INT_EQ(used[i], 1);
+	/* A loaded proxy is passed over while an idle one is left. */
+	p[0].load = 5;
+	p[1].load = 5;
+	p[2].load = 0;
+	p[3].load = 5;
+	CHECK_INT_EQ(decision_choose(&ini, &tgt, PORT_ANY, p, 4, -1, &cursor, &d), 0);
+	CHECK_STR_EQ(d.proxy[0].endpoint, p[2].endpoint);
+}
+
 static void
 cursor_advances_only_when_a_relay_is_handed_out(void)
 {
@@ -660,6 +704,7 @@ main(void)
 	RUN(fall_through_sequence_matches_table_for_every_policy_pair);
 	RUN(round_robin_spreads_relays_evenly_over_three_wan_proxies);
 	RUN(round_robin_skips_proxies_that_one_side_cannot_reach);
+	RUN(relays_go_to_the_least_loaded_proxies);
 	RUN(cursor_advances_only_when_a_relay_is_handed_out);
 	RUN(relay_ids_are_fresh_random_16_bytes);
 	RUN(closed_pair_with_gateway_proxies_chains_initiator_gateway_to_target_gateway);
