@@ -5,35 +5,70 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "coll_qcg.h"
 
-/* Post one send and one receive per other holder; wait for all. Buffers per peer index. */
+/* Elements per message: messages stay under the BTL's eager limit (coll_qcg_chunks.c) so
+ * that no WAN step waits a round trip for a rendezvous; at least one element. */
+static int
+elems_per_msg(struct ompi_datatype_t *dtype)
+{
+	size_t ts;
+	ompi_datatype_type_size(dtype, &ts);
+	int seg = mca_coll_qcg_component.bcast_segsize;
+	if (seg <= 0 || ts == 0)
+		return INT_MAX;
+	return (size_t)seg / ts > 0 ? (int)((size_t)seg / ts) : 1;
+}
+
+/* Post count elements at buf to or from peer, e elements per message (one empty message for
+ * a zero count, so that both sides always post the same messages). */
+static int
+post_elems(int sending, char *buf, int count, int e, struct ompi_datatype_t *dtype, int peer,
+    int tag, struct ompi_communicator_t *comm, ompi_request_t **reqs, int *rc)
+{
+	ptrdiff_t lb, extent;
+	ompi_datatype_get_extent(dtype, &lb, &extent);
+	int n = 0;
+	for (int first = 0; *rc == OMPI_SUCCESS && (first < count || (count <= 0 && n == 0));
+	    first += e) {
+		int c = count - first < e ? count - first : e;
+		char *at = buf + (ptrdiff_t)first * extent;
+		*rc = sending ? MCA_PML_CALL(isend(at, c > 0 ? c : 0, dtype, peer, tag,
+		    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[n])) :
+		    MCA_PML_CALL(irecv(at, c > 0 ? c : 0, dtype, peer, tag, comm, &reqs[n]));
+		if (*rc == OMPI_SUCCESS)
+			n++;
+		if (count <= 0)
+			break;
+	}
+	return n;
+}
+
+/* Post the sends and receives with every other holder; wait for all. Buffers per peer index. */
 static int
 exchange(void *const *sbuf, const int *scount, void *const *rbuf, const int *rcount,
     struct ompi_datatype_t *dtype, const int *list, int k, int me, int tag,
     struct ompi_communicator_t *comm)
 {
-	ompi_request_t **reqs = malloc(2 * (size_t)k * sizeof(*reqs));
+	int e = elems_per_msg(dtype), total = 0, nr = 0, rc = OMPI_SUCCESS;
+	for (int j = 0; j < k; j++)
+		if (j != me)
+			total += (rcount[j] > 0 ? (rcount[j] - 1) / e + 1 : 1) +
+			    (scount[j] > 0 ? (scount[j] - 1) / e + 1 : 1);
+	ompi_request_t **reqs = malloc((size_t)(total > 0 ? total : 1) * sizeof(*reqs));
 	if (reqs == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
-	int nr = 0, rc = OMPI_SUCCESS;
-	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++) {
-		if (j == me)
-			continue;
-		rc = MCA_PML_CALL(irecv(rbuf[j], rcount[j], dtype, list[j], tag, comm, &reqs[nr]));
-		if (rc == OMPI_SUCCESS)
-			nr++;
-	}
-	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++) {
-		if (j == me)
-			continue;
-		rc = MCA_PML_CALL(isend(sbuf[j], scount[j], dtype, list[j], tag,
-		    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[nr]));
-		if (rc == OMPI_SUCCESS)
-			nr++;
-	}
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
+		if (j != me)
+			nr += post_elems(0, rbuf[j], rcount[j], e, dtype, list[j], tag, comm, reqs + nr,
+			    &rc);
+	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
+		if (j != me)
+			nr += post_elems(1, sbuf[j], scount[j], e, dtype, list[j], tag, comm, reqs + nr,
+			    &rc);
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	free(reqs);
 	return rc != OMPI_SUCCESS ? rc : wrc;
