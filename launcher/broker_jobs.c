@@ -67,6 +67,18 @@ broker_get_state(struct soap *soap, const char *url, const char *id, enum job_st
 	return 0;
 }
 
+/* The open port range of cluster name, if it is a port-range cluster. */
+static void
+ports_of(const struct _qb__ListClustersResponse *r, const char *name, struct coalloc_part *p)
+{
+	for (int i = 0; i < r->__sizecluster; i++)
+		if (strcmp(r->cluster[i].name, name) == 0 && r->cluster[i].portMin &&
+		    r->cluster[i].portMax && *r->cluster[i].portMin <= *r->cluster[i].portMax) {
+			p->port_min = *r->cluster[i].portMin;
+			p->port_max = *r->cluster[i].portMax;
+		}
+}
+
 /* The URL for cluster name: the environment's, else the registered endpoint (or NULL). */
 static const char *
 frontend_of(const struct _qb__ListClustersResponse *r, const char *name)
@@ -101,8 +113,10 @@ broker_find_frontends(struct soap *soap, const char *url, struct coalloc *c, int
 			    "(qcg-query clusters lists those that are)", "job description",
 			    c->part[i].cluster->line, c->part[i].cluster->name);
 			rc = -1;
-		} else
+		} else {
 			snprintf(c->part[i].frontend_url, sizeof(c->part[i].frontend_url), "%s", fe);
+			ports_of(&resp, c->part[i].cluster->name, &c->part[i]);
+		}
 	}
 	soap_client_reset(soap);
 	return rc;

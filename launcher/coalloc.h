@@ -19,6 +19,7 @@ struct soap;
 struct coalloc_node {
 	char name[QCG_NAME_MAX];
 	int count;
+	int port_min;  /* its window of NODE_ENV_WINDOW listening ports (node_env.h), 0: none */
 };
 
 /* One cluster's share. */
@@ -29,6 +30,7 @@ struct coalloc_part {
 	int committed;
 	struct coalloc_node node[COALLOC_SLOTS_MAX]; /* the grant, in the front-end's order */
 	int node_count;
+	int port_min, port_max; /* the cluster's open port range (port-range policy), 0: none */
 };
 
 struct coalloc {

@@ -14,7 +14,8 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/remote_run.c launcher/remote_run.h \
 	launcher/proxy_make.c launcher/proxy_make.h \
 	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
-	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h
+	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h \
+	launcher/node_env.c launcher/node_env.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-DQCG_LIBDIR=\"$(libdir)\"
 LAUNCHER_LIBS = launcher/liblauncher.a $(QCG_SOAP_LIBS)

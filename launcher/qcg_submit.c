@@ -34,6 +34,7 @@
 #include "broker_jobs.h"
 #include "coalloc.h"
 #include "job_files.h"
+#include "node_env.h"
 #include "soap_client.h"
 #include "submit_run.h"
 #include "user_creds.h"
@@ -61,6 +62,8 @@ struct submit {
 	char id[QCG_NAME_MAX];
 	char dir[4096];
 	char self_dir[4096];
+	char token[NODE_ENV_TOKEN_LEN + 1];
+	int launcher_port;
 };
 
 static int
@@ -141,7 +144,34 @@ make_job_dir(struct submit *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%.900s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	return job_files_write(s->dir, &s->alloc, err, errlen);
+	if (job_files_write(s->dir, &s->alloc, err, errlen) != 0)
+		return -1;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/nodeenv", s->dir);
+	FILE *f = fopen(path, "w");
+	int rc = f ? node_env_write(f, &s->alloc, getenv(NODE_ENV_SOCKET_VAR)) : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc != 0)
+		snprintf(err, errlen, "%.900s: could not write it (a helper socket path with blanks or "
+		    "quotes in $%s?)", path, NODE_ENV_SOCKET_VAR);
+	return rc;
+}
+
+/* The job's token, the nodes' port windows, and mpirun's helper (if its host has one). */
+static int
+prepare_net(struct submit *s, char *err, size_t errlen)
+{
+	const char *tokens = getenv("QCG_HELPER_TOKEN_FILE");
+	if (node_env_token(s->token) != 0) {
+		snprintf(err, errlen, "no random bytes for the job's token");
+		return -1;
+	}
+	if (node_env_assign(&s->alloc, &s->launcher_port, err, errlen) != 0)
+		return -1;
+	if (getenv("QCG_HELPER_SOCKET") && tokens && tokens[0])
+		return node_env_register_token(tokens, s->id, s->token, err, errlen);
+	return 0;
 }
 
 /* The record qcg-cancel reads on this host: our pid, then each front-end and reservation. */
@@ -213,11 +243,14 @@ static int
 run_job(struct submit *s)
 {
 	char err[1024], rsh[4200];
-	snprintf(rsh, sizeof(rsh), "%s/qcg-rsh", s->self_dir);
+	const char *net_lib = submit_find_net_lib(s->self_dir);
+	/* With libqcgnet.so each node needs its own variables: we are the agent that adds them. */
+	snprintf(rsh, sizeof(rsh), net_lib ? "%s/qcg-submit --rsh-agent" : "%s/qcg-rsh",
+	    s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
-		"mpirun", rsh, submit_find_net_lib(s->self_dir), s->tag_output,
-		job_total_processes(s->job) };
-	if (make_job_dir(s, err, sizeof(err)) != 0) {
+		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
+		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
+	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
 		return EXIT_FAILED;
 	}
@@ -229,6 +262,7 @@ run_job(struct submit *s)
 		fprintf(stderr, "qcg-submit: %s\n", err);
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
+	plan.launcher_port = s->launcher_port;
 	pid_t pid = submit_start(&plan, err, sizeof(err));
 	if (pid < 0) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
@@ -288,16 +322,22 @@ main(int argc, char **argv)
 	char err[2048];
 	int rc;
 
-	if (parse_options(argc, argv, &s) != 0) {
-		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
-		    "[--reserve-timeout SEC] FILE\n");
-		return EXIT_USAGE;
-	}
 	ssize_t n = readlink("/proc/self/exe", s.self_dir, sizeof(s.self_dir) - 1);
 	if (n <= 0 || strrchr(s.self_dir, '/') == NULL)
 		snprintf(s.self_dir, sizeof(s.self_dir), "%s", QCG_BINDIR);
 	else
 		*strrchr(s.self_dir, '/') = '\0';
+	/* mpirun's plm_rsh_agent when libqcgnet.so is used (node_env.h). */
+	if (argc > 1 && strcmp(argv[1], "--rsh-agent") == 0) {
+		char rsh[4200];
+		snprintf(rsh, sizeof(rsh), "%s/qcg-rsh", s.self_dir);
+		return node_env_agent(argc - 2, argv + 2, rsh);
+	}
+	if (parse_options(argc, argv, &s) != 0) {
+		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
+		    "[--reserve-timeout SEC] FILE\n");
+		return EXIT_USAGE;
+	}
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

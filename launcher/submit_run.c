@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "node_env.h"
 #include "submit_run.h"
 
 #ifndef QCG_LIBDIR
@@ -51,6 +52,11 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	if (p->net_lib) {
 		argv[n++] = "-x";
 		argv[n++] = "LD_PRELOAD";
+		/* What libqcgnet.so handles (mpi-glue/net/README.md): TCP over IPv4, no IPv6. */
+		argv[n++] = "--mca"; argv[n++] = "pml"; argv[n++] = "ob1";
+		argv[n++] = "--mca"; argv[n++] = "btl"; argv[n++] = "self,vader,tcp";
+		argv[n++] = "--mca"; argv[n++] = "btl_tcp_disable_family"; argv[n++] = "6";
+		argv[n++] = "--mca"; argv[n++] = "oob_tcp_disable_ipv6_family"; argv[n++] = "1";
 	}
 	for (int i = 0; i < p->job->envc; i++) {
 		argv[n++] = "-x";
@@ -106,8 +112,24 @@ submit_start(const struct submit_plan *p, char *err, size_t errlen)
 		setenv("QCG_RSH_WORKDIR", p->job->workdir.text, 1);
 	else
 		setenv("QCG_RSH_WORKDIR", "/tmp", 1);
-	if (p->net_lib)
+	snprintf(path, sizeof(path), "%s/nodeenv", p->dir);
+	setenv("QCG_NODE_ENV", path, 1);
+	if (p->job_id && p->token) {
+		setenv("QCG_JOB_ID", p->job_id, 1);       /* carried to the nodes by qcg-rsh: */
+		setenv("QCG_JOB_TOKEN", p->token, 1);     /* the helpers learn the token so */
+	}
+	if (p->net_lib) {
 		setenv("LD_PRELOAD", p->net_lib, 1); /* carried to the nodes by qcg-rsh and -x */
+		/* mpirun's own listeners (orted dial them) in its window, registered through the
+		 * local helper when there is one; without, the shim stays out of mpirun. */
+		snprintf(path, sizeof(path), "%d-%d", p->launcher_port,
+		    p->launcher_port + NODE_ENV_WINDOW - 1);
+		setenv("QCG_NET_PORTS", path, 1);
+		if (p->launcher_helper)
+			setenv("QCG_NET", "1", 1);
+		else
+			unsetenv("QCG_NET");
+	}
 	if (redirect(0, &p->job->in, O_RDONLY) || redirect(1, &p->job->out,
 	    O_WRONLY | O_CREAT | O_TRUNC) || redirect(2, &p->job->err, O_WRONLY | O_CREAT |
 	    O_TRUNC)) {

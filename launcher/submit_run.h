@@ -18,17 +18,22 @@ struct submit_plan {
 	const struct job_desc *job;
 	const char *dir;          /* the job directory (rankfile, hosts, topology) */
 	const char *mpirun;       /* $QCG_MPIRUN or "mpirun" */
-	const char *rsh;          /* qcg-rsh's absolute path */
+	const char *rsh;          /* plm_rsh_agent: qcg-rsh, or `qcg-submit --rsh-agent` */
 	const char *net_lib;      /* libqcgnet.so, or NULL to run without it */
 	bool tag_output;          /* prefix each line with its rank */
 	int processes;
+	const char *job_id;       /* QCG_JOB_ID, QCG_JOB_TOKEN: the job's processes prove */
+	const char *token;        /* themselves to their helper with these */
+	int launcher_port;        /* mpirun's window of ports (node_env.h), with net_lib */
+	bool launcher_helper;     /* a helper serves mpirun's host: libqcgnet acts in mpirun */
 };
 
 /* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */
 int submit_mpirun_argv(const struct submit_plan *plan, char **argv);
 
 /* Start mpirun in its own process group with the launcher environment (QCG_RSH_MAP,
- * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, LD_PRELOAD for the nodes). Returns its pid, or -1. */
+ * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, QCG_NODE_ENV, the job's id and token, LD_PRELOAD for the
+ * nodes). Returns its pid, or -1. */
 pid_t submit_start(const struct submit_plan *plan, char *err, size_t errlen);
 
 /* Where libqcgnet.so is: $QCG_NET_LIB, next to our build (mpi-glue/net/.libs), or installed;

@@ -1,0 +1,203 @@
+/*
+ * node_env.c: per-node port windows, the nodeenv file and the rsh agent (node_env.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "node_env.h"
+
+#define NODE_ENV_PORT_TOP 65535
+#define NODE_ENV_WINDOWS_MAX (JOB_CLUSTERS_MAX * COALLOC_SLOTS_MAX + 1)
+
+struct windows {
+	int start[NODE_ENV_WINDOWS_MAX];
+	int count;
+};
+
+static bool
+taken(const struct windows *w, int start)
+{
+	for (int i = 0; i < w->count; i++)
+		if (start < w->start[i] + NODE_ENV_WINDOW && w->start[i] < start + NODE_ENV_WINDOW)
+			return true;
+	return false;
+}
+
+/* The first free window at or above from that ends at or below top; 0 if none. */
+static int
+take(struct windows *w, int from, int top)
+{
+	for (int s = from; s + NODE_ENV_WINDOW - 1 <= top; s += NODE_ENV_WINDOW)
+		if (!taken(w, s) && w->count < NODE_ENV_WINDOWS_MAX) {
+			w->start[w->count++] = s;
+			return s;
+		}
+	return 0;
+}
+
+int
+node_env_assign(struct coalloc *c, int *launcher_port, char *err, size_t errlen)
+{
+	struct windows w = { .count = 0 };
+	/* Port-range clusters first: their windows can only lie inside their range. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < c->count; i++) {
+			struct coalloc_part *p = &c->part[i];
+			bool ranged = p->port_min > 0;
+			if (ranged != (pass == 0))
+				continue;
+			for (int n = 0; n < p->node_count; n++) {
+				p->node[n].port_min = ranged ? take(&w, p->port_min, p->port_max) :
+				    take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP);
+				if (p->node[n].port_min == 0) {
+					snprintf(err, errlen, "cluster %s: its open ports %d-%d hold no "
+					    "window of %d ports for node %s", p->cluster->name,
+					    p->port_min, p->port_max, NODE_ENV_WINDOW, p->node[n].name);
+					return -1;
+				}
+			}
+		}
+	*launcher_port = take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP);
+	if (*launcher_port == 0) {
+		snprintf(err, errlen, "no window of %d ports left for mpirun", NODE_ENV_WINDOW);
+		return -1;
+	}
+	return 0;
+}
+
+/* socket_pattern with every %h replaced by node. */
+static void
+socket_path(const char *pattern, const char *node, char *out, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = pattern; *p && n + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 'h') {
+			n += (size_t)snprintf(out + n, len - n, "%s", node);
+			p++;
+		} else
+			out[n++] = *p;
+	}
+	out[n < len ? n : len - 1] = '\0';
+}
+
+int
+node_env_write(FILE *f, const struct coalloc *c, const char *socket_pattern)
+{
+	char sock[1024];
+	for (int i = 0; i < c->count; i++)
+		for (int n = 0; n < c->part[i].node_count; n++) {
+			const struct coalloc_node *nd = &c->part[i].node[n];
+			int lo = nd->port_min, hi = nd->port_min + NODE_ENV_WINDOW - 1;
+			socket_path(socket_pattern ? socket_pattern : NODE_ENV_DEFAULT_SOCKET, nd->name,
+			    sock, sizeof(sock));
+			if (strpbrk(sock, " \t\n'\"\\$`") != NULL)
+				return -1; /* the agent splits on blanks; sh -c would expand the rest */
+			fprintf(f, "%s QCG_NET=1 QCG_HELPER_SOCKET=%s QCG_NET_PORTS=%d-%d "
+			    "OMPI_MCA_btl_tcp_port_min_v4=%d OMPI_MCA_btl_tcp_port_range_v4=%d "
+			    "OMPI_MCA_oob_tcp_dynamic_ipv4_ports=%d-%d\n", nd->name, sock, lo, hi, lo,
+			    NODE_ENV_WINDOW, lo, hi);
+		}
+	return ferror(f) ? -1 : 0;
+}
+
+int
+node_env_token(char token[NODE_ENV_TOKEN_LEN + 1])
+{
+	unsigned char r[NODE_ENV_TOKEN_LEN / 2];
+	FILE *f = fopen("/dev/urandom", "r");
+	size_t got = f ? fread(r, 1, sizeof(r), f) : 0;
+	if (f)
+		fclose(f);
+	if (got != sizeof(r))
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(token + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+int
+node_env_register_token(const char *path, const char *job, const char *token, char *err,
+    size_t errlen)
+{
+	struct passwd *pw = getpwuid(getuid());
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (pw == NULL || fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, pw ? strerror(errno) : "no account name");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	char line[512];
+	int n = snprintf(line, sizeof(line), "%s %s %s\n", job, token, pw->pw_name);
+	flock(fd, LOCK_EX); /* one line at a time from concurrent submits */
+	bool ok = n > 0 && (size_t)n < sizeof(line) && write(fd, line, (size_t)n) == n;
+	close(fd);
+	if (!ok)
+		snprintf(err, errlen, "%s: could not add the job's token", path);
+	return ok ? 0 : -1;
+}
+
+/* HOST's line in the nodeenv file at path, split into words (in line). */
+static int
+find_host(const char *path, const char *host, char *line, size_t len, char **words, int *count)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	int found = -1;
+	while (found != 0 && fgets(line, (int)len, f)) {
+		*count = 0;
+		for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w &&
+		    *count < NODE_ENV_VARS_MAX + 1; w = strtok_r(NULL, " \t\n", &save))
+			words[(*count)++] = w;
+		if (*count > 0 && strcmp(words[0], host) == 0)
+			found = 0;
+	}
+	fclose(f);
+	return found;
+}
+
+int
+node_env_agent(int argc, char **argv, const char *rsh)
+{
+	static char line[NODE_ENV_LINE_MAX];
+	char *words[NODE_ENV_VARS_MAX + 1];
+	int count = 0;
+	const char *path = getenv("QCG_NODE_ENV");
+	if (argc < 2 || path == NULL) {
+		fprintf(stderr, "qcg-submit --rsh-agent: usage: HOST COMMAND... with $QCG_NODE_ENV "
+		    "set (mpirun runs it so, from qcg-submit)\n");
+		return 255;
+	}
+	if (find_host(path, argv[0], line, sizeof(line), words, &count) != 0) {
+		fprintf(stderr, "qcg-submit --rsh-agent: %s: no line for host %s\n", path, argv[0]);
+		return 255;
+	}
+	char **args = calloc((size_t)(argc + count + 3), sizeof(char *));
+	if (args == NULL)
+		return 255;
+	int n = 0;
+	args[n++] = (char *)rsh;
+	args[n++] = argv[0];
+	args[n++] = "env";
+	for (int i = 1; i < count; i++)
+		args[n++] = words[i];
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	/* qcg-rsh's own calls to the front-end are no job's connections: the preloaded shim
+	 * stays inert in it (the node gets QCG_NET=1 back from its line). */
+	unsetenv("QCG_NET");
+	execv(rsh, args);
+	fprintf(stderr, "qcg-submit --rsh-agent: cannot run %s: %s\n", rsh, strerror(errno));
+	free(args);
+	return 255;
+}
