@@ -114,16 +114,21 @@ collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_
 	    !mca_coll_qcg_tmp_allowed(u.bytes) || (u.data = malloc(u.bytes + 1)) == NULL))
 		rc = OMPI_ERR_OUT_OF_RESOURCE;
 	nr = 0;
-	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) { /* then the blocks, in place */
+	ompi_request_t **chunks = NULL; /* then the blocks, in place, in eager-sized chunks */
+	if (rc == OMPI_SUCCESS && (chunks = malloc(((size_t)mca_coll_qcg_nchunks(u.bytes) +
+	    (size_t)k) * sizeof(*chunks))) == NULL)
+		rc = OMPI_ERR_OUT_OF_RESOURCE;
+	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
 		int V = lay->child_list[l][lay->child_start[l][U] + i], at = lay->dfs_start[l][V] - ubase;
 		char *to = u.data + sum_sizes(u.sizes, 0, at);
 		size_t len = sum_sizes(u.sizes, at, at + lay->usize[l][V]);
 		if (peer[i] == m->rank)
 			memcpy(to, v->data, v->bytes);
-		else if ((rc = MCA_PML_CALL(irecv(to, (int)len, MPI_BYTE, peer[i], TAG, comm,
-		    &reqs[nr]))) == OMPI_SUCCESS)
-			nr++;
+		else
+			nr += mca_coll_qcg_post_chunks(0, to, len, peer[i], TAG, comm, chunks + nr, &rc);
 	}
+	free(reqs);
+	reqs = chunks;
 	wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	if (rc == OMPI_SUCCESS)
 		rc = wrc;
@@ -151,8 +156,7 @@ gatherv_up(struct vpart *v, int level, int root, struct ompi_communicator_t *com
 	rc = MCA_PML_CALL(send(v->sizes, v->len, MPI_INT, dest, TAG, MCA_PML_BASE_SEND_STANDARD,
 	    comm));
 	if (rc == OMPI_SUCCESS)
-		rc = MCA_PML_CALL(send(v->data, (int)v->bytes, MPI_BYTE, dest, TAG,
-		    MCA_PML_BASE_SEND_STANDARD, comm));
+		rc = mca_coll_qcg_move_chunks(1, v->data, v->bytes, dest, TAG, comm);
 	return rc;
 }
 

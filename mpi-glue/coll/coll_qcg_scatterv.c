@@ -4,8 +4,9 @@
  * WAN message, site holders send each cluster holder its cluster's part, and each cluster
  * holder runs the previous scatterv on the hidden cluster communicator.
  *
- * Only the root knows every count, so a unit's part travels as two messages: its members' byte
- * sizes (usize ints, dfs order: the receiver knows how many) and then their blocks back to back.
+ * Only the root knows every count, so a unit's part travels as its members' byte sizes (usize
+ * ints, dfs order: the receiver knows how many) and then their blocks back to back, in
+ * eager-sized chunks (coll_qcg_chunks.c).
  * The receiving ranks need no sizes: each receives rcount elements of its own type.
  */
 #include "config.h"
@@ -76,7 +77,7 @@ scatterv_receive(int level, int len, int root, int **sizes, char **data,
 	if (total > INT_MAX || !mca_coll_qcg_tmp_allowed(total) ||
 	    (*data = malloc(total + 1)) == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
-	return MCA_PML_CALL(recv(*data, (int)total, MPI_BYTE, src, TAG, comm, MPI_STATUS_IGNORE));
+	return mca_coll_qcg_move_chunks(0, *data, total, src, TAG, comm);
 }
 
 /* Send each other child unit of U at level l its sizes and blocks. */
@@ -86,7 +87,12 @@ scatterv_children(const int *sizes, char *data, int base, int l, int U, int root
 {
 	const struct qcg_topo_layout *lay = &m->layout;
 	int k = qcg_topo_nchildren(lay, l, U), nr = 0, rc = OMPI_SUCCESS;
-	ompi_request_t **reqs = malloc(2 * (size_t)k * sizeof(*reqs));
+	size_t nreq = (size_t)k;
+	for (int i = 0; i < k; i++) {
+		int V = lay->child_list[l][lay->child_start[l][U] + i], at = lay->dfs_start[l][V] - base;
+		nreq += (size_t)mca_coll_qcg_nchunks(offset_of(sizes + at, lay->usize[l][V]));
+	}
+	ompi_request_t **reqs = malloc(nreq * sizeof(*reqs));
 	if (reqs == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
@@ -100,10 +106,7 @@ scatterv_children(const int *sizes, char *data, int base, int l, int U, int root
 		if (rc != OMPI_SUCCESS)
 			break;
 		nr++;
-		rc = MCA_PML_CALL(isend(data + off, (int)len, MPI_BYTE, peer, TAG,
-		    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[nr]));
-		if (rc == OMPI_SUCCESS)
-			nr++;
+		nr += mca_coll_qcg_post_chunks(1, data + off, len, peer, TAG, comm, reqs + nr, &rc);
 	}
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	free(reqs);
