@@ -4,7 +4,8 @@
 # The migrations, in order. Adding one: create db/migrations/NNN_what.sql and list it here.
 db_migrations = \
 	db/migrations/001_initial.sql \
-	db/migrations/002_proxy_control_endpoint.sql
+	db/migrations/002_proxy_control_endpoint.sql \
+	db/migrations/003_proxy_owner_dn.sql
 
 noinst_LIBRARIES += db/libqcgdb.a
 db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)

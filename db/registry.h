@@ -10,6 +10,7 @@
 #ifndef QCG_REGISTRY_H
 #define QCG_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,14 @@ int registry_schema_version(struct registry *reg);
 /* How many migrations registry_open applied to this database (0 when it was up to date). */
 int registry_migrations_applied(const struct registry *reg);
 
+/* A read snapshot: every read made between registry_read_begin and registry_read_end sees the
+ * same committed state, in one SQLite read transaction instead of one per statement (WAL: other
+ * connections keep writing meanwhile; the snapshot is released at end, so keep it short). Only
+ * reads may be made inside: a write fails with an error. Every successful begin must be
+ * followed by end, on every path; end without begin does nothing. */
+int registry_read_begin(struct registry *reg);
+void registry_read_end(struct registry *reg);
+
 /* Clusters. Registering an existing name replaces it only when caller_dn matches the DN that
  * registered it first (REGISTRY_DENIED otherwise). */
 int registry_put_cluster(struct registry *reg, const struct cluster *c, const char *caller_dn);
@@ -41,9 +50,17 @@ int registry_get_cluster(struct registry *reg, const char *name, struct cluster 
 /* All clusters, ordered by name, into a malloc'ed array the caller frees. */
 int registry_list_clusters(struct registry *reg, struct cluster **out, size_t *count);
 
-/* Proxies, keyed by endpoint. put sets out_id to the row id. */
-int registry_put_proxy(struct registry *reg, const struct proxy *p, int64_t *out_id);
-int registry_delete_proxy(struct registry *reg, const char *endpoint);
+/* Proxies, keyed by endpoint and owned, like clusters, by the DN that registered them
+ * (owner_dn; p->owner_dn is ignored on put). Registering or deleting an endpoint that another
+ * DN owns is REGISTRY_DENIED, unless `admin` (the caller holds the admin role): an admin may
+ * replace or delete any row, and its put keeps the row's owner. A row from schema 2 has no
+ * owner yet (""): the next non-admin put claims it, and only an admin may delete it before
+ * that. put sets out_id (may be NULL) to the row id. */
+int registry_put_proxy(struct registry *reg, const struct proxy *p, const char *caller_dn,
+    bool admin, int64_t *out_id);
+int registry_delete_proxy(struct registry *reg, const char *endpoint, const char *caller_dn,
+    bool admin);
+int registry_get_proxy(struct registry *reg, const char *endpoint, struct proxy *out);
 int registry_list_proxies(struct registry *reg, struct proxy **out, size_t *count);
 /* Add delta (may be negative, floor 0) to a proxy's load. */
 int registry_add_proxy_load(struct registry *reg, const char *endpoint, int64_t delta);

@@ -24,6 +24,7 @@
 /* One slot per cached statement. Each slot is used by exactly one SQL text. */
 enum reg_stmt {
 	STMT_BEGIN_IMMEDIATE,
+	STMT_BEGIN_DEFERRED,
 	STMT_COMMIT,
 	STMT_ROLLBACK,
 	STMT_USER_VERSION,
@@ -35,6 +36,7 @@ enum reg_stmt {
 	STMT_PROXY_UPSERT,
 	STMT_PROXY_ID,
 	STMT_PROXY_DELETE,
+	STMT_PROXY_GET,
 	STMT_PROXY_LIST,
 	STMT_PROXY_ADD_LOAD,
 	STMT_JOB_UPSERT,
@@ -60,6 +62,7 @@ struct registry {
 	sqlite3 *db;                       /* the one connection; never shared between threads */
 	sqlite3_stmt *stmt[STMT_COUNT];    /* prepared on first use, finalized by registry_close */
 	int migrations_applied;            /* how many migrations registry_open applied */
+	int in_snapshot;                   /* between registry_read_begin and _end: reads only */
 	char error[REG_ERROR_MAX];         /* the last error, "operation: reason" */
 };
 
@@ -73,7 +76,8 @@ sqlite3_stmt *reg_stmt(struct registry *reg, enum reg_stmt which, const char *sq
 /* Reset a statement taken with reg_stmt and clear its bindings; NULL is allowed. */
 void reg_release(sqlite3_stmt *st);
 
-/* Step a statement that returns no rows; 0 or -1 with the error set. */
+/* Step a statement that returns no rows; 0 or -1 with the error set. Every write goes through
+ * here, so it also refuses to run inside a read snapshot (registry_read_begin). */
 int reg_step_done(struct registry *reg, sqlite3_stmt *st, const char *op);
 
 /* Bind helpers; each returns 0 or -1 with "op: ..." set. reg_bind_text refuses a value that does
@@ -93,7 +97,8 @@ int reg_column_range(struct registry *reg, sqlite3_stmt *st, int col, int64_t mi
     int64_t *out, const char *op);
 
 /* BEGIN IMMEDIATE (takes the write lock now, so a read-then-write cannot be raced), COMMIT and
- * ROLLBACK. reg_rollback keeps the error already recorded. */
+ * ROLLBACK. reg_rollback keeps the error already recorded. reg_begin refuses inside a read
+ * snapshot. */
 int reg_begin(struct registry *reg, const char *op);
 int reg_commit(struct registry *reg, const char *op);
 void reg_rollback(struct registry *reg);

@@ -60,7 +60,15 @@ reg_release(sqlite3_stmt *st)
 int
 reg_step_done(struct registry *reg, sqlite3_stmt *st, const char *op)
 {
-	int rc = sqlite3_step(st);
+	int rc;
+
+	/* A write inside the read snapshot would have to upgrade it to a write transaction, which
+	 * WAL refuses once another connection committed (SQLITE_BUSY_SNAPSHOT), and would hold the
+	 * write lock until registry_read_end: refused, whatever the state of the file. */
+	if (reg->in_snapshot)
+		return reg_failf(reg, "%s: a write inside a read snapshot (call registry_read_end "
+		    "first)", op);
+	rc = sqlite3_step(st);
 
 	if (rc == SQLITE_DONE)
 		return 0;
@@ -156,7 +164,7 @@ run_control(struct registry *reg, enum reg_stmt which, const char *sql, const ch
 
 	if (st == NULL)
 		return -1;
-	rc = reg_step_done(reg, st, op);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : reg_fail_sqlite(reg, op);
 	reg_release(st);
 	return rc;
 }
@@ -164,7 +172,37 @@ run_control(struct registry *reg, enum reg_stmt which, const char *sql, const ch
 int
 reg_begin(struct registry *reg, const char *op)
 {
+	if (reg->in_snapshot)
+		return reg_failf(reg, "%s: a write transaction inside a read snapshot (call "
+		    "registry_read_end first)", op);
 	return run_control(reg, STMT_BEGIN_IMMEDIATE, "BEGIN IMMEDIATE", op);
+}
+
+/* DEFERRED: no lock now; the first read takes the WAL snapshot that every later read of the
+ * transaction shares, and writers of other connections go on meanwhile. */
+int
+registry_read_begin(struct registry *reg)
+{
+	const char *op = "registry_read_begin";
+
+	if (reg->in_snapshot)
+		return reg_failf(reg, "%s: a read snapshot is already open", op);
+	if (run_control(reg, STMT_BEGIN_DEFERRED, "BEGIN DEFERRED", op) != 0)
+		return -1;
+	reg->in_snapshot = 1;
+	return 0;
+}
+
+/* Ending a read-only transaction cannot lose data; if COMMIT fails all the same, ROLLBACK still
+ * releases the snapshot, so that it never holds WAL checkpoints back. */
+void
+registry_read_end(struct registry *reg)
+{
+	if (!reg->in_snapshot)
+		return;
+	reg->in_snapshot = 0;
+	if (run_control(reg, STMT_COMMIT, "COMMIT", "registry_read_end") != 0)
+		reg_rollback(reg);
 }
 
 int

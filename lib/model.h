@@ -56,6 +56,9 @@ struct proxy {
 	int64_t load;                     /* relays handed out and not yet reported done */
 	char control_endpoint[QCG_ENDPOINT_MAX]; /* https URL of its SOAP control service
 	                                          * (statistics), or "" */
+	char owner_dn[QCG_DN_MAX];        /* the DN that registered it (set by the registry, never
+	                                   * taken from the wire); "" for a row of schema 2 not
+	                                   * registered since */
 };
 
 enum job_state {

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <time.h>
 
 #include "acl.h"
@@ -48,6 +49,13 @@ int broker_require_reader(struct soap *soap, const struct broker_call *call);
 /* The caller must be the front-end that registered cluster (or an admin). */
 int broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
     const char *cluster);
+
+/* Whether the caller holds the admin role (which may act on rows other DNs own). */
+bool broker_is_admin(const struct broker_call *call);
+/* The caller may read proxy endpoint's event queue: a proxy that registered that endpoint (or
+ * one not registered now: its events are filtered by owner, see events_wait), or an admin. */
+int broker_require_proxy_owner(struct soap *soap, const struct broker_call *call,
+    const char *endpoint);
 
 /* Map a registry result to a fault (or SOAP_OK for 0); what names the operation. */
 int broker_registry_fault(struct soap *soap, const struct broker_call *call, int rc,

@@ -83,6 +83,37 @@ broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
 	    cluster);
 }
 
+bool
+broker_is_admin(const struct broker_call *call)
+{
+	return acl_allows(&call->broker->acl, call->caller_dn, ACL_ROLE_ADMIN);
+}
+
+int
+broker_require_proxy_owner(struct soap *soap, const struct broker_call *call,
+    const char *endpoint)
+{
+	struct proxy p;
+	int rc = broker_require_role(soap, call, ACL_ROLE_PROXY);
+
+	if (rc != SOAP_OK || broker_is_admin(call))
+		return rc;
+	rc = registry_get_proxy(call->reg, endpoint, &p);
+	/* Not registered, or unowned since schema 2: a proxy drains its queue before it registers
+	 * (services/proxy), so the wait is allowed, and the handler has events_wait hand it only
+	 * events decided while its own DN owned the endpoint. */
+	if (rc == REGISTRY_NOT_FOUND)
+		return SOAP_OK;
+	if (rc != 0)
+		return broker_registry_fault(soap, call, rc, "proxy lookup");
+	if (p.owner_dn[0] == '\0' || strcmp(p.owner_dn, call->caller_dn) == 0)
+		return SOAP_OK;
+	log_warn("denied: %s may not read the events of proxy %s (registered by %s)",
+	    call->caller_dn, endpoint, p.owner_dn);
+	return soap_fault_client(soap, "not authorized: proxy '%s' is registered by another identity",
+	    endpoint);
+}
+
 int
 broker_registry_fault(struct soap *soap, const struct broker_call *call, int rc, const char *what)
 {

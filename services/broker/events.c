@@ -71,22 +71,23 @@ events_post(struct event_queue *q, struct broker_event *ev)
 
 /* Copy the matching events, oldest first; called with the lock held. */
 static size_t
-collect(struct event_queue *q, const char *queue, int64_t after, struct broker_event *out,
-    size_t max)
+collect(struct event_queue *q, const char *queue, const char *reader_dn, int64_t after,
+    struct broker_event *out, size_t max)
 {
 	size_t n = 0;
 	size_t oldest = (q->next + EVENTS_RING_SIZE - q->count) % EVENTS_RING_SIZE;
 	for (size_t i = 0; i < q->count && n < max; i++) {
 		const struct broker_event *ev = &q->ring[(oldest + i) % EVENTS_RING_SIZE];
-		if (ev->sequence > after && strcmp(ev->queue, queue) == 0)
+		if (ev->sequence > after && strcmp(ev->queue, queue) == 0 &&
+		    (reader_dn == NULL || strcmp(ev->reader_dn, reader_dn) == 0))
 			out[n++] = *ev;
 	}
 	return n;
 }
 
 size_t
-events_wait(struct event_queue *q, const char *queue, int64_t after, int timeout_ms,
-    struct broker_event *out, size_t max)
+events_wait(struct event_queue *q, const char *queue, const char *reader_dn, int64_t after,
+    int timeout_ms, struct broker_event *out, size_t max)
 {
 	struct timespec deadline;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -98,7 +99,7 @@ events_wait(struct event_queue *q, const char *queue, int64_t after, int timeout
 	}
 	pthread_mutex_lock(&q->lock);
 	size_t n;
-	while ((n = collect(q, queue, after, out, max)) == 0 && !q->shutting_down)
+	while ((n = collect(q, queue, reader_dn, after, out, max)) == 0 && !q->shutting_down)
 		if (pthread_cond_timedwait(&q->changed, &q->lock, &deadline) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&q->lock);

@@ -36,6 +36,8 @@ struct broker_event {
 	struct access_point initiator; /* who connects, for EVENT_CONNECT */
 	char initiator_public_address[QCG_ADDR_MAX];
 	struct decision decision;      /* for EVENT_CONNECT and EVENT_RELAY */
+	char reader_dn[QCG_DN_MAX];    /* for EVENT_RELAY: the DN that owned the proxy when the
+	                                * relay was decided, the only non-admin that may read it */
 };
 
 struct event_queue;
@@ -45,9 +47,11 @@ void events_free(struct event_queue *q);
 /* Append ev (its sequence is assigned) and wake the waiters of its queue. */
 int64_t events_post(struct event_queue *q, struct broker_event *ev);
 /* Wait up to timeout_ms for events of queue with a sequence above after; copy up to max of them
- * into out and return how many. */
-size_t events_wait(struct event_queue *q, const char *queue, int64_t after, int timeout_ms,
-    struct broker_event *out, size_t max);
+ * into out and return how many. With reader_dn set, events whose reader_dn differs are not
+ * seen at all (the wait goes on past them), so that an endpoint that changed hands never shows
+ * its new holder the old holder's relay ids; NULL sees every event of the queue. */
+size_t events_wait(struct event_queue *q, const char *queue, const char *reader_dn,
+    int64_t after, int timeout_ms, struct broker_event *out, size_t max);
 /* Events in the ring (for health reporting). */
 size_t events_count(struct event_queue *q);
 /* Wake every waiter so that they return early (shutdown). */

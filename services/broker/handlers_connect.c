@@ -110,12 +110,20 @@ __qb__ReportOutcome(struct soap *soap, struct _qb__ReportOutcome *req,
 	return SOAP_OK;
 }
 
-/* Front-ends wait on their own cluster's queue; proxies on "proxy:<their endpoint>". */
+/* Front-ends wait on their own cluster's queue; proxies on "proxy:<the endpoint they
+ * registered>", and see only the relays decided while their DN owned it (*reader_dn; NULL for
+ * cluster queues and admins, who see the whole queue). */
 static int
-authorize_queue(struct soap *soap, struct broker_call *call, const char *queue)
+authorize_queue(struct soap *soap, struct broker_call *call, const char *queue,
+    const char **reader_dn)
 {
-	if (strncmp(queue, "proxy:", 6) == 0)
-		return broker_require_role(soap, call, ACL_ROLE_PROXY);
+	*reader_dn = NULL;
+	if (strncmp(queue, "proxy:", 6) == 0) {
+		int rc = broker_require_proxy_owner(soap, call, queue + 6);
+		if (rc == SOAP_OK && !broker_is_admin(call))
+			*reader_dn = call->caller_dn;
+		return rc;
+	}
 	int rc = broker_require_role(soap, call, ACL_ROLE_FRONTEND);
 	return rc ? rc : broker_require_cluster_owner(soap, call, queue);
 }
@@ -134,12 +142,13 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	if (req->timeoutSeconds < 0 || req->timeoutSeconds > BROKER_WAIT_MAX_SECONDS)
 		return soap_fault_client(soap, "timeoutSeconds must be in [0, %d]",
 		    BROKER_WAIT_MAX_SECONDS);
-	if ((rc = authorize_queue(soap, &call, req->cluster)))
+	const char *reader_dn;
+	if ((rc = authorize_queue(soap, &call, req->cluster, &reader_dn)))
 		return rc;
 	events = soap_malloc(soap, EVENTS_WAIT_MAX * sizeof(*events));
 	if (events == NULL)
 		return soap_fault_server(soap, "out of memory");
-	size_t n = events_wait(call.broker->events, req->cluster, req->afterSequence,
+	size_t n = events_wait(call.broker->events, req->cluster, reader_dn, req->afterSequence,
 	    req->timeoutSeconds * 1000, events, EVENTS_WAIT_MAX);
 	resp->event = soap_malloc(soap, (n ? n : 1) * sizeof(*resp->event));
 	if (resp->event == NULL)

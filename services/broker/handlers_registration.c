@@ -64,8 +64,8 @@ __qb__RegisterProxy(struct soap *soap, struct _qb__RegisterProxy *req,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
 	    (rc = convert_proxy_in(soap, req->proxy, &p)) ||
-	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p, &id),
-		 "RegisterProxy")))
+	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p,
+		 call.caller_dn, broker_is_admin(&call), &id), "RegisterProxy")))
 		return rc;
 	log_info("proxy %s registered (networks %s) by %s", p.endpoint, p.networks, call.caller_dn);
 	resp->ok = xsd__boolean__true_;
@@ -79,10 +79,14 @@ __qb__UnregisterProxy(struct soap *soap, struct _qb__UnregisterProxy *req,
 	struct broker_call call = broker_call_of(soap);
 	int rc;
 
-	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
-	    (rc = broker_registry_fault(soap, &call, registry_delete_proxy(call.reg, req->endpoint),
-		 "UnregisterProxy")))
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)))
 		return rc;
+	if (req->endpoint == NULL)
+		return soap_fault_client(soap, "UnregisterProxy: endpoint is missing");
+	if ((rc = broker_registry_fault(soap, &call, registry_delete_proxy(call.reg, req->endpoint,
+		 call.caller_dn, broker_is_admin(&call)), "UnregisterProxy")))
+		return rc;
+	log_info("proxy %s unregistered by %s", req->endpoint, call.caller_dn);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

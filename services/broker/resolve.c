@@ -79,5 +79,6 @@ resolve_proxy_event(const struct resolve_request *req, const struct resolve_resu
 	snprintf(ev->queue, sizeof(ev->queue), "proxy:%s", res->decision.proxy[i].endpoint);
 	ev->kind = EVENT_RELAY;
 	snprintf(ev->job, sizeof(ev->job), "%s", req->job);
+	snprintf(ev->reader_dn, sizeof(ev->reader_dn), "%s", res->decision.proxy[i].owner_dn);
 	ev->decision = res->decision;
 }

@@ -6,6 +6,7 @@
  *     register-cluster NAME POLICY PUBLIC-ADDRESS NETWORKS [PORTMIN PORTMAX] [traversal]
  *     unregister-cluster NAME
  *     register-proxy ENDPOINT NETWORKS [CLUSTER]
+ *     unregister-proxy ENDPOINT
  *     record-job ID
  *     set-job-state ID STATE [EXIT]
  *     register-ap JOB CLUSTER NODE ADDRESS PORT [PROCESS]
@@ -157,6 +158,12 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 		struct _qb__RegisterProxy req = { &p };
 		struct _qb__RegisterProxyResponse resp;
 		return soap_call___qb__RegisterProxy(soap, cli.url, NULL, &req, &resp);
+	}
+	if (strcmp(op, "unregister-proxy") == 0) {
+		call_cli_need(&cli, argc, 1, op);
+		struct _qb__UnregisterProxy req = { argv[0] };
+		struct _qb__UnregisterProxyResponse resp;
+		return soap_call___qb__UnregisterProxy(soap, cli.url, NULL, &req, &resp);
 	}
 	if (strcmp(op, "record-job") == 0) {
 		call_cli_need(&cli, argc, 1, op);

@@ -15,11 +15,15 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "migrations.h"
 #include "registry.h"
 
 #define DN_A "CN=frontend,OU=site-a,O=Grid"
 #define DN_B "CN=frontend,OU=site-b,O=Grid"
 #define USER_DN "CN=Jane Doe,O=Grid"
+#define PROXY_DN_A "CN=host/proxy-a,O=Grid"
+#define PROXY_DN_B "CN=host/proxy-b,O=Grid"
+#define ADMIN_DN "CN=Grid Admin,O=Grid"
 
 static char tmpdir[] = "/tmp/test_registry.XXXXXX";
 static int db_serial;
@@ -300,12 +304,12 @@ proxies_put_list_and_load_floors_at_zero(void)
 
 	snprintf(p2.cluster, sizeof(p2.cluster), "site-c");
 	snprintf(p1.control_endpoint, sizeof(p1.control_endpoint), "https://wan1:9001/");
-	CHECK_INT_EQ(registry_put_proxy(reg, &p1, &id1), 0);
-	CHECK_INT_EQ(registry_put_proxy(reg, &p2, &id2), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p1, PROXY_DN_A, false, &id1), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p2, PROXY_DN_A, false, &id2), 0);
 	CHECK(id1 > 0 && id2 > 0 && id1 != id2);
 	/* registering the same endpoint again keeps its id */
 	snprintf(p1.networks, sizeof(p1.networks), "10.0.0.0/8");
-	CHECK_INT_EQ(registry_put_proxy(reg, &p1, &again), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p1, PROXY_DN_A, false, &again), 0);
 	CHECK_INT_EQ(again, id1);
 
 	CHECK_INT_EQ(registry_add_proxy_load(reg, "wan1:9000", 7), 0);
@@ -331,11 +335,131 @@ proxies_put_list_and_load_floors_at_zero(void)
 	CHECK(n == 2 && list[0].load == 0 && strcmp(list[0].endpoint, "wan2:9000") == 0);
 	free(list);
 
-	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000"), 0);
-	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000"), REGISTRY_NOT_FOUND);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000", PROXY_DN_A, false), 0);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "wan2:9000", PROXY_DN_A, false), REGISTRY_NOT_FOUND);
 	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
 	CHECK_INT_EQ(n, 1);
 	free(list);
+	registry_close(reg);
+}
+
+/* Like clusters: the DN that registered an endpoint owns it; another proxy can neither take it
+ * over nor remove it; an admin can do both and leaves the owner in place. */
+static void
+proxy_belongs_to_the_dn_that_registered_it(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct proxy p = make_proxy("relay-a:9000", 0), got;
+	int64_t id = 0, again = 0;
+
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, &id), 0);
+	CHECK_INT_EQ(registry_get_proxy(reg, "relay-a:9000", &got), 0);
+	CHECK_STR_EQ(got.owner_dn, PROXY_DN_A);
+	CHECK_INT_EQ(got.id, id);
+	/* the owner in the caller's struct is never taken: it comes from caller_dn */
+	snprintf(p.owner_dn, sizeof(p.owner_dn), "%s", PROXY_DN_B);
+	snprintf(p.networks, sizeof(p.networks), "10.66.0.0/16");
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_B, false, &again), REGISTRY_DENIED);
+	CHECK(strstr(registry_error(reg), "another DN") != NULL);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "relay-a:9000", PROXY_DN_B, false), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_get_proxy(reg, "relay-a:9000", &got), 0);
+	CHECK_STR_EQ(got.networks, "0.0.0.0/0"); /* B's put changed nothing */
+	CHECK_STR_EQ(got.owner_dn, PROXY_DN_A);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, "", false, NULL), -1); /* no identity */
+	CHECK_INT_EQ(registry_delete_proxy(reg, "nowhere:1", PROXY_DN_B, false), REGISTRY_NOT_FOUND);
+
+	/* the owner re-registers at will; an admin may replace the row and keeps A as owner */
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, &again), 0);
+	CHECK_INT_EQ(again, id);
+	snprintf(p.networks, sizeof(p.networks), "10.77.0.0/16");
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, ADMIN_DN, true, NULL), 0);
+	CHECK_INT_EQ(registry_get_proxy(reg, "relay-a:9000", &got), 0);
+	CHECK_STR_EQ(got.networks, "10.77.0.0/16");
+	CHECK_STR_EQ(got.owner_dn, PROXY_DN_A);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "relay-a:9000", ADMIN_DN, true), 0);
+	CHECK_INT_EQ(registry_get_proxy(reg, "relay-a:9000", &got), REGISTRY_NOT_FOUND);
+
+	/* once A is gone, the endpoint is free for B */
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_B, false, NULL), 0);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "relay-a:9000", PROXY_DN_A, false), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "relay-a:9000", PROXY_DN_B, false), 0);
+	registry_close(reg);
+}
+
+/* A file at schema 2 (the two first migrations only, as a broker of the first release left it)
+ * keeps its proxies through migration 3; they are unowned until registered again. */
+static void
+migration_from_schema_2_keeps_proxies_unowned_until_registered(void)
+{
+	char path[256], err[512];
+	struct registry *reg;
+	struct proxy p = make_proxy("old:7000", 0), *list = NULL;
+	size_t n = 0;
+	sqlite3 *db;
+
+	new_db_path(path, sizeof(path));
+	CHECK(registry_migration_count >= 3);
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t i = 0; i < 2; i++)
+		CHECK_INT_EQ(sqlite3_exec(db, registry_migrations[i].sql, NULL, NULL, NULL),
+		    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "INSERT INTO proxies (endpoint, networks, load, "
+	    "control_endpoint) VALUES ('old:7000', '0.0.0.0/0', 3, 'https://old:7001/')",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_migrations_applied(reg), (int)registry_migration_count - 2);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
+	CHECK_INT_EQ(n, 1);
+	if (n == 1) {
+		CHECK_STR_EQ(list[0].endpoint, "old:7000");
+		CHECK_STR_EQ(list[0].control_endpoint, "https://old:7001/");
+		CHECK_INT_EQ(list[0].load, 3);
+		CHECK_STR_EQ(list[0].owner_dn, "");
+	}
+	free(list);
+	/* nobody but an admin removes an unowned row; its next registrant claims it */
+	CHECK_INT_EQ(registry_delete_proxy(reg, "old:7000", PROXY_DN_B, false), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_B, false, NULL), REGISTRY_DENIED);
+	CHECK_INT_EQ(registry_delete_proxy(reg, "old:7000", PROXY_DN_A, false), 0);
+	registry_close(reg);
+}
+
+/* What Resolve relies on: reads between read_begin and read_end see one committed state while
+ * another connection writes (WAL: the writer is not blocked), and no write gets in. */
+static void
+read_snapshot_sees_one_state_while_another_connection_writes(void)
+{
+	char path[256], err[512];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path)), *writer;
+	struct cluster c, a = make_cluster("a", POLICY_OPEN);
+	struct proxy p = make_proxy("snap:1", 0);
+
+	CHECK_INT_EQ(registry_open(path, &writer, err, sizeof(err)), 0);
+	if (writer == NULL)
+		return;
+	CHECK_INT_EQ(registry_read_begin(reg), 0);
+	CHECK_INT_EQ(registry_read_begin(reg), -1); /* no nesting */
+	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
+	CHECK_INT_EQ(c.policy, POLICY_NAT);
+	CHECK_INT_EQ(registry_put_cluster(writer, &a, DN_A), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
+	CHECK_INT_EQ(c.policy, POLICY_NAT); /* still the snapshot's */
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), -1);
+	CHECK(strstr(registry_error(reg), "read snapshot") != NULL);
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "snap:1", 1), -1);
+	CHECK(strstr(registry_error(reg), "read snapshot") != NULL);
+	registry_read_end(reg);
+	registry_read_end(reg); /* harmless */
+	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
+	CHECK_INT_EQ(c.policy, POLICY_OPEN);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0);
+	registry_close(writer);
 	registry_close(reg);
 }
 
@@ -755,7 +879,7 @@ writer_waits_for_another_processes_lock(void)
 	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
 	if (reg != NULL) {
 		t0 = now_seconds();
-		CHECK_INT_EQ(registry_put_proxy(reg, &p, NULL), 0); /* waits, then succeeds */
+		CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0); /* waits */
 		waited = now_seconds() - t0;
 		CHECK(waited > 0.1);
 		printf("# write waited %.0f ms for a 300 ms lock held by another process\n",
@@ -823,6 +947,9 @@ main(void)
 	RUN(cluster_belongs_to_the_dn_that_registered_it);
 	RUN(cluster_constraints_reject_bad_values);
 	RUN(proxies_put_list_and_load_floors_at_zero);
+	RUN(proxy_belongs_to_the_dn_that_registered_it);
+	RUN(migration_from_schema_2_keeps_proxies_unowned_until_registered);
+	RUN(read_snapshot_sees_one_state_while_another_connection_writes);
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
 	RUN(access_points_are_keyed_by_job_and_port_not_address);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
