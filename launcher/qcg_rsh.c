@@ -7,8 +7,11 @@
  * Like ssh, the words of COMMAND are joined with spaces and run by /bin/sh -c on the node:
  * Open MPI writes orted's command line for a remote shell (it quotes the HNP URI, for one).
  * HOST is looked up in the hosts map ($QCG_RSH_MAP or -m, launcher/rsh_map.h) that qcg-submit
- * writes: it gives the front-end URL and the reservation to launch under. The environment
- * carried is the allow-list of env_allow.h; stdin is not carried. stdout and stderr stream
+ * writes: it gives the front-end URL, the reservation to launch under and the node's own
+ * variables (its helper socket, its port window). The environment carried is the allow-list
+ * of env_allow.h less what describes only this host (mpirun's helper socket and window), plus
+ * the node's variables and Open MPI's port parameters for its window (rsh_map_node_env): the
+ * preload and the job's identity travel from mpirun's environment. stdin is not carried. stdout and stderr stream
  * back; signals SIGINT, SIGTERM and SIGHUP are forwarded. The working directory is -w,
  * $QCG_RSH_WORKDIR, or else the mapped account's home.
  *
@@ -78,6 +81,7 @@ usage(FILE *out)
 {
 	fprintf(out, "usage: qcg-rsh [-w DIR] [-m MAP] HOST COMMAND [ARG...]\n"
 	    "  -m MAP   hosts map (default $QCG_RSH_MAP): lines HOST FRONTEND-URL RESERVATION-ID\n"
+	    "           [NAME=VALUE...] (the node's own variables, e.g. QCG_NET_PORTS=MIN-MAX)\n"
 	    "  -w DIR   working directory on the node (default $QCG_RSH_WORKDIR, else home)\n");
 }
 
@@ -107,11 +111,18 @@ static int
 run_on(const struct rsh_target *target, const struct user_creds *creds, char *command,
     const char *workdir)
 {
-	static char *carried[ENV_ALLOW_MAX];
+	static char *carried[ENV_ALLOW_MAX], *node_env[ENV_ALLOW_MAX];
+	static struct rsh_node_derived derived;
 	char err[1024], launch_id[REMOTE_LAUNCH_ID_MAX];
-	int envc = env_allow_collect(environ, carried, ENV_ALLOW_MAX);
-	if (envc < 0) {
+	int n = env_allow_collect(environ, carried, ENV_ALLOW_MAX);
+	if (n < 0) {
 		fprintf(stderr, "qcg-rsh: more than %d variables to carry\n", ENV_ALLOW_MAX);
+		return RSH_FAILED;
+	}
+	int envc = rsh_map_node_env(target, carried, n, node_env, ENV_ALLOW_MAX, &derived, err,
+	    sizeof(err));
+	if (envc < 0) {
+		fprintf(stderr, "qcg-rsh: %s\n", err);
 		return RSH_FAILED;
 	}
 	struct soap_client_settings settings = { RSH_TIMEOUT, RSH_TIMEOUT + REMOTE_POLL_SECONDS,
@@ -123,7 +134,7 @@ run_on(const struct rsh_target *target, const struct user_creds *creds, char *co
 	}
 	char *argv[] = { "/bin/sh", "-c", command };
 	struct remote_command cmd = { target->frontend_url, target->reservation, target->host,
-		argv, 3, carried, envc, workdir };
+		argv, 3, node_env, envc, workdir };
 	struct remote_status st;
 	int code = RSH_FAILED;
 	if (remote_launch(soap, &cmd, launch_id, err, sizeof(err)) != 0 ||

@@ -38,3 +38,9 @@ tests_net_allpairs_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 tests_net_allpairs_LDADD = $(OMPI_LIBS)
 TESTS += tests/net/test_qcgnet_mpi_loopback.sh
 EXTRA_DIST += tests/net/test_qcgnet_mpi_loopback.sh
+# qcg-rsh's per-node environment (launcher/rsh_map.c): the node's window, never mpirun's.
+check_PROGRAMS += tests/net/test_rsh_node_env
+tests_net_test_rsh_node_env_SOURCES = tests/net/test_rsh_node_env.c launcher/rsh_map.c
+tests_net_test_rsh_node_env_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
+	-I$(top_srcdir)/tests/unit
+TESTS += tests/net/test_rsh_node_env
