@@ -65,7 +65,7 @@ frontend_no_traversal() {
 part_trunk() {
 	local raw=$outdir/trunk.txt k p sum pairs relays bytes
 	echo "# k cap_mbit_per_proxy pairs aggregate_mbit per_pair_mbit relayed_conns" \
-	    "bytes_per_proxy load rc" >"$raw"
+	    "relays_handed:bytes_per_proxy load rc" >"$raw"
 	for k in 1 2 4; do
 		tb_start --sites 3 --nodes 2 --proxies "$k" --policies open,nat,nat
 		frontend_no_traversal c
@@ -86,7 +86,7 @@ part_trunk() {
 		{ grid_query connections "$JOB"; grid_query proxies; } >>"$LOG" 2>&1 || true
 		relays=$(grid_query connections "$JOB" 2>/dev/null |
 		    awk '$1 ~ /^b\// && $2 ~ /^c\// && $3 == "relay" && $4 == "ok"' | wc -l)
-		bytes=$(grid_query proxies 2>/dev/null | awk 'NR > 1 { print $NF }' | paste -sd, -)
+		bytes=$(grid_query proxies 2>/dev/null | awk 'NR > 1 { print $4 ":" $NF }' | paste -sd, -)
 		echo "$k $TRUNK_MBIT 4 $sum ${pairs:--} $relays ${bytes:--} $(load) $RC" >>"$raw"
 		say "trunk: $(tail -n 1 "$raw")"
 		tb_stop
@@ -125,6 +125,14 @@ qcg_release() {
 	RESERVATIONS=()
 }
 
+# What the broker recorded for job $JOB: connections, their median and summed set-up (ms).
+conn_stats() {
+	[[ $JOB != *plain* ]] || { echo "- - -"; return; }
+	grid_query connections "$JOB" 2>/dev/null | awk 'NR > 1 && $5 ~ /^[0-9]+$/ { print $5 / 1000 }' |
+	    sort -g | awk '{ v[NR] = $1; s += $1 } END { if (!NR) print "0 - -"
+		else printf "%d %.1f %.0f\n", NR, v[int((NR + 1) / 2)], s }'
+}
+
 # One remote `true` on d2 from a1 through agent "$2..." (kind $1): the launch path alone.
 rsh_once() {
 	local kind=$1 t0
@@ -141,7 +149,7 @@ part_startup() {
 	local raw=$outdir/startup.txt r kind nodes=(a1 a2 b1 b2 c1 c2 d1 d2)
 	local hosts=a1:2,a2:2,b1:2,b2:2,c1:2,c2:2,d1:2,d2:2
 	tb_start --sites 4 --nodes 2 --policies open
-	echo "# round kind mpirun_ms load rc" >"$raw"
+	echo "# round kind mpirun_ms load rc connections setup_median_ms setup_sum_ms" >"$raw"
 	for ((r = 1; r <= rounds; r++)); do
 		for kind in plain shim qcg; do
 			JOB=nb-start-$kind-$r OUT=$TB_DIR/out-$JOB
@@ -160,7 +168,7 @@ part_startup() {
 				rsh_once plain "$QTB" rsh --dir "$TB_DIR"
 				qcg_release
 			fi
-			echo "$r $kind $MS $(load) $RC" >>"$raw"
+			echo "$r $kind $MS $(load) $RC $(conn_stats)" >>"$raw"
 			say "startup: $(tail -n 1 "$raw")"
 		done
 	done

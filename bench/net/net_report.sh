@@ -46,10 +46,10 @@ summary_trunk() {
 	echo "## trunking (4 relayed pairs b->c streaming at once; each WAN proxy's uplink capped)"
 	awk '!/^#/ { if ($1 == 1) base = $4; rows[NR] = $0 }
 		END { printf "%-3s %-9s %-14s %-10s %-24s %-7s %s\n", "k", "cap/proxy", "aggregate_mbit",
-			"x_k1", "per_pair_mbit", "relays", "bytes_per_proxy"
+			"x_k1", "per_pair_mbit", "relays", "relays:bytes_per_proxy"
 			for (i in rows) { split(rows[i], f, " ")
 				printf "%-3s %-9s %-14s %-10s %-24s %-7s %s (load %s, rc %s)\n", f[1], f[2],
-					f[4], base > 0 ? sprintf("%.2f", f[4] / base) : "-", f[5], f[6], f[7],
+					f[4], (base > 0 ? sprintf("%.2f", f[4] / base) : "-"), f[5], f[6], f[7],
 					f[8], f[9] } }' "$raw" | sort -n
 }
 
@@ -67,6 +67,8 @@ summary_startup() {
 		printf "qcg / plain: %.2f   (libqcgnet alone / plain: %.2f)\n", q / p, h / p }'
 	echo "one remote 'true' (a1 -> d2): qcg-rsh $(awk '!/^#/ && $2 == "rsh-qcg" { printf "%s ", $3 }' "$raw")ms;" \
 	    "testbed rsh $(awk '!/^#/ && $2 == "rsh-plain" { printf "%s ", $3 }' "$raw")ms"
+	awk '!/^#/ && ($2 == "shim" || $2 == "qcg") && NF >= 8 { printf "%s round %s: %s connections" \
+		" brokered, set-up median %s ms, summed %s ms\n", $2, $1, $6, $7, $8 }' "$raw"
 	echo "load averages: $(awk '!/^#/ { printf "%s ", $4 }' "$raw")"
 }
 
