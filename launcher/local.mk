@@ -15,7 +15,7 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/proxy_make.c launcher/proxy_make.h \
 	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
 	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h \
-	launcher/node_env.c launcher/node_env.h
+	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-DQCG_LIBDIR=\"$(libdir)\"
 LAUNCHER_LIBS = launcher/liblauncher.a $(QCG_SOAP_LIBS)
@@ -94,3 +94,10 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 # holds the testbed lock).
 TESTS += tests/launcher/bad_descriptions.test
 EXTRA_DIST += tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test
+
+check_PROGRAMS += tests/launcher/test_node_env
+tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
+tests_launcher_test_node_env_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
+	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
+tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS)
+TESTS += tests/launcher/test_node_env

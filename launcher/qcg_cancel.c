@@ -2,9 +2,10 @@
  * qcg_cancel.c: qcg-cancel [--broker URL] JOB: mark the job cancelled at the broker. Its
  * qcg-submit, wherever it runs, sees that within seconds and stops mpirun and every process on
  * every cluster (Release on each front-end). On the host where it was submitted, the job's
- * record (/tmp/qcg-jobs-<uid>/JOB/record) also lets us signal qcg-submit at once.
- * Exit codes: 0 cancelled, 1 the broker refused (no such job, already over, not yours),
- * 3 authentication failed.
+ * record (/tmp/qcg-jobs-<uid>/JOB/record) also lets us signal qcg-submit at once, or, when
+ * qcg-submit is dead, stop its mpirun and Release every reservation it lists ourselves.
+ * Exit codes: 0 cancelled, 1 the broker refused (no such job, already over, not yours) or a
+ * Release failed, 3 authentication failed.
  */
 #include "config.h"
 
@@ -20,23 +21,80 @@
 #include "soap_client.h"
 #include "user_creds.h"
 
-/* SIGTERM the local qcg-submit of job, if its record is here. */
-static void
-signal_local_submit(const char *job)
+#define CANCEL_RECORD_PARTS 64 /* reservations a record may list (JOB_CLUSTERS_MAX) */
+
+struct record {
+	long submit_pid, mpirun_pid;
+	char url[CANCEL_RECORD_PARTS][1024], reservation[CANCEL_RECORD_PARTS][128];
+	int count;
+};
+
+/* The record qcg-submit left on this host for job; -1 if there is none. */
+static int
+read_record(const char *job, struct record *r)
 {
-	char path[512], line[256];
-	long pid = 0;
-	if (strchr(job, '/') != NULL)
-		return;
+	char path[512], line[1400];
+	if (strchr(job, '/') != NULL || strlen(job) > 200)
+		return -1;
 	snprintf(path, sizeof(path), "/tmp/qcg-jobs-%u/%s/record", (unsigned)getuid(), job);
 	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "pid %ld", &pid) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (pid > 1 && kill((pid_t)pid, SIGTERM) == 0)
-		fprintf(stderr, "qcg-cancel: told qcg-submit (pid %ld) to stop\n", pid);
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "pid %ld", &r->submit_pid) == 1 ||
+		    sscanf(line, "mpirun %ld", &r->mpirun_pid) == 1)
+			continue;
+		if (r->count < CANCEL_RECORD_PARTS && sscanf(line, "reservation %1023s %127s",
+		    r->url[r->count], r->reservation[r->count]) == 2)
+			r->count++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* qcg-submit is gone (killed, its host rebooted...): do its last steps ourselves. mpirun's
+ * process group is stopped, and each front-end releases its reservation, which kills whatever
+ * still runs under it on the nodes. */
+static int
+finish_orphan(struct soap *soap, const char *job, const struct record *r)
+{
+	char why[512];
+	int failed = 0;
+	if (r->mpirun_pid > 1 && kill(-(pid_t)r->mpirun_pid, SIGKILL) == 0)
+		fprintf(stderr, "qcg-cancel: stopped mpirun (process group %ld)\n", r->mpirun_pid);
+	for (int i = 0; i < r->count; i++) {
+		struct _qf__Release req = { (char *)r->reservation[i] };
+		struct _qf__ReleaseResponse resp;
+		if (soap_call___qf__Release(soap, r->url[i], NULL, &req, &resp) != SOAP_OK) {
+			soap_client_error(soap, why, sizeof(why));
+			fprintf(stderr, "qcg-cancel: job %s: releasing %s at %s: %s\n", job,
+			    r->reservation[i], r->url[i], why);
+			failed++;
+		} else
+			fprintf(stderr, "qcg-cancel: job %s: released %s at %s\n", job,
+			    r->reservation[i], r->url[i]);
+		soap_client_reset(soap);
+		soap_closesock(soap);
+	}
+	return failed;
+}
+
+/* On the submitting host: SIGTERM qcg-submit, which stops everything at once; or, if it is
+ * dead, stop and release in its place. Elsewhere the broker's state is what qcg-submit sees. */
+static int
+stop_local(struct soap *soap, const char *job)
+{
+	struct record r;
+	memset(&r, 0, sizeof(r));
+	if (read_record(job, &r) != 0)
+		return 0;
+	if (r.submit_pid > 1 && kill((pid_t)r.submit_pid, SIGTERM) == 0) {
+		fprintf(stderr, "qcg-cancel: told qcg-submit (pid %ld) to stop\n", r.submit_pid);
+		return 0;
+	}
+	fprintf(stderr, "qcg-cancel: job %s: its qcg-submit (pid %ld) is gone; releasing its "
+	    "reservations\n", job, r.submit_pid);
+	return finish_orphan(soap, job, &r);
 }
 
 int
@@ -69,7 +127,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "qcg-cancel: %s\n", err);
 	else {
 		printf("job %s cancelled\n", argv[i]);
-		signal_local_submit(argv[i]);
+		rc = stop_local(soap, argv[i]);
 	}
 	soap_client_free(soap);
 	return rc ? 1 : 0;

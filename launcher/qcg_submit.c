@@ -14,7 +14,8 @@
  *
  * Exit codes: the job's (mpirun's) exit code once it ran; otherwise 2 bad usage or description,
  * 3 authentication or authorization refused, 4 co-allocation failed, 5 other failures
- * (broker or front-end unreachable, files), 130/143 cancelled before it ran.
+ * (broker or front-end unreachable, files), 6 stopped at the end of its wall time, 130/143
+ * cancelled before it ran.
  */
 #include "config.h"
 
@@ -36,10 +37,11 @@
 #include "job_files.h"
 #include "node_env.h"
 #include "soap_client.h"
+#include "stage.h"
 #include "submit_run.h"
 #include "user_creds.h"
 
-enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5 };
+enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5, EXIT_WALLTIME = 6 };
 #define SUBMIT_POLL 2          /* seconds between looks at the broker for a cancellation */
 #define SUBMIT_KILL_GRACE 5    /* seconds mpirun gets after SIGTERM */
 
@@ -190,6 +192,19 @@ write_record(const struct submit *s)
 	fclose(f);
 }
 
+/* mpirun's process group, for a qcg-cancel that finds us dead. */
+static void
+record_mpirun(const struct submit *s, pid_t pid)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/record", s->dir);
+	FILE *f = fopen(path, "a");
+	if (f == NULL)
+		return;
+	fprintf(f, "mpirun %ld\n", (long)pid);
+	fclose(f);
+}
+
 /* Stop mpirun's process group: SIGTERM, then SIGKILL after the grace period. */
 static int
 stop_mpirun(pid_t pid)
@@ -214,6 +229,8 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 	char err[1024];
 	int status = 0;
 	time_t next_poll = time(NULL) + SUBMIT_POLL;
+	time_t deadline = s->job->walltime > 0 ? time(NULL) + s->job->walltime : 0;
+	bool overtime = false;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
@@ -224,6 +241,13 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
 				fprintf(stderr, "qcg-submit: %s (still running)\n", err);
 		}
+		if (deadline && time(NULL) >= deadline && !stop_signal) {
+			fprintf(stderr, "qcg-submit: job %s: its wall time of %ld s is over; stopping "
+			    "it everywhere\n", s->id, s->job->walltime);
+			overtime = true;
+			status = stop_mpirun(pid);
+			break;
+		}
 		if (stop_signal || st == JOB_CANCELLED) {
 			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
@@ -233,12 +257,27 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 		}
 		usleep(100000);
 	}
+	if (overtime)
+		return EXIT_WALLTIME;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
 }
 
-/* Everything after co-allocation: files, mpirun, the end. Returns the exit code. */
+/* The job cannot start: say why, release everything, record it failed. */
+static int
+abandon(struct submit *s, const char *why)
+{
+	char err[1024];
+	fprintf(stderr, "qcg-submit: job %s: %s; nothing runs and every reservation is released\n",
+	    s->id, why);
+	coalloc_release(s->soap, &s->alloc);
+	broker_set_state(s->soap, s->broker, s->id, JOB_FAILED, EXIT_FAILED, err, sizeof(err));
+	return EXIT_FAILED;
+}
+
+/* Everything after co-allocation: files, stage-in, mpirun, stage-out, the end. Returns the
+ * exit code. */
 static int
 run_job(struct submit *s)
 {
@@ -250,10 +289,8 @@ run_job(struct submit *s)
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
 		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
-	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-submit: %s\n", err);
-		return EXIT_FAILED;
-	}
+	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0)
+		return abandon(s, err);
 	write_record(s);
 	if (plan.net_lib == NULL)
 		fprintf(stderr, "qcg-submit: note: libqcgnet.so not found; running without it (only "
@@ -263,13 +300,18 @@ run_job(struct submit *s)
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
 	plan.launcher_port = s->launcher_port;
+	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0)
+		return abandon(s, err);
 	pid_t pid = submit_start(&plan, err, sizeof(err));
-	if (pid < 0) {
-		fprintf(stderr, "qcg-submit: %s\n", err);
-		return EXIT_FAILED;
-	}
+	if (pid < 0)
+		return abandon(s, err);
+	record_mpirun(s, pid);
 	bool cancelled = false;
 	int code = supervise(s, pid, &cancelled);
+	if (!cancelled && stage_out(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: job %s: %s\n", s->id, err);
+		code = code ? code : EXIT_FAILED;
+	}
 	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */
 	enum job_state final = cancelled ? JOB_CANCELLED : code == 0 ? JOB_DONE : JOB_FAILED;
 	if (broker_set_state(s->soap, s->broker, s->id, final, code, err, sizeof(err)) != 0 &&

@@ -46,6 +46,10 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	argv[n++] = "--mca"; argv[n++] = "plm_rsh_agent"; argv[n++] = (char *)p->rsh;
 	/* Only this process holds the user's proxy: every orted is started from here. */
 	argv[n++] = "--mca"; argv[n++] = "plm_rsh_no_tree_spawn"; argv[n++] = "1";
+	/* orted daemonizes, so its launch "succeeds" even when it then fails to call mpirun
+	 * back (a connection through the grid that never came up): without a bound, mpirun
+	 * would wait for it for ever. */
+	argv[n++] = "--mca"; argv[n++] = "orte_startup_timeout"; argv[n++] = SUBMIT_STARTUP_TIMEOUT;
 	/* Slots are what the front-ends granted, not cores this host can see. */
 	argv[n++] = "--bind-to"; argv[n++] = "none";
 	argv[n++] = "-x"; argv[n++] = "QCG_TOPOLOGY_FILE";

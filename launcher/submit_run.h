@@ -12,6 +12,7 @@
 
 #include "coalloc.h"
 
+#define SUBMIT_STARTUP_TIMEOUT "60" /* seconds for every orted to call mpirun back */
 #define SUBMIT_ARGV_MAX (64 + 2 * JOB_ENV_MAX + JOB_ARGS_MAX)
 
 struct submit_plan {

@@ -4,6 +4,9 @@
 #
 #   submit FILE [ARGS...]      qcg-submit on host user, as the testbed's user; sets SUBMIT_OUT
 #                              (stdout+stderr) and SUBMIT_RC
+#   submit_cmd CMD...          CMD on host user with the same environment
+#   need_user_helper           skip unless host user runs a helper (mpirun's listeners)
+#   pid_on COMM HOST           a pid of COMM in HOST's namespace
 #   fe_log_count SITE REGEX    lines of SITE's front-end log matching REGEX
 #   fe_lines SITE              lines in SITE's front-end log now (to look only at what follows)
 #   site_free SITE             the front-end grants all of SITE's slots at once (nothing is held
@@ -38,10 +41,31 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
 submit() {
 	local file=$1
 	shift
-	SUBMIT_OUT=$("$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "${SUBMIT_TIMEOUT:-120}" "$SUBMIT" "$@" \
-		"$file" 2>&1 8>&-)
+	SUBMIT_OUT=$(submit_cmd "$SUBMIT" "$@" "$file" 2>&1)
 	SUBMIT_RC=$?
+}
+
+# CMD... on host user with the job environment (each node's helper socket named by %h).
+submit_cmd() {
+	"$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 QCG_NODE_HELPER_SOCKET="$TB_DIR/run/helper-%h.sock" \
+		timeout "${SUBMIT_TIMEOUT:-120}" "$@" 8>&-
+}
+
+# Jobs that start mpirun need host user's own helper (orted of the closed site reach mpirun
+# only through it).
+need_user_helper() {
+	[[ -n ${QCG_HELPER_SOCKET:-} && -S $QCG_HELPER_SOCKET ]] ||
+		skip "qcg-testbed runs no helper on host user (mpirun's listeners cannot be brokered)"
+}
+
+# The pid of the process called $1 in host $2's namespace (the first one), or nothing.
+pid_on() {
+	local p
+	for p in $(ip netns pids "$(tb_ns_name "$2")" 2>/dev/null); do
+		[[ $(cat "/proc/$p/comm" 2>/dev/null) == "$1" ]] && { echo "$p"; return 0; }
+	done
+	return 1
 }
 
 fe_lines() { wc -l <"$TB_DIR/log/frontend-$1.log"; }
