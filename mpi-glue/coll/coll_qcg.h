@@ -138,10 +138,10 @@ int mca_coll_qcg_op_commutative(struct ompi_op_t *op);
 
 
 /* coll_qcg_chunks.c: byte ranges as eager-sized messages (no rendezvous round trip). */
-int mca_coll_qcg_nchunks(size_t len);
-int mca_coll_qcg_post_chunks(int sending, char *buf, size_t len, int peer, int tag,
+int mca_coll_qcg_nchunks(size_t len, int wan);
+int mca_coll_qcg_post_chunks(int sending, int wan, char *buf, size_t len, int peer, int tag,
     struct ompi_communicator_t *comm, ompi_request_t **reqs, int *rc);
-int mca_coll_qcg_move_chunks(int sending, char *buf, size_t len, int peer, int tag,
+int mca_coll_qcg_move_chunks(int sending, int wan, char *buf, size_t len, int peer, int tag,
     struct ompi_communicator_t *comm);
 
 /* coll_qcg_blocks.c: per-rank blocks in (site, cluster, rank) order between holders. */

@@ -46,7 +46,7 @@ allgather_cluster_master(char *full, size_t B, struct ompi_communicator_t *comm,
 {
 	const struct qcg_topo_layout *lay = &m->layout;
 	int C = lay->unit[1][m->rank], sm = lay->master[0][lay->unit[0][m->rank]];
-	return mca_coll_qcg_move_chunks(1, full + (size_t)lay->dfs_start[1][C] * B,
+	return mca_coll_qcg_move_chunks(1, 0, full + (size_t)lay->dfs_start[1][C] * B,
 	    (size_t)lay->usize[1][C] * B, sm, MCA_COLL_BASE_TAG_ALLGATHER, comm);
 }
 

@@ -53,14 +53,14 @@ struct reqs {
 	int n, cap, rc;
 };
 
-/* One message, in eager-sized chunks (coll_qcg_chunks.c): the WAN step pays no rendezvous. */
+/* One message; on the WAN in eager-sized chunks (coll_qcg_chunks.c): no rendezvous RTT. */
 static void
-post(struct reqs *q, int sending, void *buf, size_t bytes, int peer, int tag,
+post(struct reqs *q, int sending, int wan, void *buf, size_t bytes, int peer, int tag,
     struct ompi_communicator_t *comm)
 {
 	if (q->rc != OMPI_SUCCESS)
 		return;
-	int need = mca_coll_qcg_nchunks(bytes);
+	int need = mca_coll_qcg_nchunks(bytes, wan);
 	if (q->n + need > q->cap) {
 		int cap = 2 * (q->n + need);
 		ompi_request_t **r = realloc(q->r, (size_t)cap * sizeof(*r));
@@ -70,7 +70,7 @@ post(struct reqs *q, int sending, void *buf, size_t bytes, int peer, int tag,
 		}
 		q->r = r, q->cap = cap;
 	}
-	q->n += mca_coll_qcg_post_chunks(sending, buf, bytes, peer, tag, comm, q->r + q->n,
+	q->n += mca_coll_qcg_post_chunks(sending, wan, buf, bytes, peer, tag, comm, q->r + q->n,
 	    &q->rc);
 }
 
@@ -95,12 +95,12 @@ phase_local(struct a2a *a, char *gathered, int master, int me, struct reqs *q,
 			memcpy(a->rp + at, a->sp + at, a->B);
 			continue;
 		}
-		post(q, 0, a->rp + at, a->B, peer, TAG_LAN, comm);
-		post(q, 1, a->sp + at, a->B, peer, TAG_LAN, comm);
+		post(q, 0, 0, a->rp + at, a->B, peer, TAG_LAN, comm);
+		post(q, 1, 0, a->sp + at, a->B, peer, TAG_LAN, comm);
 	}
 	size_t agg = (size_t)a->out * a->B;
 	if (me != master) {
-		post(q, 1, a->sp, agg, master, TAG_AGG, comm);
+		post(q, 1, 0, a->sp, agg, master, TAG_AGG, comm);
 		return;
 	}
 	for (int i = 0; i < a->nS; i++) {
@@ -108,7 +108,7 @@ phase_local(struct a2a *a, char *gathered, int master, int me, struct reqs *q,
 		if (peer == me)
 			memcpy(gathered + (size_t)i * agg, a->sp, agg);
 		else
-			post(q, 0, gathered + (size_t)i * agg, agg, peer, TAG_AGG, comm);
+			post(q, 0, 0, gathered + (size_t)i * agg, agg, peer, TAG_AGG, comm);
 	}
 }
 
@@ -129,8 +129,8 @@ phase_wan(struct a2a *a, const char *gathered, char *wan_out, char *wan_in, stru
 			memcpy(w + (size_t)i * nT * a->B,
 			    gathered + ((size_t)i * a->out + (size_t)off) * a->B, (size_t)nT * a->B);
 		int peer = lay->master[0][T];
-		post(q, 0, wan_in + (size_t)a->nS * off * a->B, part, peer, TAG_LAN, comm);
-		post(q, 1, w, part, peer, TAG_LAN, comm);
+		post(q, 0, 1, wan_in + (size_t)a->nS * off * a->B, part, peer, TAG_LAN, comm);
+		post(q, 1, 1, w, part, peer, TAG_LAN, comm);
 	}
 }
 
@@ -156,7 +156,7 @@ phase_scatter(struct a2a *a, const char *wan_in, char *sorted, int me, struct re
 		if (peer == me)
 			memcpy(a->rp, sorted + (size_t)i * agg, agg);
 		else
-			post(q, 1, sorted + (size_t)i * agg, agg, peer, TAG_AGG, comm);
+			post(q, 1, 0, sorted + (size_t)i * agg, agg, peer, TAG_AGG, comm);
 	}
 }
 
@@ -202,7 +202,7 @@ alltoall_phases(struct a2a *a, struct ompi_communicator_t *comm, mca_coll_qcg_mo
 		if (rc == OMPI_SUCCESS)
 			phase_scatter(a, wan_in, gathered, me, &q, comm); /* gathered is free again */
 	} else if (rc == OMPI_SUCCESS)
-		post(&q, 0, a->rp, (size_t)a->out * a->B, master, TAG_AGG, comm);
+		post(&q, 0, 0, a->rp, (size_t)a->out * a->B, master, TAG_AGG, comm);
 	if (rc == OMPI_SUCCESS)
 		rc = wait_all(&q);
 	free(gathered);

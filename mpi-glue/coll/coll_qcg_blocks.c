@@ -25,7 +25,7 @@ move_children(char *buf, int base, int l, int U, int root, size_t B, int tag, in
 	int k = qcg_topo_nchildren(lay, l, U), nr = 0, rc = OMPI_SUCCESS, total = 0;
 	for (int i = 0; i < k; i++) {
 		int V = lay->child_list[l][lay->child_start[l][U] + i];
-		total += mca_coll_qcg_nchunks((size_t)lay->usize[l][V] * B);
+		total += mca_coll_qcg_nchunks((size_t)lay->usize[l][V] * B, l == 0);
 	}
 	ompi_request_t **reqs = malloc((size_t)(total > 0 ? total : 1) * sizeof(*reqs));
 	if (reqs == NULL)
@@ -36,7 +36,7 @@ move_children(char *buf, int base, int l, int U, int root, size_t B, int tag, in
 		if (peer == m->rank)
 			continue;
 		char *at = buf + (size_t)(lay->dfs_start[l][V] - base) * B;
-		nr += mca_coll_qcg_post_chunks(!receiving, at, (size_t)lay->usize[l][V] * B, peer,
+		nr += mca_coll_qcg_post_chunks(!receiving, l == 0, at, (size_t)lay->usize[l][V] * B, peer,
 		    tag, comm, reqs + nr, &rc);
 	}
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;

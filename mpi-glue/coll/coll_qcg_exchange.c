@@ -138,18 +138,18 @@ mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len, co
 		return OMPI_SUCCESS;
 	int total = 0, nr = 0, rc = OMPI_SUCCESS;
 	for (int j = 0; j < k; j++)
-		total += j == me ? 0 : mca_coll_qcg_nchunks((size_t)len[j]) +
-		    mca_coll_qcg_nchunks((size_t)len[me]);
+		total += j == me ? 0 : mca_coll_qcg_nchunks((size_t)len[j], 1) +
+		    mca_coll_qcg_nchunks((size_t)len[me], 1);
 	ompi_request_t **reqs = malloc((size_t)(total > 0 ? total : 1) * sizeof(*reqs));
 	if (reqs == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
 		if (j != me)
-			nr += mca_coll_qcg_post_chunks(0, full + offset[j], (size_t)len[j], list[j], tag,
+			nr += mca_coll_qcg_post_chunks(0, 1, full + offset[j], (size_t)len[j], list[j], tag,
 			    comm, reqs + nr, &rc);
 	for (int j = 0; j < k && rc == OMPI_SUCCESS; j++)
 		if (j != me)
-			nr += mca_coll_qcg_post_chunks(1, full + offset[me], (size_t)len[me], list[j],
+			nr += mca_coll_qcg_post_chunks(1, 1, full + offset[me], (size_t)len[me], list[j],
 			    tag, comm, reqs + nr, &rc);
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	free(reqs);

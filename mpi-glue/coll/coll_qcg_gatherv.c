@@ -115,7 +115,7 @@ collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_
 		rc = OMPI_ERR_OUT_OF_RESOURCE;
 	nr = 0;
 	ompi_request_t **chunks = NULL; /* then the blocks, in place, in eager-sized chunks */
-	if (rc == OMPI_SUCCESS && (chunks = malloc(((size_t)mca_coll_qcg_nchunks(u.bytes) +
+	if (rc == OMPI_SUCCESS && (chunks = malloc(((size_t)mca_coll_qcg_nchunks(u.bytes, l == 0) +
 	    (size_t)k) * sizeof(*chunks))) == NULL)
 		rc = OMPI_ERR_OUT_OF_RESOURCE;
 	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
@@ -125,7 +125,7 @@ collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_
 		if (peer[i] == m->rank)
 			memcpy(to, v->data, v->bytes);
 		else
-			nr += mca_coll_qcg_post_chunks(0, to, len, peer[i], TAG, comm, chunks + nr, &rc);
+			nr += mca_coll_qcg_post_chunks(0, l == 0, to, len, peer[i], TAG, comm, chunks + nr, &rc);
 	}
 	free(reqs);
 	reqs = chunks;
@@ -156,7 +156,7 @@ gatherv_up(struct vpart *v, int level, int root, struct ompi_communicator_t *com
 	rc = MCA_PML_CALL(send(v->sizes, v->len, MPI_INT, dest, TAG, MCA_PML_BASE_SEND_STANDARD,
 	    comm));
 	if (rc == OMPI_SUCCESS)
-		rc = mca_coll_qcg_move_chunks(1, v->data, v->bytes, dest, TAG, comm);
+		rc = mca_coll_qcg_move_chunks(1, level == 0, v->data, v->bytes, dest, TAG, comm);
 	return rc;
 }
 

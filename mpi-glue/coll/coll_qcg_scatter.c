@@ -20,7 +20,7 @@ scatter_down(char *buf, int level, int base, int len, int root, size_t B,
 	if (level >= 0) {
 		int src = qcg_topo_holder(lay, level - 1,
 		    qcg_topo_parent_of_rank(lay, level, m->rank), root);
-		rc = mca_coll_qcg_move_chunks(0, buf, (size_t)len * B, src,
+		rc = mca_coll_qcg_move_chunks(0, level == 0, buf, (size_t)len * B, src,
 		    MCA_COLL_BASE_TAG_SCATTER, comm);
 	}
 	for (int l = level + 1; l <= 1 && rc == OMPI_SUCCESS; l++)

@@ -77,7 +77,7 @@ scatterv_receive(int level, int len, int root, int **sizes, char **data,
 	if (total > INT_MAX || !mca_coll_qcg_tmp_allowed(total) ||
 	    (*data = malloc(total + 1)) == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
-	return mca_coll_qcg_move_chunks(0, *data, total, src, TAG, comm);
+	return mca_coll_qcg_move_chunks(0, level == 0, *data, total, src, TAG, comm);
 }
 
 /* Send each other child unit of U at level l its sizes and blocks. */
@@ -90,7 +90,7 @@ scatterv_children(const int *sizes, char *data, int base, int l, int U, int root
 	size_t nreq = (size_t)k;
 	for (int i = 0; i < k; i++) {
 		int V = lay->child_list[l][lay->child_start[l][U] + i], at = lay->dfs_start[l][V] - base;
-		nreq += (size_t)mca_coll_qcg_nchunks(offset_of(sizes + at, lay->usize[l][V]));
+		nreq += (size_t)mca_coll_qcg_nchunks(offset_of(sizes + at, lay->usize[l][V]), l == 0);
 	}
 	ompi_request_t **reqs = malloc(nreq * sizeof(*reqs));
 	if (reqs == NULL)
@@ -106,7 +106,7 @@ scatterv_children(const int *sizes, char *data, int base, int l, int U, int root
 		if (rc != OMPI_SUCCESS)
 			break;
 		nr++;
-		nr += mca_coll_qcg_post_chunks(1, data + off, len, peer, TAG, comm, reqs + nr, &rc);
+		nr += mca_coll_qcg_post_chunks(1, l == 0, data + off, len, peer, TAG, comm, reqs + nr, &rc);
 	}
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	free(reqs);
