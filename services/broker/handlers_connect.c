@@ -35,6 +35,25 @@ post_decision_events(struct broker_call *call, const struct resolve_request *req
 	}
 }
 
+/* The ownership check and every read of the decision in one registry snapshot: one SQLite read
+ * transaction instead of five, and one consistent state (a cluster re-registered between two
+ * reads cannot mix old and new). Ended before anything writes (the proxies' load). */
+static int
+resolve_in_snapshot(struct soap *soap, struct broker_call *call, const struct resolve_request *req,
+    struct resolve_result *res, enum resolve_status *status)
+{
+	int rc;
+
+	if (registry_read_begin(call->reg) != 0)
+		return broker_registry_fault(soap, call, -1, "Resolve");
+	rc = broker_require_cluster_owner(soap, call, req->from_cluster);
+	if (rc == SOAP_OK)
+		*status = resolve_connection(call->reg, req, &call->broker->cursor,
+		    &call->broker->cursor_lock, res);
+	registry_read_end(call->reg);
+	return rc;
+}
+
 int
 __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResponse *resp)
 {
@@ -50,13 +69,12 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 		.after = r->after ? (int)*r->after : -1,
 	};
 	struct resolve_result res;
+	enum resolve_status status = RESOLVE_ERROR;
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
-	    (rc = broker_require_cluster_owner(soap, &call, req.from_cluster)))
+	    (rc = resolve_in_snapshot(soap, &call, &req, &res, &status)))
 		return rc;
-	enum resolve_status status = resolve_connection(call.reg, &req, &call.broker->cursor,
-	    &call.broker->cursor_lock, &res);
 	switch (status) {
 	case RESOLVE_OK:
 		break;
