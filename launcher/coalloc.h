@@ -38,6 +38,8 @@ struct coalloc {
 	int count;
 	const char *job_id;
 	int reserve_timeout;  /* seconds a reservation waits for its commit */
+	const char *helper_socket; /* the nodes' helper socket, %h the node (node_env.h); NULL:
+	                            * the helpers' default */
 };
 
 /* Reserve on every part in order, then commit every part. 0 when all are committed; -1 with

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job_files.h"
+#include "node_env.h"
 
 int
 job_files_rankfile(FILE *f, const struct coalloc *c)
@@ -23,15 +24,21 @@ job_files_rankfile(FILE *f, const struct coalloc *c)
 int
 job_files_hosts(FILE *f, const struct coalloc *c)
 {
+	static struct rsh_target t; /* 8 KiB of words: not on the stack */
 	char line[RSH_MAP_LINE_MAX];
-	fprintf(f, "# qcg-rsh hosts map of job %s: HOST FRONTEND-URL RESERVATION-ID\n", c->job_id);
+	fprintf(f, "# qcg-rsh hosts map of job %s: HOST FRONTEND-URL RESERVATION-ID [NAME=VALUE...]\n",
+	    c->job_id);
 	for (int i = 0; i < c->count; i++)
 		for (int n = 0; n < c->part[i].node_count; n++) {
-			struct rsh_target t;
+			memset(&t, 0, sizeof(t));
 			snprintf(t.host, sizeof(t.host), "%s", c->part[i].node[n].name);
 			snprintf(t.frontend_url, sizeof(t.frontend_url), "%s", c->part[i].frontend_url);
 			snprintf(t.reservation, sizeof(t.reservation), "%s", c->part[i].reservation);
-			if (rsh_map_format(&t, line, sizeof(line)) != 0)
+			/* A node with a port window gets its libqcgnet.so words (node_env.h). */
+			if (c->part[i].node[n].port_min > 0 &&
+			    node_env_words(&c->part[i].node[n], c->helper_socket, &t) != 0)
+				return -1;
+			if (rsh_map_format_env(&t, line, sizeof(line)) != 0)
 				return -1;
 			fputs(line, f);
 		}

@@ -3,7 +3,8 @@
  *
  *   rankfile   Open MPI's: "rank R=NODE slot=S", ranks cluster by cluster in the order of the
  *              description, within a cluster node by node in the front-end's grant order
- *   hosts      qcg-rsh's hosts map (rsh_map.h): NODE FRONTEND-URL RESERVATION
+ *   hosts      qcg-rsh's hosts map (rsh_map.h): NODE FRONTEND-URL RESERVATION, then the
+ *              node's libqcgnet.so words when it has a port window (node_env.h)
  *   topology   mpi-glue/topo's topology file: "rank site cluster node" colors; sites numbered
  *              in order of first appearance, clusters within their site, nodes within their
  *              cluster (MPICH-G2's depths and colors, DESIGN.md section 4)

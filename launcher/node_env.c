@@ -1,5 +1,5 @@
 /*
- * node_env.c: per-node port windows, the nodeenv file and the rsh agent (node_env.h).
+ * node_env.c: per-node port windows, their hosts-map words, the job token (node_env.h).
  */
 #include "config.h"
 
@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -89,23 +90,19 @@ socket_path(const char *pattern, const char *node, char *out, size_t len)
 }
 
 int
-node_env_write(FILE *f, const struct coalloc *c, const char *socket_pattern)
+node_env_words(const struct coalloc_node *nd, const char *socket_pattern, struct rsh_target *t)
 {
-	char sock[1024];
-	for (int i = 0; i < c->count; i++)
-		for (int n = 0; n < c->part[i].node_count; n++) {
-			const struct coalloc_node *nd = &c->part[i].node[n];
-			int lo = nd->port_min, hi = nd->port_min + NODE_ENV_WINDOW - 1;
-			socket_path(socket_pattern ? socket_pattern : NODE_ENV_DEFAULT_SOCKET, nd->name,
-			    sock, sizeof(sock));
-			if (strpbrk(sock, " \t\n'\"\\$`") != NULL)
-				return -1; /* the agent splits on blanks; sh -c would expand the rest */
-			fprintf(f, "%s QCG_NET=1 QCG_HELPER_SOCKET=%s QCG_NET_PORTS=%d-%d "
-			    "OMPI_MCA_btl_tcp_port_min_v4=%d OMPI_MCA_btl_tcp_port_range_v4=%d "
-			    "OMPI_MCA_oob_tcp_dynamic_ipv4_ports=%d-%d\n", nd->name, sock, lo, hi, lo,
-			    NODE_ENV_WINDOW, lo, hi);
-		}
-	return ferror(f) ? -1 : 0;
+	char sock[RSH_MAP_ENV_LEN - 32];
+	socket_path(socket_pattern ? socket_pattern : NODE_ENV_DEFAULT_SOCKET, nd->name, sock,
+	    sizeof(sock));
+	if (sock[0] == '\0' || strpbrk(sock, " \t\n") != NULL)
+		return -1; /* a map line's words are split on blanks */
+	t->envc = 3;
+	snprintf(t->env[0], sizeof(t->env[0]), "QCG_NET=1");
+	snprintf(t->env[1], sizeof(t->env[1]), "QCG_HELPER_SOCKET=%s", sock);
+	snprintf(t->env[2], sizeof(t->env[2]), "QCG_NET_PORTS=%d-%d", nd->port_min,
+	    nd->port_min + NODE_ENV_WINDOW - 1);
+	return 0;
 }
 
 int
@@ -143,61 +140,4 @@ node_env_register_token(const char *path, const char *job, const char *token, ch
 	if (!ok)
 		snprintf(err, errlen, "%s: could not add the job's token", path);
 	return ok ? 0 : -1;
-}
-
-/* HOST's line in the nodeenv file at path, split into words (in line). */
-static int
-find_host(const char *path, const char *host, char *line, size_t len, char **words, int *count)
-{
-	FILE *f = fopen(path, "r");
-	if (f == NULL)
-		return -1;
-	int found = -1;
-	while (found != 0 && fgets(line, (int)len, f)) {
-		*count = 0;
-		for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w &&
-		    *count < NODE_ENV_VARS_MAX + 1; w = strtok_r(NULL, " \t\n", &save))
-			words[(*count)++] = w;
-		if (*count > 0 && strcmp(words[0], host) == 0)
-			found = 0;
-	}
-	fclose(f);
-	return found;
-}
-
-int
-node_env_agent(int argc, char **argv, const char *rsh)
-{
-	static char line[NODE_ENV_LINE_MAX];
-	char *words[NODE_ENV_VARS_MAX + 1];
-	int count = 0;
-	const char *path = getenv("QCG_NODE_ENV");
-	if (argc < 2 || path == NULL) {
-		fprintf(stderr, "qcg-submit --rsh-agent: usage: HOST COMMAND... with $QCG_NODE_ENV "
-		    "set (mpirun runs it so, from qcg-submit)\n");
-		return 255;
-	}
-	if (find_host(path, argv[0], line, sizeof(line), words, &count) != 0) {
-		fprintf(stderr, "qcg-submit --rsh-agent: %s: no line for host %s\n", path, argv[0]);
-		return 255;
-	}
-	char **args = calloc((size_t)(argc + count + 3), sizeof(char *));
-	if (args == NULL)
-		return 255;
-	int n = 0;
-	args[n++] = (char *)rsh;
-	args[n++] = argv[0];
-	args[n++] = "env";
-	for (int i = 1; i < count; i++)
-		args[n++] = words[i];
-	for (int i = 1; i < argc; i++)
-		args[n++] = argv[i];
-	args[n] = NULL;
-	/* qcg-rsh's own calls to the front-end are no job's connections: the preloaded shim
-	 * stays inert in it (the node gets QCG_NET=1 back from its line). */
-	unsetenv("QCG_NET");
-	execv(rsh, args);
-	fprintf(stderr, "qcg-submit --rsh-agent: cannot run %s: %s\n", rsh, strerror(errno));
-	free(args);
-	return 255;
 }

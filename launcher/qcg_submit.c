@@ -146,18 +146,7 @@ make_job_dir(struct submit *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%.900s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	if (job_files_write(s->dir, &s->alloc, err, errlen) != 0)
-		return -1;
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/nodeenv", s->dir);
-	FILE *f = fopen(path, "w");
-	int rc = f ? node_env_write(f, &s->alloc, getenv(NODE_ENV_SOCKET_VAR)) : -1;
-	if (f && fclose(f) != 0)
-		rc = -1;
-	if (rc != 0)
-		snprintf(err, errlen, "%.900s: could not write it (a helper socket path with blanks or "
-		    "quotes in $%s?)", path, NODE_ENV_SOCKET_VAR);
-	return rc;
+	return job_files_write(s->dir, &s->alloc, err, errlen);
 }
 
 /* The job's token, the nodes' port windows, and mpirun's helper (if its host has one). */
@@ -283,9 +272,9 @@ run_job(struct submit *s)
 {
 	char err[1024], rsh[4200];
 	const char *net_lib = submit_find_net_lib(s->self_dir);
-	/* With libqcgnet.so each node needs its own variables: we are the agent that adds them. */
-	snprintf(rsh, sizeof(rsh), net_lib ? "%s/qcg-submit --rsh-agent" : "%s/qcg-rsh",
-	    s->self_dir);
+	/* mpirun's QCG_NET=1 would put qcg-rsh's own calls to the front-ends through the shim:
+	 * they are no job's connections. orted gets QCG_NET=1 from its hosts-map line. */
+	snprintf(rsh, sizeof(rsh), "env -u QCG_NET %s/qcg-rsh", s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
 		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
@@ -346,6 +335,7 @@ prepare(struct submit *s, const char *file)
 	for (int i = 0; i < s->alloc.count; i++)
 		s->alloc.part[i].cluster = &s->job->cluster[i];
 	s->alloc.reserve_timeout = s->reserve_timeout;
+	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
 	summary(s, file, text, sizeof(text));
 	if (make_job_id(s) != 0 ||
 	    broker_find_frontends(s->soap, s->broker, &s->alloc, &auth, err, sizeof(err)) != 0 ||
@@ -369,12 +359,6 @@ main(int argc, char **argv)
 		snprintf(s.self_dir, sizeof(s.self_dir), "%s", QCG_BINDIR);
 	else
 		*strrchr(s.self_dir, '/') = '\0';
-	/* mpirun's plm_rsh_agent when libqcgnet.so is used (node_env.h). */
-	if (argc > 1 && strcmp(argv[1], "--rsh-agent") == 0) {
-		char rsh[4200];
-		snprintf(rsh, sizeof(rsh), "%s/qcg-rsh", s.self_dir);
-		return node_env_agent(argc - 2, argv + 2, rsh);
-	}
 	if (parse_options(argc, argv, &s) != 0) {
 		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
 		    "[--reserve-timeout SEC] FILE\n");

@@ -116,8 +116,6 @@ submit_start(const struct submit_plan *p, char *err, size_t errlen)
 		setenv("QCG_RSH_WORKDIR", p->job->workdir.text, 1);
 	else
 		setenv("QCG_RSH_WORKDIR", "/tmp", 1);
-	snprintf(path, sizeof(path), "%s/nodeenv", p->dir);
-	setenv("QCG_NODE_ENV", path, 1);
 	if (p->job_id && p->token) {
 		setenv("QCG_JOB_ID", p->job_id, 1);       /* carried to the nodes by qcg-rsh: */
 		setenv("QCG_JOB_TOKEN", p->token, 1);     /* the helpers learn the token so */

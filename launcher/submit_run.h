@@ -19,7 +19,7 @@ struct submit_plan {
 	const struct job_desc *job;
 	const char *dir;          /* the job directory (rankfile, hosts, topology) */
 	const char *mpirun;       /* $QCG_MPIRUN or "mpirun" */
-	const char *rsh;          /* plm_rsh_agent: qcg-rsh, or `qcg-submit --rsh-agent` */
+	const char *rsh;          /* plm_rsh_agent: qcg-rsh (with QCG_NET unset) */
 	const char *net_lib;      /* libqcgnet.so, or NULL to run without it */
 	bool tag_output;          /* prefix each line with its rank */
 	int processes;
@@ -33,7 +33,7 @@ struct submit_plan {
 int submit_mpirun_argv(const struct submit_plan *plan, char **argv);
 
 /* Start mpirun in its own process group with the launcher environment (QCG_RSH_MAP,
- * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, QCG_NODE_ENV, the job's id and token, LD_PRELOAD for the
+ * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, the job's id and token, LD_PRELOAD for the
  * nodes). Returns its pid, or -1. */
 pid_t submit_start(const struct submit_plan *plan, char *err, size_t errlen);
 

@@ -1,1 +1,6 @@
 # bench/launch: startup time, qcg-submit vs plain mpirun on the same testbed hosts (issue 6).
+noinst_PROGRAMS += bench/launch/init-time
+bench_launch_init_time_SOURCES = bench/launch/init_time.c
+bench_launch_init_time_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+bench_launch_init_time_LDADD = $(OMPI_LIBS)
+EXTRA_DIST += bench/launch/run.sh bench/launch/README.md

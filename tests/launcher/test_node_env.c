@@ -1,6 +1,6 @@
 /*
  * test_node_env.c: node_env.h without a grid: port windows unique in the job and inside a
- * port-range cluster's range, a range too small is refused, the nodeenv lines, the job token.
+ * port-range cluster's range, a range too small is refused, the hosts-map words, the token.
  */
 #include "config.h"
 
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "job_files.h"
 #include "node_env.h"
 
 static struct job_cluster clusters[3];
@@ -67,7 +68,7 @@ a_range_without_room_is_refused_with_the_cluster_and_node(void)
 }
 
 static void
-nodeenv_lines_carry_the_socket_window_and_open_mpi_ports(void)
+hosts_map_lines_carry_the_socket_and_window(void)
 {
 	struct coalloc c;
 	char err[256], *text = NULL;
@@ -75,19 +76,22 @@ nodeenv_lines_carry_the_socket_window_and_open_mpi_ports(void)
 	int nodes[] = { 1 }, launcher = 0;
 	int ranges[][2] = { { 0, 0 } };
 	setup(&c, nodes, ranges, 1);
+	snprintf(c.part[0].frontend_url, sizeof(c.part[0].frontend_url), "https://gw-a:8444/");
+	snprintf(c.part[0].reservation, sizeof(c.part[0].reservation), "r1");
+	c.job_id = "j";
+	c.helper_socket = "/run/tb/helper-%h.sock";
 	CHECK_INT_EQ(node_env_assign(&c, &launcher, err, sizeof(err)), 0);
 	FILE *f = open_memstream(&text, &len);
-	CHECK_INT_EQ(node_env_write(f, &c, "/run/tb/helper-%h.sock"), 0);
+	CHECK_INT_EQ(job_files_hosts(f, &c), 0);
 	fclose(f);
-	CHECK_STR_EQ(text, "a1 QCG_NET=1 QCG_HELPER_SOCKET=/run/tb/helper-a1.sock "
-	    "QCG_NET_PORTS=20000-20015 OMPI_MCA_btl_tcp_port_min_v4=20000 "
-	    "OMPI_MCA_btl_tcp_port_range_v4=16 OMPI_MCA_oob_tcp_dynamic_ipv4_ports=20000-20015\n");
+	CHECK(strstr(text, "\na1 https://gw-a:8444/ r1 QCG_NET=1 "
+	    "QCG_HELPER_SOCKET=/run/tb/helper-a1.sock QCG_NET_PORTS=20000-20015\n") != NULL);
 	free(text);
-	text = NULL;
-	f = open_memstream(&text, &len);
-	CHECK_INT_EQ(node_env_write(f, &c, "/run/my dir/%h.sock"), -1); /* a blank would split */
-	fclose(f);
-	free(text);
+	struct rsh_target t;
+	memset(&t, 0, sizeof(t));
+	CHECK_INT_EQ(node_env_words(&c.part[0].node[0], "/run/my dir/%h.sock", &t), -1);
+	CHECK_INT_EQ(node_env_words(&c.part[0].node[0], NULL, &t), 0);
+	CHECK_STR_EQ(t.env[1], "QCG_HELPER_SOCKET=/run/qcg/helper.sock");
 }
 
 static void
@@ -106,7 +110,7 @@ main(void)
 {
 	RUN(windows_are_unique_and_inside_a_port_range_clusters_range);
 	RUN(a_range_without_room_is_refused_with_the_cluster_and_node);
-	RUN(nodeenv_lines_carry_the_socket_window_and_open_mpi_ports);
+	RUN(hosts_map_lines_carry_the_socket_and_window);
 	RUN(tokens_are_hex_of_the_right_length_and_differ);
 	return check_exit();
 }
