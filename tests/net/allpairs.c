@@ -8,6 +8,10 @@
  * Output: one line per failing pair and size ("FAIL pair 3->5 size 65536: ..."), each rank's
  * peers' host names on request (-v), and from rank 0 "allpairs: N ranks, P ordered pairs x S
  * sizes, F failures". Exit status 0 only when nothing failed.
+ *
+ * ALLPAIRS_PAUSE=PATH (tests of what survives a lost service): once every exchange is done, so
+ * every connection of the job is set up, rank 0 creates PATH.ready and waits (at most
+ * ALLPAIRS_PAUSE_MAX seconds) until PATH exists; the collectives then run on those connections.
  */
 #include "config.h"
 
@@ -16,9 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ALLPAIRS_MAX_SIZE (4 << 20)
 #define ALLPAIRS_TAG 17
+#define ALLPAIRS_PAUSE_MAX 300 /* seconds rank 0 waits for the pause file */
 
 /* The byte at offset i of the message from src to dst of size bytes. */
 static unsigned char
@@ -75,6 +81,27 @@ exchange(int rank, int n, int shift, size_t size, unsigned char *out, unsigned c
 	return 0;
 }
 
+/* Rank 0: say the exchanges are over (PATH.ready), then wait for PATH; 0, or 1 on timeout. */
+static int
+pause_at(const char *path)
+{
+	char ready[4096];
+	snprintf(ready, sizeof(ready), "%s.ready", path);
+	FILE *f = fopen(ready, "w");
+	if (f == NULL) {
+		printf("FAIL rank 0: cannot create %s\n", ready);
+		return 1;
+	}
+	fclose(f);
+	for (int i = 0; i < ALLPAIRS_PAUSE_MAX * 10; i++) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		usleep(100000);
+	}
+	printf("FAIL rank 0: %s did not appear within %d s\n", path, ALLPAIRS_PAUSE_MAX);
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -97,6 +124,12 @@ main(int argc, char **argv)
 	for (size_t size = 1; size <= ALLPAIRS_MAX_SIZE; size *= 4, sizes++)
 		for (int shift = 1; shift < n; shift++)
 			failures += exchange(rank, n, shift, size, out, in, want);
+	const char *pause = getenv("ALLPAIRS_PAUSE");
+	if (pause != NULL && pause[0] != '\0') {
+		MPI_Barrier(MPI_COMM_WORLD); /* every rank's exchanges are over */
+		if (rank == 0)
+			failures += pause_at(pause);
+	}
 	/* Collectives over every connection the exchanges opened. */
 	MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	MPI_Reduce(&failures, &check, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
