@@ -2,9 +2,10 @@
  * coll_qcg_allgatherv.c: allgather with per-rank counts, on the allgather's schedule: gatherv
  * on each hidden cluster communicator, cluster masters -> site master (LAN), one WAN exchange of
  * whole site ranges between site masters, then each site master's pipelined multilevel bcast
- * inside its site (coll_qcg_bcast.c, from level 1). Every rank knows every count (MPI requires the same recvcounts everywhere), so
- * every rank computes the same byte offsets: blocks travel packed in dfs order (site, cluster,
- * rank), variable in size, and are put at their places with the user's type only at the end.
+ * inside its site (coll_qcg_bcast.c, from level 1). Every rank knows every count (MPI requires
+ * the same recvcounts everywhere), so every rank computes the same byte offsets: blocks travel
+ * packed in dfs order (site, cluster, rank), variable in size, and are put at their places with
+ * the user's type only at the end.
  */
 #include "config.h"
 

@@ -34,8 +34,8 @@ gather_up(char *buf, int level, int base, int len, int root, size_t B,
 		return rc;
 	int dest = qcg_topo_holder(lay, level - 1, qcg_topo_parent_of_rank(lay, level, m->rank),
 	    root);
-	return mca_coll_qcg_move_chunks(1, level == 0, buf, (size_t)len * B, dest, MCA_COLL_BASE_TAG_GATHER,
-	    comm);
+	return mca_coll_qcg_move_chunks(1, level == 0, buf, (size_t)len * B, dest,
+	    MCA_COLL_BASE_TAG_GATHER, comm);
 }
 
 int

@@ -80,7 +80,41 @@ gather_cluster(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, int
 	return rc;
 }
 
-/* Receive the parts of the other children of U at level l and merge them with ours into U's. */
+/* Once U's sizes are known: receive the other children's blocks at their places in u, in
+ * eager-sized chunks across the WAN (l == 0), and copy ours. */
+static int
+collect_blocks(struct vpart *u, const struct vpart *v, int l, int U, const int *peer,
+    struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m)
+{
+	const struct qcg_topo_layout *lay = &m->layout;
+	int k = qcg_topo_nchildren(lay, l, U), nr = 0, rc = OMPI_SUCCESS;
+	if ((u->bytes = sum_sizes(u->sizes, 0, u->len)) == SIZE_MAX ||
+	    !mca_coll_qcg_tmp_allowed(u->bytes) || (u->data = malloc(u->bytes + 1)) == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	/* sum over children of their chunks <= the chunks of the whole + one per child */
+	size_t nreq = (size_t)mca_coll_qcg_nchunks(u->bytes, l == 0) + (size_t)k;
+	ompi_request_t **reqs = malloc(nreq * sizeof(*reqs));
+	if (reqs == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
+		int V = lay->child_list[l][lay->child_start[l][U] + i];
+		int at = lay->dfs_start[l][V] - u->base;
+		char *to = u->data + sum_sizes(u->sizes, 0, at);
+		size_t len = sum_sizes(u->sizes, at, at + lay->usize[l][V]);
+		if (peer[i] == m->rank)
+			memcpy(to, v->data, v->bytes);
+		else
+			nr += mca_coll_qcg_post_chunks(0, l == 0, to, len, peer[i], TAG, comm,
+			    reqs + nr, &rc);
+	}
+	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) :
+	    OMPI_SUCCESS;
+	free(reqs);
+	return rc != OMPI_SUCCESS ? rc : wrc;
+}
+
+/* Receive the parts of the other children of U at level l and merge them with ours into U's:
+ * their sizes first (each child's count is known), then their blocks. */
 static int
 collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m)
@@ -97,7 +131,7 @@ collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_
 		goto out;
 	}
 	memcpy(u.sizes + (v->base - ubase), v->sizes, (size_t)v->len * sizeof(int));
-	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) { /* the sizes first */
+	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
 		int V = lay->child_list[l][lay->child_start[l][U] + i];
 		peer[i] = qcg_topo_holder(lay, l, V, root);
 		if (peer[i] == m->rank)
@@ -110,28 +144,8 @@ collect_level(struct vpart *v, int l, int U, int root, struct ompi_communicator_
 	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : rc;
 	if (rc == OMPI_SUCCESS)
 		rc = wrc;
-	if (rc == OMPI_SUCCESS && ((u.bytes = sum_sizes(u.sizes, 0, ulen)) == SIZE_MAX ||
-	    !mca_coll_qcg_tmp_allowed(u.bytes) || (u.data = malloc(u.bytes + 1)) == NULL))
-		rc = OMPI_ERR_OUT_OF_RESOURCE;
-	nr = 0;
-	ompi_request_t **chunks = NULL; /* then the blocks, in place, in eager-sized chunks */
-	if (rc == OMPI_SUCCESS && (chunks = malloc(((size_t)mca_coll_qcg_nchunks(u.bytes, l == 0) +
-	    (size_t)k) * sizeof(*chunks))) == NULL)
-		rc = OMPI_ERR_OUT_OF_RESOURCE;
-	for (int i = 0; i < k && rc == OMPI_SUCCESS; i++) {
-		int V = lay->child_list[l][lay->child_start[l][U] + i], at = lay->dfs_start[l][V] - ubase;
-		char *to = u.data + sum_sizes(u.sizes, 0, at);
-		size_t len = sum_sizes(u.sizes, at, at + lay->usize[l][V]);
-		if (peer[i] == m->rank)
-			memcpy(to, v->data, v->bytes);
-		else
-			nr += mca_coll_qcg_post_chunks(0, l == 0, to, len, peer[i], TAG, comm, chunks + nr, &rc);
-	}
-	free(reqs);
-	reqs = chunks;
-	wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
 	if (rc == OMPI_SUCCESS)
-		rc = wrc;
+		rc = collect_blocks(&u, v, l, U, peer, comm, m);
 out:
 	free(reqs);
 	free(peer);
