@@ -237,6 +237,10 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			status = stop_mpirun(pid);
 			break;
 		}
+		/* qcg-cancel on this host sends SIGTERM after marking the job: say which it was. */
+		if (stop_signal == SIGTERM && broker_get_state(s->soap, s->broker, s->id, &st, err,
+		    sizeof(err)) == 0 && st == JOB_CANCELLED)
+			stop_signal = 0;
 		if (stop_signal || st == JOB_CANCELLED) {
 			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");

@@ -25,7 +25,9 @@ run_on_node(struct soap *soap, const struct coalloc_part *p, const char *node,
     const struct job_desc *job, char **argv, int argc, FILE *out, char *err, size_t errlen)
 {
 	char id[REMOTE_LAUNCH_ID_MAX], why[512];
-	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, NULL, 0,
+	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin"; /* base64, wc: coreutils */
+	char *env[] = { path };
+	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
 		workdir_of(job) };
 	struct remote_status st;
 	FILE *errs = tmpfile();
