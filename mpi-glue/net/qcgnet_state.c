@@ -4,6 +4,9 @@
  *
  * Activation is one getenv at load time: QCG_NET=1 (the launcher puts it into the job's
  * environment). Without it qn_active stays 0 and every wrapper passes straight through.
+ * Programs the job's environment reaches but that are not the job's stay inert too: mpirun
+ * runs its rsh agent (qcg-rsh, whose connections go to front-ends) with its own environment,
+ * preload included. QCG_NET_SKIP lists them (comma-separated program names; default qcg-rsh).
  *
  * fork(): orted forks its ranks and closes descriptors before exec. The child must not touch
  * the parent's listener threads or share its helper connection, so a pthread_atfork child
@@ -23,6 +26,8 @@
 #include "qcgnet.h"
 
 #define QN_ENV_ACTIVATE "QCG_NET"
+#define QN_ENV_SKIP "QCG_NET_SKIP"
+#define QN_DEFAULT_SKIP "qcg-rsh"
 #define QN_DEFAULT_CONNECT_MS 5000
 #define QN_DEFAULT_HANDOFF_MS 30000
 #define QN_TIMEOUT_MAX_MS 600000
@@ -219,6 +224,23 @@ atfork_child(void)
 	read_identity(); /* a new pid */
 }
 
+/* Whether this program is named in the comma-separated list (QCG_NET_SKIP). */
+static int
+program_skipped(void)
+{
+	const char *list = getenv(QN_ENV_SKIP), *me = program_invocation_short_name;
+	size_t n = strlen(me);
+	if (list == NULL)
+		list = QN_DEFAULT_SKIP;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, me, n) == 0)
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 __attribute__((constructor)) static void
 qn_start(void)
 {
@@ -226,6 +248,8 @@ qn_start(void)
 	qn_real_init();
 	if (v == NULL || strcmp(v, "1") != 0)
 		return; /* inert: every wrapper passes straight through */
+	if (program_skipped())
+		return; /* not a process of the job, only in its environment */
 	read_config();
 	qn_fdtab_init();
 	pthread_atfork(qn_fdtab_prepare_fork, qn_fdtab_parent_fork, atfork_child);

@@ -2,7 +2,8 @@
 # test_qcgnet_inert.sh: without QCG_NET=1 in the environment, libqcgnet.so does nothing: a
 # preloaded program that listens and connects (with every other qcg variable set, and the
 # helper's socket pointing nowhere) says nothing and never tries the helper. The same run with
-# QCG_NET=1 does try it (and says that it cannot reach it): the check can fail.
+# QCG_NET=1 does try it (and says that it cannot reach it): the check can fail. A program
+# named in QCG_NET_SKIP (mpirun's rsh agent inherits the job's environment) stays inert.
 : "${top_builddir:?}"
 LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
 PROBE=$top_builddir/tests/net/qcgnet_probe
@@ -14,7 +15,7 @@ failures=0
 # run ACTIVATE NAME: a listener and a client under the preload; stderr into NAME.err
 run() {
 	local act=$1 name=$2
-	env -u QCG_NET ${act:+QCG_NET=$act} LD_PRELOAD="$LIB" QCG_NET_LOOPBACK=1 \
+	env -u QCG_NET ${act:+QCG_NET=$act} ${SKIP:+QCG_NET_SKIP=$SKIP} LD_PRELOAD="$LIB" QCG_NET_LOOPBACK=1 \
 		QCG_HELPER_SOCKET="$D/no-helper.sock" QCG_JOB_ID=job-x \
 		QCG_JOB_TOKEN=0123456789abcdef0123 "$PROBE" listen 127.0.0.2 0 1 poll \
 		>"$D/$name.out" 2>"$D/$name.err" &
@@ -22,7 +23,7 @@ run() {
 	for _ in $(seq 50); do grep -q '^listening' "$D/$name.out" && break; sleep 0.1; done
 	local port
 	port=$(sed -n 's/^listening //p' "$D/$name.out")
-	env -u QCG_NET ${act:+QCG_NET=$act} LD_PRELOAD="$LIB" QCG_NET_LOOPBACK=1 \
+	env -u QCG_NET ${act:+QCG_NET=$act} ${SKIP:+QCG_NET_SKIP=$SKIP} LD_PRELOAD="$LIB" QCG_NET_LOOPBACK=1 \
 		QCG_HELPER_SOCKET="$D/no-helper.sock" QCG_JOB_ID=job-x \
 		QCG_JOB_TOKEN=0123456789abcdef0123 "$PROBE" connect 127.0.0.2 "$port" \
 		>>"$D/$name.out" 2>>"$D/$name.err"
@@ -46,6 +47,12 @@ if run 1 active && grep -q "cannot reach qcg-helper" "$D/active.err"; then
 	echo "ok   activated_shim_tries_the_helper_and_falls_back_to_plain_sockets"
 else
 	echo "FAIL activated_shim_tries_the_helper_and_falls_back_to_plain_sockets: $(cat "$D/active.out" "$D/active.err")"
+	failures=$((failures + 1))
+fi
+if SKIP=sh,qcgnet_probe run 1 skipped && [ ! -s "$D/skipped.err" ]; then
+	echo "ok   a_program_named_in_QCG_NET_SKIP_stays_inert_with_QCG_NET_1"
+else
+	echo "FAIL a_program_named_in_QCG_NET_SKIP_stays_inert_with_QCG_NET_1: $(cat "$D/skipped.err")"
 	failures=$((failures + 1))
 fi
 echo "$failures failed"
