@@ -89,8 +89,10 @@ int registry_delete_job_access_points(struct registry *reg, const char *job, siz
 int registry_log_connection(struct registry *reg, const struct connection_record *rec);
 int registry_list_connections(struct registry *reg, const char *job,
     struct connection_record **out, size_t *count);
-/* Drop log rows older than `before` (unix seconds), so the log does not grow without bound;
- * *removed (may be NULL) gets how many. */
+/* Drop log rows older than `before` (unix seconds), so the log does not grow without bound
+ * (the broker's pruner, services/broker/prune.c, calls it on a timer); in batches, each its own
+ * transaction, so that other writers are never held up long. *removed (may be NULL) gets how
+ * many. */
 int registry_prune_connections(struct registry *reg, int64_t before, size_t *removed);
 
 /* Multicast groups: allocate a free group for job from 239.192.0.0/16 (administratively scoped),

@@ -8,6 +8,9 @@
 
 #include "registry_internal.h"
 
+/* Rows one prune statement deletes at most (about 10 ms of work). */
+#define CONN_PRUNE_BATCH 10000
+
 #define CONN_COLUMNS "job, from_cluster, from_node, to_cluster, to_node, to_port, method, " \
 	"succeeded, setup_usec, at"
 
@@ -95,18 +98,28 @@ int
 registry_prune_connections(struct registry *reg, int64_t before, size_t *removed)
 {
 	const char *op = "registry_prune_connections";
+	/* In batches, each its own transaction: a first prune of a long log must not hold the
+	 * write lock for longer than other writers' busy timeout. */
 	sqlite3_stmt *st = reg_stmt(reg, STMT_CONN_PRUNE,
-	    "DELETE FROM connections WHERE at < ?1", op);
-	int rc = -1;
+	    "DELETE FROM connections WHERE id IN (SELECT id FROM connections WHERE at < ?1 "
+	    "ORDER BY at LIMIT ?2)", op);
+	size_t total = 0;
+	int n;
 
 	if (st == NULL)
 		return -1;
-	if (reg_bind_int64(reg, st, 1, before, op) != 0 || reg_step_done(reg, st, op) != 0)
-		goto out;
+	do {
+		if (reg_bind_int64(reg, st, 1, before, op) != 0 ||
+		    reg_bind_int64(reg, st, 2, CONN_PRUNE_BATCH, op) != 0 ||
+		    reg_step_done(reg, st, op) != 0) {
+			reg_release(st);
+			return -1;
+		}
+		n = sqlite3_changes(reg->db);
+		total += (size_t)n;
+		reg_release(st);
+	} while (n == CONN_PRUNE_BATCH);
 	if (removed != NULL)
-		*removed = (size_t)sqlite3_changes(reg->db);
-	rc = 0;
-out:
-	reg_release(st);
-	return rc;
+		*removed = total;
+	return 0;
 }

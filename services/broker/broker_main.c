@@ -18,6 +18,7 @@
 #include "config_file.h"
 #include "daemon_args.h"
 #include "log.h"
+#include "prune.h"
 #include "registry.h"
 #include "soap_server.h"
 
@@ -98,6 +99,8 @@ main(int argc, char **argv)
 	struct soap_server_settings server_settings;
 	struct tls_settings tls;
 	struct soap_server *server;
+	struct prune_settings prune;
+	struct pruner *pruner;
 	const char *port_file = NULL;
 	char err[512];
 	bool use_syslog;
@@ -118,7 +121,9 @@ main(int argc, char **argv)
 	    soap_server_settings_from_config(&cfg, "broker", &server_settings, err,
 		sizeof(err)) != 0 ||
 	    load_policies(&broker, &cfg, err, sizeof(err)) != 0 ||
-	    prepare_registry(&broker, &cfg, err, sizeof(err)) != 0)
+	    prune_settings_from_config(&cfg, &prune, err, sizeof(err)) != 0 ||
+	    prepare_registry(&broker, &cfg, err, sizeof(err)) != 0 ||
+	    pruner_start(broker.db_path, &prune, &pruner, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	broker.events = events_new();
 	if (broker.events == NULL)
@@ -144,6 +149,7 @@ main(int argc, char **argv)
 	soap_server_run(server);
 	log_info("stopping");
 	events_shutdown(broker.events);
+	pruner_stop(pruner);
 	soap_server_close(server);
 	events_free(broker.events);
 	acl_free(&broker.acl);

@@ -11,7 +11,7 @@
  *     set-job-state ID STATE [EXIT]
  *     register-ap JOB CLUSTER NODE ADDRESS PORT [PROCESS]
  *     resolve JOB FROM-CLUSTER FROM-NODE TO-ADDRESS TO-PORT [AFTER-METHOD]
- *     report JOB FROM-CLUSTER FROM-NODE TO-CLUSTER TO-NODE TO-PORT METHOD ok|failed USEC
+ *     report JOB FROM-CLUSTER FROM-NODE TO-CLUSTER TO-NODE TO-PORT METHOD ok|failed USEC [WHEN]
  *     wait-events QUEUE AFTER-SEQUENCE TIMEOUT-SECONDS
  *     remove-aps JOB
  *     multicast JOB
@@ -114,6 +114,8 @@ op_report(struct soap *soap, int argc, char **argv)
 		.method = (enum qcg__Method)m,
 		.succeeded = strcmp(argv[7], "ok") == 0 ? xsd__boolean__true_ : xsd__boolean__false_,
 		.setupMicroseconds = atoll(argv[8]) };
+	if (argc > 9) /* unix seconds of the attempt; the broker takes "now" when absent */
+		c.when = atoll(argv[9]);
 	struct _qb__ReportOutcome req = { &c };
 	struct _qb__ReportOutcomeResponse resp;
 	return soap_call___qb__ReportOutcome(soap, cli.url, NULL, &req, &resp);

@@ -590,6 +590,40 @@ deleting_a_jobs_access_points_leaves_other_jobs(void)
 	registry_close(reg);
 }
 
+/* A prune larger than one batch removes every old row, across batches, and nothing newer. */
+static void
+prune_of_a_long_log_goes_through_every_batch(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct connection_record *list = NULL;
+	size_t n = 0, removed = 0;
+
+	registry_close(reg);
+	/* 25 001 rows at times 1..25001 for job "old", and one at 100000 for job "new" */
+	CHECK_INT_EQ(raw_sql(path, "WITH RECURSIVE t(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM t "
+	    "WHERE i < 25001) INSERT INTO connections (job, from_cluster, from_node, to_cluster, "
+	    "to_node, to_port, method, succeeded, setup_usec, at) SELECT 'old', 'a', 'n', 'b', 'm', "
+	    "1, 'direct', 1, 0, i FROM t; INSERT INTO connections (job, from_cluster, from_node, "
+	    "to_cluster, to_node, to_port, method, succeeded, setup_usec, at) VALUES ('new', 'a', "
+	    "'n', 'b', 'm', 1, 'relay', 0, 5, 100000)"), 0);
+	char err[512];
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_prune_connections(reg, 100000, &removed), 0);
+	CHECK_INT_EQ(removed, 25001);
+	CHECK_INT_EQ(registry_list_connections(reg, "old", &list, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	free(list);
+	CHECK_INT_EQ(registry_list_connections(reg, "new", &list, &n), 0);
+	CHECK_INT_EQ(n, 1);
+	free(list);
+	CHECK_INT_EQ(registry_prune_connections(reg, 100000, &removed), 0);
+	CHECK_INT_EQ(removed, 0);
+	registry_close(reg);
+}
+
 static void
 connection_log_round_trips_and_prunes_by_age(void)
 {
@@ -987,6 +1021,7 @@ main(void)
 	RUN(access_points_are_keyed_by_job_and_port_not_address);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
 	RUN(connection_log_round_trips_and_prunes_by_age);
+	RUN(prune_of_a_long_log_goes_through_every_batch);
 	RUN(multicast_groups_never_collide_and_are_reused_after_release);
 	RUN(concurrent_processes_never_get_the_same_multicast_group);
 	RUN(over_long_strings_are_rejected_not_truncated);
