@@ -128,7 +128,8 @@ qcg_release() {
 # What the broker recorded for job $JOB: connections, their median and summed set-up (ms).
 conn_stats() {
 	[[ $JOB != *plain* ]] || { echo "- - -"; return; }
-	grid_query connections "$JOB" 2>/dev/null | awk 'NR > 1 && $5 ~ /^[0-9]+$/ { print $5 / 1000 }' |
+	grid_query connections "$JOB" 2>/dev/null | tee -a "$LOG" |
+	    awk 'NR > 1 && $5 ~ /^[0-9]+$/ { print $5 / 1000 }' |
 	    sort -g | awk '{ v[NR] = $1; s += $1 } END { if (!NR) print "0 - -"
 		else printf "%d %.1f %.0f\n", NR, v[int((NR + 1) / 2)], s }'
 }

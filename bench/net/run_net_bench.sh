@@ -5,6 +5,9 @@
 #
 #   bench/net/run_net_bench.sh [-r ROUNDS] [-o OUTDIR] [methods] [trunk] [startup]
 #   (no part named: all three; ROUNDS default 3)
+#   environment: NET_DEBUG=1 (QCG_NET_DEBUG=1 in every process: libqcgnet says what it does),
+#   KEEP_LOGS=1 (keep the daemons' logs), LAT_ITERS, BIG_BYTES, BIG_ITERS, TRUNK_MBIT,
+#   TRUNK_SECONDS (see the defaults below)
 #
 # methods  one testbed, 7 sites of one node, 5 ms one-way WAN delay: a open, b open,
 #          c port-range, d nat, e nat, f closed, g closed (f and g with a gateway proxy), so the
@@ -96,7 +99,16 @@ tb_start() {
 	QTB=$QTB TB_DIR=$TB_DIR source "$top_srcdir/tests/testbed/grid.sh"
 	grid_env
 }
-tb_stop() { tb_down; exec 8>&-; }
+# KEEP_LOGS=1 keeps each testbed's daemon logs in OUTDIR/logs-N (profiling).
+tb_stop() {
+	if [[ -n ${KEEP_LOGS:-} ]]; then
+		local n=1
+		while [[ -e $outdir/logs-$n ]]; do n=$((n + 1)); done
+		cp -r "$TB_DIR/log" "$outdir/logs-$n" || true
+	fi
+	tb_down
+	exec 8>&-
+}
 
 # The shim's environment for node $1 (index $2 in the job: its port window, unique in the job
 # and inside c's open range); "mpirun" as $3 leaves out Open MPI's port parameters, which
@@ -104,7 +116,8 @@ tb_stop() { tb_down; exec 8>&-; }
 net_env() {
 	local w=$((20000 + 16 * $2))
 	echo "LD_PRELOAD=$LIB QCG_NET=1 QCG_HELPER_SOCKET=$TB_DIR/run/helper-$1.sock" \
-	    "QCG_JOB_ID=$JOB QCG_JOB_TOKEN=$TOKEN QCG_NET_PORTS=$w-$((w + 15))"
+	    "QCG_JOB_ID=$JOB QCG_JOB_TOKEN=$TOKEN QCG_NET_PORTS=$w-$((w + 15))" \
+	    "${NET_DEBUG:+QCG_NET_DEBUG=1}"
 	[[ ${3:-} == mpirun ]] || echo "OMPI_MCA_btl_tcp_port_min_v4=$w" \
 	    "OMPI_MCA_btl_tcp_port_range_v4=16 OMPI_MCA_oob_tcp_dynamic_ipv4_ports=$w-$((w + 15))"
 }
