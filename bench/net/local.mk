@@ -5,4 +5,6 @@ bench_net_net_bench_SOURCES = bench/net/net_bench.c
 bench_net_net_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_net_net_bench_LDADD = $(OMPI_LIBS)
 EXTRA_DIST += bench/net/run_net_bench.sh bench/net/net_parts.sh bench/net/net_report.sh \
-	bench/net/README.md
+	bench/net/README.md bench/net/net_bench.png bench/net/results/summary.txt \
+	bench/net/results/methods.txt bench/net/results/trunk.txt bench/net/results/startup.txt \
+	bench/net/results/profile.txt

@@ -99,11 +99,16 @@ plot() {
 		set style data histograms
 		set style fill solid border -1
 		set title "method / direct (5 ms WAN)"
-		set yrange [0:*]
+		set yrange [0:1.5]
+		set key top left
+		set xtics rotate by -30
 		plot "$dat" using 2:xtic(1) title "bandwidth", '' using 3 title "latency"
 		set style data linespoints
 		set title "trunking: aggregate Mbit/s vs WAN proxies"
 		set xlabel "k proxies"
+		set yrange [0:*]
+		set xtics norotate
+		set xtics (1, 2, 4)
 		plot "$tdat" using 1:2 title "aggregate" lw 2, "$tdat" using 1:(\$1 * $TRUNK_MBIT) title "k x cap" dt 2
 		unset multiplot
 	EOF
