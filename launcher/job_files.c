@@ -17,7 +17,10 @@ job_files_rankfile(FILE *f, const struct coalloc *c)
 	for (int i = 0; i < c->count; i++)
 		for (int n = 0; n < c->part[i].node_count; n++)
 			for (int s = 0; s < c->part[i].node[n].count; s++)
-				fprintf(f, "rank %d=%s slot=%d\n", rank++, c->part[i].node[n].name, s);
+				/* slot=* (any processor): a numbered slot is a core id on the node, and
+				 * a grant of 4 slots on a 2-core node made mpirun exit 1 without a
+				 * word (testbed, 24 ranks); ranks are not bound (--bind-to none). */
+				fprintf(f, "rank %d=%s slot=*\n", rank++, c->part[i].node[n].name);
 	return ferror(f) ? -1 : 0;
 }
 

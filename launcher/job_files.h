@@ -1,7 +1,7 @@
 /*
  * job_files.h: the files qcg-submit writes into the job's directory before it starts mpirun:
  *
- *   rankfile   Open MPI's: "rank R=NODE slot=S", ranks cluster by cluster in the order of the
+ *   rankfile   Open MPI's: "rank R=NODE slot=*", ranks cluster by cluster in the order of the
  *              description, within a cluster node by node in the front-end's grant order
  *   hosts      qcg-rsh's hosts map (rsh_map.h): NODE FRONTEND-URL RESERVATION, then the
  *              node's libqcgnet.so words when it has a port window (node_env.h)
