@@ -82,6 +82,8 @@ summarize() {
 # One PNG: per method bandwidth and latency ratio to direct; trunking aggregate vs k.
 plot() {
 	command -v gnuplot >/dev/null || { echo "(gnuplot not installed: no plot)"; return 0; }
+	[[ -f $outdir/methods.txt && -f $outdir/trunk.txt ]] ||
+	    { echo "(no plot: it needs the methods and trunk parts)"; return 0; }
 	local raw=$outdir/methods.txt m dat=$outdir/.plot-methods tdat=$outdir/.plot-trunk
 	: >"$dat"
 	if [[ -f $raw ]]; then
