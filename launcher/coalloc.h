@@ -19,7 +19,7 @@ struct soap;
 struct coalloc_node {
 	char name[QCG_NAME_MAX];
 	int count;
-	int port_min;  /* its window of NODE_ENV_WINDOW listening ports (node_env.h), 0: none */
+	int port_min, port_count; /* its window of listening ports (node_env.h), 0: none */
 };
 
 /* One cluster's share. */

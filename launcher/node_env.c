@@ -19,29 +19,36 @@
 #define NODE_ENV_WINDOWS_MAX (JOB_CLUSTERS_MAX * COALLOC_SLOTS_MAX + 1)
 
 struct windows {
-	int start[NODE_ENV_WINDOWS_MAX];
+	int start[NODE_ENV_WINDOWS_MAX], size[NODE_ENV_WINDOWS_MAX];
 	int count;
 };
 
 static bool
-taken(const struct windows *w, int start)
+taken(const struct windows *w, int start, int size)
 {
 	for (int i = 0; i < w->count; i++)
-		if (start < w->start[i] + NODE_ENV_WINDOW && w->start[i] < start + NODE_ENV_WINDOW)
+		if (start < w->start[i] + w->size[i] && w->start[i] < start + size)
 			return true;
 	return false;
 }
 
-/* The first free window at or above from that ends at or below top; 0 if none. */
+/* The first free window of size ports at or above from that ends at or below top; 0 if none. */
 static int
-take(struct windows *w, int from, int top)
+take(struct windows *w, int from, int top, int size)
 {
-	for (int s = from; s + NODE_ENV_WINDOW - 1 <= top; s += NODE_ENV_WINDOW)
-		if (!taken(w, s) && w->count < NODE_ENV_WINDOWS_MAX) {
-			w->start[w->count++] = s;
+	for (int s = from; s + size - 1 <= top; s += NODE_ENV_WINDOW)
+		if (!taken(w, s, size) && w->count < NODE_ENV_WINDOWS_MAX) {
+			w->start[w->count] = s;
+			w->size[w->count++] = size;
 			return s;
 		}
 	return 0;
+}
+
+int
+node_env_window(int processes)
+{
+	return NODE_ENV_WINDOW + NODE_ENV_PER_PROCESS * (processes > 1 ? processes - 1 : 0);
 }
 
 int
@@ -56,17 +63,19 @@ node_env_assign(struct coalloc *c, int *launcher_port, char *err, size_t errlen)
 			if (ranged != (pass == 0))
 				continue;
 			for (int n = 0; n < p->node_count; n++) {
-				p->node[n].port_min = ranged ? take(&w, p->port_min, p->port_max) :
-				    take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP);
+				int size = node_env_window(p->node[n].count);
+				p->node[n].port_count = size;
+				p->node[n].port_min = ranged ? take(&w, p->port_min, p->port_max, size) :
+				    take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP, size);
 				if (p->node[n].port_min == 0) {
 					snprintf(err, errlen, "cluster %s: its open ports %d-%d hold no "
 					    "window of %d ports for node %s", p->cluster->name,
-					    p->port_min, p->port_max, NODE_ENV_WINDOW, p->node[n].name);
+					    p->port_min, p->port_max, size, p->node[n].name);
 					return -1;
 				}
 			}
 		}
-	*launcher_port = take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP);
+	*launcher_port = take(&w, NODE_ENV_PORT_BASE, NODE_ENV_PORT_TOP, NODE_ENV_WINDOW);
 	if (*launcher_port == 0) {
 		snprintf(err, errlen, "no window of %d ports left for mpirun", NODE_ENV_WINDOW);
 		return -1;
@@ -101,7 +110,7 @@ node_env_words(const struct coalloc_node *nd, const char *socket_pattern, struct
 	snprintf(t->env[0], sizeof(t->env[0]), "QCG_NET=1");
 	snprintf(t->env[1], sizeof(t->env[1]), "QCG_HELPER_SOCKET=%s", sock);
 	snprintf(t->env[2], sizeof(t->env[2]), "QCG_NET_PORTS=%d-%d", nd->port_min,
-	    nd->port_min + NODE_ENV_WINDOW - 1);
+	    nd->port_min + nd->port_count - 1);
 	return 0;
 }
 

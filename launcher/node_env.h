@@ -2,7 +2,7 @@
  * node_env.h: what a job's processes need in their environment to go through libqcgnet.so
  * (mpi-glue/net/README.md), node by node, and how it gets there.
  *
- * Every node of the job gets its own window of NODE_ENV_WINDOW listening ports, unique in the
+ * Every node of the job gets its own window of listening ports (node_env_window), unique in the
  * job (the broker keys access points by job and port), inside its cluster's open range for a
  * port-range cluster; mpirun gets one too. The node's words (QCG_NET=1, its helper's
  * QCG_HELPER_SOCKET, QCG_NET_PORTS) go on its line of the hosts map (rsh_map.h), and qcg-rsh
@@ -18,12 +18,18 @@
 #include "coalloc.h"
 #include "rsh_map.h"
 
-#define NODE_ENV_WINDOW 16        /* ports per node: orted plus a few ranks (2 each) */
+#define NODE_ENV_WINDOW 16        /* ports for mpirun, or a node with one rank, and its orted */
+#define NODE_ENV_PER_PROCESS 6    /* more per further rank: its OOB and BTL listeners, and
+                                   * room for ports still held from a previous job (4 ranks
+                                   * of a node ran out of 16 ports on the testbed) */
 #define NODE_ENV_PORT_BASE 20000  /* first window of clusters without a port range */
 #define NODE_ENV_TOKEN_LEN 32     /* hex digits of a job token (helper: 16..128 bytes) */
 /* Where a node's helper listens: %h is replaced by the node's name. */
 #define NODE_ENV_SOCKET_VAR "QCG_NODE_HELPER_SOCKET"
 #define NODE_ENV_DEFAULT_SOCKET "/run/qcg/helper.sock"
+
+/* Ports in the window of a node running processes ranks. */
+int node_env_window(int processes);
 
 /* Give every node of c, and mpirun (*launcher_port), a window. -1 with err when a port-range
  * cluster has no room for its nodes' windows. */

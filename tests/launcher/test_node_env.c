@@ -55,6 +55,22 @@ windows_are_unique_and_inside_a_port_range_clusters_range(void)
 }
 
 static void
+a_node_with_more_ranks_gets_a_wider_window_that_overlaps_none(void)
+{
+	struct coalloc c;
+	char err[256];
+	int nodes[] = { 2 }, launcher = 0;
+	int ranges[][2] = { { 0, 0 } };
+	setup(&c, nodes, ranges, 1);
+	c.part[0].node[0].count = 4;
+	CHECK_INT_EQ(node_env_assign(&c, &launcher, err, sizeof(err)), 0);
+	CHECK_INT_EQ(c.part[0].node[0].port_count, NODE_ENV_WINDOW + 3 * NODE_ENV_PER_PROCESS);
+	CHECK_INT_EQ(c.part[0].node[1].port_count, NODE_ENV_WINDOW);
+	CHECK(c.part[0].node[1].port_min >= c.part[0].node[0].port_min + c.part[0].node[0].port_count);
+	CHECK(launcher >= c.part[0].node[1].port_min + NODE_ENV_WINDOW);
+}
+
+static void
 a_range_without_room_is_refused_with_the_cluster_and_node(void)
 {
 	struct coalloc c;
@@ -109,6 +125,7 @@ int
 main(void)
 {
 	RUN(windows_are_unique_and_inside_a_port_range_clusters_range);
+	RUN(a_node_with_more_ranks_gets_a_wider_window_that_overlaps_none);
 	RUN(a_range_without_room_is_refused_with_the_cluster_and_node);
 	RUN(hosts_map_lines_carry_the_socket_and_window);
 	RUN(tokens_are_hex_of_the_right_length_and_differ);
