@@ -44,3 +44,8 @@ tests_net_test_rsh_node_env_SOURCES = tests/net/test_rsh_node_env.c launcher/rsh
 tests_net_test_rsh_node_env_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 	-I$(top_srcdir)/tests/unit
 TESTS += tests/net/test_rsh_node_env
+# The four-site testbed job (issue 5): mpirun on host user, qcg-rsh, the preload; and its
+# variants (same private range with traversal, broker loss, fall-through). Shared steps in
+# tests/net/net4.sh.
+EXTRA_DIST += tests/net/net4.sh tests/net/qcgnet_4sites.test tests/net/qcgnet_overlap.test \
+	tests/net/qcgnet_brokerloss.test tests/net/qcgnet_fallthrough.test

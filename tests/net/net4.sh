@@ -8,7 +8,7 @@
 #                                    sites' gateway proxies), the job recorded at the broker,
 #                                    a committed reservation at each site, the hosts map
 #   net4_mpirun [NAME=VALUE...]      mpirun on user in the background (NET4_PID); the words go
-#                                    into mpirun's environment (and so to every rank)
+#                                    into mpirun's environment and, with -x, to every rank
 #   net4_wait                        wait for it: NET4_RC, NET4_MS
 #   net4_check_job                   the job passed (exit 0, 240 pairs, 0 failures)
 #   net4_check_methods [FALLEN]      every logged connection used the best method the policies
@@ -77,8 +77,9 @@ net4_up() {
 # mpirun gets its own node's window and no Open MPI port parameters (mpi-glue/net/README.md,
 # "Two facts"); qcg-rsh gives each orted its node's.
 net4_mpirun() {
-	local hosts
+	local hosts w x=()
 	hosts=$(printf '%s:2,' "${NET4_NODES[@]}")
+	for w in "$@"; do x+=(-x "${w%%=*}"); done
 	NET4_START=$(date +%s%N)
 	tbx user env "$@" LD_PRELOAD="$LIB" QCG_NET=1 QCG_HELPER_SOCKET="$QCG_HELPER_SOCKET" \
 		QCG_JOB_ID="$NET4_JOB" QCG_JOB_TOKEN="$NET4_TOKEN" QCG_NET_PORTS="$(net4_window user)" \
@@ -86,7 +87,7 @@ net4_mpirun() {
 		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$NET4_TIMEOUT" mpirun --oversubscribe -np 16 \
 		--host "${hosts%,}" --mca plm_rsh_agent "$RSH" --mca plm_rsh_no_tree_spawn 1 \
 		--bind-to none --mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_disable_family 6 \
-		--mca oob_tcp_disable_ipv6_family 1 "$PROG" >"$TB_DIR/mpi.out" 2>&1 &
+		--mca oob_tcp_disable_ipv6_family 1 "${x[@]}" "$PROG" >"$TB_DIR/mpi.out" 2>&1 &
 	NET4_PID=$!
 }
 
@@ -103,6 +104,10 @@ net4_check_job() {
 	check "16 ranks on four sites, mpirun on host user through qcg-rsh, pass allpairs" \
 		'[[ $NET4_RC == 0 ]] && grep -q "^allpairs: 16 ranks, 240 ordered pairs x 12 sizes, 0 failures" "$TB_DIR/mpi.out"'
 	[[ $bad == 0 ]] || tail -n 40 "$TB_DIR/mpi.out"
+	# qcg-rsh inherits mpirun's preload: its own connections (to the front-ends, :8444) are
+	# not the job's and must not be resolved (QCG_NET_SKIP).
+	check "qcg-rsh's connections to the front-ends bypassed the shim" \
+		'! grep -q "^libqcgnet.*:8444" "$TB_DIR/mpi.out"'
 }
 
 # The first method services/broker/decision.c offers from cluster $1 to cluster $2.
