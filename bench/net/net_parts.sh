@@ -146,10 +146,29 @@ rsh_once() {
 # Start-up kinds: plain (testbed rsh, no shim), shim (testbed rsh with libqcgnet, as
 # qcgnet_4sites.test runs), qcg (qcg-rsh through the front-ends and helpers, with libqcgnet):
 # shim - plain is what the shim adds, qcg - shim what qcg-rsh adds.
+# BROKER_WORKERS=N: restart the broker with N SOAP workers (default 16), to test whether the
+# front-ends' kept-alive pools and long polls starve it (profiling, not the default run).
+broker_workers() {
+	local conf=$TB_DIR/etc/broker.conf pidf=$TB_DIR/pids/broker.pid i
+	[[ -n ${BROKER_WORKERS:-} ]] || return 0
+	sed -i "/^\[broker\]/a workers = $BROKER_WORKERS" "$conf"
+	kill "$(cat "$pidf")"
+	for ((i = 0; i < 50; i++)); do kill -0 "$(cat "$pidf")" 2>/dev/null || break; sleep 0.1; done
+	tbx broker setsid "$top_builddir/services/broker/qcg-broker" --config "$conf" \
+	    </dev/null >>"$TB_DIR/log/broker.log" 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		grep -q "with $BROKER_WORKERS workers" "$TB_DIR/log/broker.log" && break
+		sleep 0.1
+	done
+	sleep 6 # the front-ends' long polls and pools reconnect
+	say "# broker restarted with $BROKER_WORKERS workers"
+}
+
 part_startup() {
 	local raw=$outdir/startup.txt r kind nodes=(a1 a2 b1 b2 c1 c2 d1 d2)
 	local hosts=a1:2,a2:2,b1:2,b2:2,c1:2,c2:2,d1:2,d2:2
 	tb_start --sites 4 --nodes 2 --policies open
+	broker_workers
 	echo "# round kind mpirun_ms load rc connections setup_median_ms setup_sum_ms" >"$raw"
 	for ((r = 1; r <= rounds; r++)); do
 		for kind in plain shim qcg; do
