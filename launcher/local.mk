@@ -93,8 +93,8 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 # On the testbed (tests/launcher/tb_submit.sh brings up 3 sites with their services; each test
 # holds the testbed lock).
 TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.test \
-	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test
-# examples.test: not in TESTS until it passes reliably (launcher/README.md).
+	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
+	tests/launcher/examples.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test
