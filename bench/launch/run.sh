@@ -32,8 +32,9 @@ trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
 OUT=$TB/run/bench
 mkdir -p "$OUT"
 on_user() {
+	# mpirun forwards OMPI_MCA_* to every rank: ranks done with MPI_Init yield the CPU.
 	"$QTB" --dir "$TB" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" timeout 120 "$@" 8>&-
+		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" timeout 120 "$@" 8>&-
 }
 
 # Seconds from $1 (date +%s.%N) to the latest "init" line of file $2 with $3 lines expected.
