@@ -26,7 +26,8 @@ export QCG_TESTBED_BIN=$B
 exec 8>/run/qcg-testbed-tests.lock
 flock -w 900 8 || { echo "run.sh: the testbed lock stayed busy" >&2; exit 1; }
 trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
-"$QTB" --dir "$TB" up --sites 3 --nodes 2 --policies "$POLICIES" --wan-delay 2 8>&- >/dev/null
+"$QTB" --dir "$TB" up --sites 3 --nodes 2 --policies "$POLICIES" --frontend-proxy --wan-delay 2 \
+	8>&- >/dev/null
 # shellcheck source=/dev/null
 . "$TB/env"
 OUT=$TB/run/bench
