@@ -43,12 +43,19 @@ genconf_tls() {
 	printf '[tls]\ncert = %s\nkey = %s\nca_dir = %s\n' "$1" "$2" "$3"
 }
 
-# [broker]: listen $1 (HOST:PORT), SQLite database $2, ACL $3, grid-mapfile $4.
+# [broker]: listen $1 (HOST:PORT), worker threads $2, SQLite database $3, ACL $4, grid-mapfile $5.
 genconf_broker() {
-	printf '[broker]\nlisten = %s\n' "$1"
-	printf 'database = %s\nacl = %s\n' "$2" "$3"
-	printf 'gridmap = %s\n' "$4"
+	printf '[broker]\nlisten = %s\nworkers = %d\n' "$1" "$2"
+	printf 'database = %s\nacl = %s\n' "$3" "$4"
+	printf 'gridmap = %s\n' "$5"
 }
+
+# The broker's worker threads for $1 front-ends and $2 proxies. A kept-alive connection holds a
+# worker while it idles (up to 5 s): each front-end keeps frontend.broker_connections (4) of
+# them plus a long poll, each proxy a long poll. With the default 16 a 4-site testbed starved
+# the broker (connect()s through libqcgnet waited ~10 s for a worker; bench/net). Room for all
+# of them, and the clients' own calls.
+genconf_broker_workers() { printf '%d\n' $((16 + 7 * $1 + 2 * $2)); }
 
 # [proxy]: relay listen $1 (HOST:PORT), ready file $2 ("" for none), broker URL $3, advertised
 # host $4, served networks $5 (CIDRs; 0.0.0.0/0 is the WAN), cluster $6 ("" on the WAN), SOAP
