@@ -14,10 +14,12 @@ dist_pkgdata_DATA += deploy/qcg-genconf.sh deploy/qcg-deploy-parse.sh \
 	deploy/systemd/qcg-broker.service deploy/systemd/qcg-proxy.service \
 	deploy/systemd/qcg-frontend@.service deploy/systemd/qcg-helper.service
 TESTS += tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
-	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh
+	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
+	tests/deploy/test_testbed_uses_genconf.sh
 EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
 	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
 	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
+	tests/deploy/test_testbed_uses_genconf.sh \
 	doc/qcg-grid.example doc/qcg-broker.conf.example deploy/README.md
 # Man pages of the commands and daemons (qcg-rsh.1 and qcg-proxy-init.1 are in launcher/local.mk).
 dist_man_MANS += doc/qcg-deploy.8 doc/qcg-broker.8 doc/qcg-proxy.8 doc/qcg-frontend.8 \
