@@ -7,4 +7,6 @@ bench_net_net_bench_LDADD = $(OMPI_LIBS)
 EXTRA_DIST += bench/net/run_net_bench.sh bench/net/net_parts.sh bench/net/net_report.sh \
 	bench/net/README.md bench/net/net_bench.png bench/net/results/summary.txt \
 	bench/net/results/methods.txt bench/net/results/trunk.txt bench/net/results/startup.txt \
-	bench/net/results/profile.txt
+	bench/net/results/profile.txt bench/net/results/all-fixes/summary.txt \
+	bench/net/results/all-fixes/methods.txt bench/net/results/all-fixes/trunk.txt \
+	bench/net/results/all-fixes/startup.txt bench/net/results/all-fixes/profile.txt
