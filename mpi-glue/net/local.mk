@@ -47,5 +47,8 @@ TESTS += tests/net/test_rsh_node_env
 # The four-site testbed job (issue 5): mpirun on host user, qcg-rsh, the preload; and its
 # variants (same private range with traversal, broker loss, fall-through). Shared steps in
 # tests/net/net4.sh.
+# Each takes 35-110 s after the testbed lock on the shared machine (mpirun 25-75 s).
+TESTS += tests/net/qcgnet_4sites.test tests/net/qcgnet_overlap.test \
+	tests/net/qcgnet_brokerloss.test tests/net/qcgnet_fallthrough.test
 EXTRA_DIST += tests/net/net4.sh tests/net/qcgnet_4sites.test tests/net/qcgnet_overlap.test \
 	tests/net/qcgnet_brokerloss.test tests/net/qcgnet_fallthrough.test
