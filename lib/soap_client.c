@@ -96,3 +96,19 @@ soap_client_error(struct soap *soap, char *buf, size_t buflen)
 		snprintf(buf, buflen, "%s", detail);
 	return auth;
 }
+
+const char *
+soap_client_fault_kind(struct soap *soap)
+{
+	static const char *const kinds[] = { QCG_FAULT_NO_METHOD, QCG_FAULT_NO_ACCESS_POINT };
+	if (soap->error != SOAP_FAULT && soap->error != SOAP_CLI_FAULT)
+		return NULL;
+	const char *code = soap_fault_subcode(soap);
+	const char *dot = code != NULL ? strrchr(code, '.') : NULL;
+	if (dot == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(dot + 1, kinds[i]) == 0)
+			return kinds[i];
+	return NULL;
+}

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "soap_faults.h"
 #include "tls.h"
 
 struct soap;
@@ -24,6 +25,8 @@ void soap_client_free(struct soap *soap);
 /* Describe soap's last error: authentication failures, timeouts and faults each say so.
  * Returns 1 when the error was an authentication (TLS) failure. */
 int soap_client_error(struct soap *soap, char *buf, size_t buflen);
+/* The kind of soap's last received fault (a QCG_FAULT_* value), or NULL for any other error. */
+const char *soap_client_fault_kind(struct soap *soap);
 /* Free the memory of the last call's response (call between calls on one context). */
 void soap_client_reset(struct soap *soap);
 

@@ -101,14 +101,29 @@ soap_request_of(struct soap *soap)
 }
 
 static int
-soap_fault_va(struct soap *soap, int sender, const char *fmt, va_list ap)
+soap_fault_va(struct soap *soap, int sender, const char *kind, const char *fmt, va_list ap)
 {
-	char reason[512];
+	char reason[512], code[64];
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	/* gSOAP copies the strings into its per-request memory */
+	if (kind != NULL) {
+		/* SOAP 1.1 refines a code with dots: the subcode is written as the faultcode */
+		snprintf(code, sizeof(code), "SOAP-ENV:Client.%s", kind);
+		return soap_sender_fault_subcode(soap, code, reason, NULL);
+	}
 	if (sender)
 		return soap_sender_fault(soap, reason, NULL);
 	return soap_receiver_fault(soap, reason, NULL);
+}
+
+int
+soap_fault_client_kind(struct soap *soap, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = soap_fault_va(soap, 1, kind, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int
@@ -116,7 +131,7 @@ soap_fault_client(struct soap *soap, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = soap_fault_va(soap, 1, fmt, ap);
+	int rc = soap_fault_va(soap, 1, NULL, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -126,7 +141,7 @@ soap_fault_server(struct soap *soap, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = soap_fault_va(soap, 0, fmt, ap);
+	int rc = soap_fault_va(soap, 0, NULL, fmt, ap);
 	va_end(ap);
 	return rc;
 }

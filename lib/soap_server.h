@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "soap_faults.h"
 #include "tls.h"
 
 struct soap;
@@ -73,5 +74,9 @@ struct soap_request *soap_request_of(struct soap *soap);
 int soap_fault_client(struct soap *soap, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same, as a Server (receiver) fault. */
 int soap_fault_server(struct soap *soap, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A Client fault of a kind callers act on (QCG_FAULT_* in soap_client.h): its SOAP 1.1 code
+ * is "SOAP-ENV:Client.KIND", so a client tells the kind without reading the reason's words. */
+int soap_fault_client_kind(struct soap *soap, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

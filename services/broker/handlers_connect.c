@@ -79,13 +79,15 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	case RESOLVE_OK:
 		break;
 	case RESOLVE_NO_ACCESS_POINT:
-		return soap_fault_client(soap, "job %s: no process listens on %s:%u", req.job,
+		return soap_fault_client_kind(soap, QCG_FAULT_NO_ACCESS_POINT,
+		    "job %s: no process listens on %s:%u", req.job,
 		    req.to_address, req.to_port);
 	case RESOLVE_NO_CLUSTER:
 		return soap_fault_client(soap, "job %s: a cluster of this connection is not registered",
 		    req.job);
 	case RESOLVE_NO_METHOD:
-		return soap_fault_client(soap, "job %s: no %smethod connects %s/%s to %s:%u", req.job,
+		return soap_fault_client_kind(soap, QCG_FAULT_NO_METHOD,
+		    "job %s: no %smethod connects %s/%s to %s:%u", req.job,
 		    req.after >= 0 ? "further " : "", req.from_cluster, req.from_node,
 		    req.to_address, req.to_port);
 	case RESOLVE_ERROR:

@@ -115,6 +115,9 @@ fe_relay_failure(struct soap *soap, struct soap *peer, const char *what)
 	char detail[1024];
 	if (fe_soap_is_fault(peer)) {
 		const char *reason = soap_fault_string(peer);
+		const char *kind = soap_client_fault_kind(peer);
+		if (kind != NULL) /* the helper acts on the kind: pass it on */
+			return soap_fault_client_kind(soap, kind, "%s: %s", what, reason ? reason : kind);
 		if (peer->error == SOAP_SVR_FAULT)
 			return soap_fault_server(soap, "%s: %s", what, reason ? reason : "fault");
 		return soap_fault_client(soap, "%s: %s", what, reason ? reason : "fault");

@@ -97,7 +97,7 @@ resolution_in(const struct qcg__Decision *d, struct helper_resolution *out, char
 int
 helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
-    int *no_method, char *err, size_t errlen)
+    enum helper_no_answer *no_answer, char *err, size_t errlen)
 {
 	enum qcg__Method after_m = (enum qcg__Method)after;
 	unsigned short fport = from_port;
@@ -106,14 +106,16 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		.toAddress = (char *)to_address, .toPort = to_port,
 		.after = after >= 0 ? &after_m : NULL };
 	struct _qf__ResolveResponse resp = { NULL };
-	*no_method = 0;
+	*no_answer = HELPER_NO_ANSWER_FAILED;
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
 	if (soap_call___qf__Resolve(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK) {
+		const char *kind = soap_client_fault_kind(soap);
+		*no_answer = kind == NULL ? HELPER_NO_ANSWER_FAILED :
+		    strcmp(kind, QCG_FAULT_NO_METHOD) == 0 ? HELPER_NO_ANSWER_NO_METHOD :
+		    HELPER_NO_ANSWER_NO_ACCESS_POINT;
 		call_failed(soap, "Resolve", err, errlen);
-		/* the broker's fault for an exhausted pair says "no [further ]method connects" */
-		*no_method = strstr(err, "method connects") != NULL;
 		return -1;
 	}
 	int rc = resolution_in(resp.decision, out, err, errlen);

@@ -23,13 +23,19 @@ struct helper_resolution {
 	char proxy[2][QCG_ENDPOINT_MAX];
 };
 
-/* Each returns 0, or -1 with err; *no_method (when not NULL) is set when the front-end's
- * fault says no (further) method connects the pair. */
+/* Why a Resolve gave no decision: the broker's fault kind, passed on by the front-end. */
+enum helper_no_answer {
+	HELPER_NO_ANSWER_FAILED,          /* any other failure (unreachable, refused, ...) */
+	HELPER_NO_ANSWER_NO_METHOD,       /* no (further) method connects the pair */
+	HELPER_NO_ANSWER_NO_ACCESS_POINT, /* nothing of the job listens at the target */
+};
+
+/* Each returns 0, or -1 with err (and, for resolve, *no_answer saying why). */
 int helper_frontend_register(struct helper *h, const struct access_point *ap, char *err,
     size_t errlen);
 int helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
-    int *no_method, char *err, size_t errlen);
+    enum helper_no_answer *no_answer, char *err, size_t errlen);
 int helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen);
 

@@ -71,7 +71,8 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	struct helper_resolution res;
 	struct helper_msg m;
 	char err[1024];
-	int no_method, fd = -1;
+	enum helper_no_answer no_answer;
+	int fd = -1;
 	uint16_t port = 0;
 	const struct helper_config *cfg = &s->h->cfg;
 
@@ -81,10 +82,15 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 		return helper_wire_send_err(s->sock, HELPER_ERR_INTERNAL, "%s", err);
 	int after = req->method == HELPER_METHOD_NONE_WIRE ? -1 : req->method;
 	if (helper_frontend_resolve(s->h, s->job, port, req->address, req->port, after, &res,
-		&no_method, err, sizeof(err)) != 0) {
+		&no_answer, err, sizeof(err)) != 0) {
 		close(lfd);
-		log_warn("job %s: resolve %s:%u: %s", s->job, req->address, req->port, err);
-		return helper_wire_send_err(s->sock, no_method ? HELPER_ERR_NO_METHOD :
+		/* Connections to addresses no process of the job listens on are not the job's (the
+		 * shim then connects as usual): no warning for those. */
+		if (no_answer != HELPER_NO_ANSWER_NO_ACCESS_POINT)
+			log_warn("job %s: resolve %s:%u: %s", s->job, req->address, req->port, err);
+		return helper_wire_send_err(s->sock,
+		    no_answer == HELPER_NO_ANSWER_NO_METHOD ? HELPER_ERR_NO_METHOD :
+		    no_answer == HELPER_NO_ANSWER_NO_ACCESS_POINT ? HELPER_ERR_NOT_FOUND :
 		    HELPER_ERR_REMOTE, "%s", err);
 	}
 	if (res.method == METHOD_NONE) {

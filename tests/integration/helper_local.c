@@ -93,9 +93,12 @@ op_resolve(struct helper_client *c, int argc, char **argv)
 	struct helper_handoff h;
 	if (argc < 2)
 		return fail("resolve", "needs ADDRESS PORT");
+	int code = 0;
 	if (helper_client_resolve(c, argv[0], (uint16_t)atoi(argv[1]), argc > 2 ? atoi(argv[2]) : -1,
-		&d, NULL, err, sizeof(err)) != 0)
+		&d, &code, err, sizeof(err)) != 0) {
+		fprintf(stderr, "helper_local: resolve: error code %d\n", code);
 		return fail("resolve", err);
+	}
 	printf("method=%d target=%s:%u proxies=%d handoff=%d\n", d.method, d.target_address,
 	    d.target_port, d.proxy_count, d.handoff_follows);
 	fflush(stdout);

@@ -101,4 +101,14 @@ case $out in "method=0 target=127.0.0.2:40100 proxies=0 handoff=0") pass resolve
 out=$(on "$SOCK_A" resolve 127.0.0.9 4 2>&1)
 case $out in *"no process listens on 127.0.0.9:4"*) pass resolve_of_an_unknown_listener_says_so ;;
 *) fail resolve_of_an_unknown_listener_says_so "$out" ;; esac
+# The broker's fault kind (NoAccessPoint) crosses the front-end: the process gets NOT_FOUND (3),
+# on which libqcgnet connects plainly without a word, not REMOTE (4).
+case $out in *"error code 3"*) pass unknown_listener_is_not_found_not_a_remote_failure ;;
+*) fail unknown_listener_is_not_found_not_a_remote_failure "$out" ;; esac
+# After direct failed, nothing else connects nat site-b to open site-a here (no proxy): the
+# broker's NoMethod kind reaches the process as NO_METHOD, on which libqcgnet gives up.
+out=$(on "$SOCK_B" resolve 127.0.0.2 40100 0 2>&1)
+case $out in *"no further method connects"*"error code 8"*|*"error code 8"*"no further method"*)
+	pass exhausted_methods_are_no_method_not_a_remote_failure ;;
+*) fail exhausted_methods_are_no_method_not_a_remote_failure "$out" ;; esac
 fixture_exit
