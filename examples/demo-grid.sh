@@ -1,5 +1,5 @@
 #!/bin/bash
-# demo-grid.sh: the main job until MPI jobs run through the middleware. Brings up a whole grid
+# demo-grid.sh: the main job. Brings up a whole grid
 # on this machine with qcg-testbed (network namespaces, as root): three sites (open, nat,
 # closed), two nodes each, 5 ms one-way WAN delay, one WAN proxy and a proxy on the closed
 # site's gateway, with every service running for real (qcg-broker, qcg-proxy, qcg-frontend per
@@ -10,8 +10,9 @@
 #   3. connections between processes of one job on different sites, set up by the broker
 #      through the helpers and front-ends: closed <-> nat through the closed site's gateway
 #      proxy (relay), open -> nat (reversal); qcg-query connections and the proxies' counters;
-#   4. plain mpirun across the nodes of the open site (the middleware's MPI glue is not
-#      there yet).
+#   4. the main job: qcg-submit on host user runs examples/all-pairs (native XML) as one Open
+#      MPI job over the three sites (mpirun with qcg-rsh and libqcgnet.so), then qcg-status and
+#      every connection's method; then examples/pi from its QCG-Simple directives.
 # The testbed is always taken down, whatever happens.
 #
 #   examples/demo-grid.sh [BUILD-DIR]      (default: the source tree's own build)
@@ -33,7 +34,9 @@ now_ms() { date +%s%3N; }
 
 ((EUID == 0)) || die "run me as root: the testbed is made of network namespaces"
 for p in services/broker/qcg-broker services/proxy/qcg-proxy services/frontend/qcg-frontend \
-	services/helper/qcg-helper launcher/qcg-query deploy/qcg-delayline; do
+	services/helper/qcg-helper launcher/qcg-query launcher/qcg-submit launcher/qcg-status \
+	launcher/qcg-rsh mpi-glue/net/.libs/libqcgnet.so examples/all-pairs/all-pairs examples/pi/pi \
+	deploy/qcg-delayline; do
 	[[ -x $top_builddir/$p ]] || die "$top_builddir/$p is missing: build first (./configure && make)"
 done
 # Test programs are check_PROGRAMS: plain `make` does not build them.
@@ -103,15 +106,36 @@ grid_query connections "$JOB"
 step "qcg-query proxies (the gateway proxy relayed the bytes)"
 grid_query proxies
 
-step "plain mpirun across the open site's nodes (a1, a2), TCP between them"
-if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
-	mpicc -o "$TB_DIR/mpi_hosts" "$top_srcdir/tests/testbed/mpi_hosts.c"
-	"$QTB" --dir "$TB_DIR" exec a1 -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
-		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$MPI_TIMEOUT" mpirun --oversubscribe \
-		-np 4 --host a1:2,a2:2 --mca plm_rsh_agent "$QTB rsh --dir $TB_DIR" \
-		--mca pml ob1 --mca btl self,vader,tcp "$TB_DIR/mpi_hosts" | sort
-else
-	echo "(skipped: mpicc/mpirun not installed)"
-fi
+# The jobs: the examples as installed name /usr/local/libexec/qcg-ompi/examples/NAME; here they
+# run from the build tree.
+job_file() {
+	sed "s#/usr/local/libexec/qcg-ompi/examples/$1#$top_builddir/examples/$1/$1#" \
+		"$top_srcdir/examples/$1/$1.$2" >"$TB_DIR/$1.$2"
+	echo "$TB_DIR/$1.$2"
+}
+# qcg-submit on host user as the testbed's user; mpirun there reaches every site's orted (the
+# closed site's through its gateway proxy) over connections the broker sets up.
+submit_on_user() {
+	"$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
+		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 QCG_NODE_HELPER_SOCKET="$TB_DIR/run/helper-%h.sock" \
+		timeout "$MPI_TIMEOUT" "$top_builddir/launcher/qcg-submit" "$@"
+}
+
+step "qcg-submit: one MPI job over the three sites (a open, b nat, c closed), 6 ranks"
+cat "$(job_file all-pairs xml)"
+t0=$(now_ms)
+out=$(submit_on_user "$TB_DIR/all-pairs.xml" 2>&1) || { echo "$out"; die "qcg-submit all-pairs failed"; }
+echo "$out"
+echo "(qcg-submit to exit: $(($(now_ms) - t0)) ms)"
+job=$(sed -n 's/^qcg-submit: job \([^ :]*\) .*exit code.*/\1/p' <<<"$out" | tail -n 1)
+[[ -n $job ]] || die "qcg-submit printed no job id"
+step "qcg-status $job"
+grid_on user "$top_builddir/launcher/qcg-status" "$job"
+step "qcg-query connections $job: every pair's method, the best the sites' policies allow"
+grid_query connections "$job"
+
+step "qcg-submit: pi in QCG-Simple directives, the same three sites"
+cat "$(job_file pi qcg)"
+submit_on_user "$TB_DIR/pi.qcg" || die "qcg-submit pi failed"
 
 step "done; taking the testbed down"
