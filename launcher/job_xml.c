@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,29 +18,11 @@
 
 extern const char job_xsd_text[]; /* launcher/job.xsd, generated job_xsd.c */
 
-struct schema_errors {
-	char text[JOB_ERR_MAX];
-	int line;
-};
-
-static void
-keep_schema_error(void *ctx, xmlErrorPtr e)
-{
-	struct schema_errors *x = ctx;
-	if (x->text[0] != '\0' || e == NULL || e->message == NULL)
-		return;
-	snprintf(x->text, sizeof(x->text), "%s", e->message);
-	size_t n = strlen(x->text);
-	while (n > 0 && isspace((unsigned char)x->text[n - 1]))
-		x->text[--n] = '\0';
-	x->line = e->line;
-}
-
 /* Validate doc against job.xsd; 0, or -1 with err naming the line and libxml2's reason. */
 static int
 validate(xmlDocPtr doc, const char *origin, char *err, size_t errlen)
 {
-	struct schema_errors x = { "", 0 };
+	struct job_xml_errors x = { "", 0 };
 	xmlSchemaParserCtxtPtr pctx = xmlSchemaNewMemParserCtxt(job_xsd_text,
 	    (int)strlen(job_xsd_text));
 	xmlSchemaPtr schema = pctx ? xmlSchemaParse(pctx) : NULL;
@@ -50,7 +31,7 @@ validate(xmlDocPtr doc, const char *origin, char *err, size_t errlen)
 	if (vctx == NULL)
 		snprintf(err, errlen, "%s: the built-in job.xsd could not be loaded", origin);
 	else {
-		xmlSchemaSetValidStructuredErrors(vctx, keep_schema_error, &x);
+		xmlSchemaSetValidStructuredErrors(vctx, job_xml_keep_first_error, &x);
 		int v = xmlSchemaValidateDoc(vctx, doc);
 		if (v == 0)
 			rc = 0;

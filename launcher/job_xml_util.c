@@ -12,16 +12,10 @@
 
 #include "job_xml_util.h"
 
-/* libxml2's first error for this document, kept with its line. */
-struct xml_errors {
-	char text[JOB_ERR_MAX];
-	int line;
-};
-
-static void
-keep_first_error(void *ctx, xmlErrorPtr e)
+void
+job_xml_keep_first_error(void *ctx, xmlErrorPtr e)
 {
-	struct xml_errors *x = ctx;
+	struct job_xml_errors *x = ctx;
 	if (x->text[0] != '\0' || e == NULL || e->message == NULL)
 		return;
 	snprintf(x->text, sizeof(x->text), "%s", e->message);
@@ -34,7 +28,7 @@ keep_first_error(void *ctx, xmlErrorPtr e)
 xmlDocPtr
 job_xml_read(const char *text, size_t len, const char *origin, char *err, size_t errlen)
 {
-	struct xml_errors x = { "", 0 };
+	struct job_xml_errors x = { "", 0 };
 	if (len > INT_MAX) {
 		snprintf(err, errlen, "%s: too large", origin);
 		return NULL;
@@ -44,7 +38,7 @@ job_xml_read(const char *text, size_t len, const char *origin, char *err, size_t
 		snprintf(err, errlen, "%s: out of memory", origin);
 		return NULL;
 	}
-	xmlSetStructuredErrorFunc(&x, keep_first_error);
+	xmlSetStructuredErrorFunc(&x, job_xml_keep_first_error);
 	/* No network, no entity substitution, no DTD loading: a description is data, not a
 	 * way to read other files. */
 	xmlDocPtr doc = xmlCtxtReadMemory(ctx, text, (int)len, origin, NULL,

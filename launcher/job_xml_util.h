@@ -9,8 +9,17 @@
 #include <stddef.h>
 
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
 
 #include "job_desc.h"
+
+/* libxml2's first error for a document, kept with its line: the sentence a user sees. */
+struct job_xml_errors {
+	char text[JOB_ERR_MAX];
+	int line;
+};
+/* A libxml2 structured-error callback that fills the struct job_xml_errors at ctx once. */
+void job_xml_keep_first_error(void *ctx, xmlErrorPtr e);
 
 /* Parse text; NULL with err "origin:line: libxml2's message". */
 xmlDocPtr job_xml_read(const char *text, size_t len, const char *origin, char *err,

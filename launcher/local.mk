@@ -8,7 +8,7 @@ launcher_qcg_query_LDADD = $(QCG_SOAP_LIBS)
 # allow-list, and running a command through a front-end.
 noinst_LIBRARIES += launcher/liblauncher.a
 launcher_liblauncher_a_SOURCES = \
-	launcher/user_creds.c launcher/user_creds.h \
+	launcher/user_creds.c launcher/user_creds.h launcher/user_client.c launcher/user_client.h \
 	launcher/rsh_map.c launcher/rsh_map.h \
 	launcher/env_allow.c launcher/env_allow.h \
 	launcher/remote_run.c launcher/remote_run.h \

@@ -19,7 +19,7 @@
 #include "soapH.h"
 #include "broker_jobs.h"
 #include "soap_client.h"
-#include "user_creds.h"
+#include "user_client.h"
 
 #define CANCEL_RECORD_PARTS 64 /* reservations a record may list (JOB_CLUSTERS_MAX) */
 
@@ -100,25 +100,17 @@ stop_local(struct soap *soap, const char *job)
 int
 main(int argc, char **argv)
 {
-	const char *broker = getenv("QCG_BROKER_URL") ? getenv("QCG_BROKER_URL")
-	    : "https://localhost:8443/";
+	const char *broker = user_broker_url();
 	struct user_creds creds = { 0 };
 	char err[1024];
-	int i = 1;
-	if (argc > 2 && strcmp(argv[1], "--broker") == 0) {
-		broker = argv[2];
-		i = 3;
-	}
+	int i = user_broker_option(argc, argv, &broker);
 	if (argc - i != 1 || argv[i][0] == '-') {
 		fprintf(stderr, "usage: qcg-cancel [--broker URL] JOB\n");
 		return 2;
 	}
-	tls_global_init();
-	creds.tls.crl_required = true;
 	struct soap_client_settings settings = { 30, 30, 1024 * 1024 };
-	struct soap *soap = NULL;
-	if (user_creds_load(&creds, time(NULL), err, sizeof(err)) != 0 ||
-	    (soap = soap_client_new(&creds.tls, &settings, err, sizeof(err))) == NULL) {
+	struct soap *soap = user_client_open(&creds, &settings, err, sizeof(err));
+	if (soap == NULL) {
 		fprintf(stderr, "qcg-cancel: %s\n", err);
 		return 3;
 	}

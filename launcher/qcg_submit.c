@@ -39,7 +39,7 @@
 #include "soap_client.h"
 #include "stage.h"
 #include "submit_run.h"
-#include "user_creds.h"
+#include "user_client.h"
 
 enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5, EXIT_WALLTIME = 6 };
 #define SUBMIT_POLL 2          /* seconds between looks at the broker for a cancellation */
@@ -77,7 +77,7 @@ parse_options(int argc, char **argv, struct submit *s)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int opt;
-	s->broker = getenv("QCG_BROKER_URL") ? getenv("QCG_BROKER_URL") : "https://localhost:8443/";
+	s->broker = user_broker_url();
 	s->reserve_timeout = 60;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
@@ -324,14 +324,8 @@ prepare(struct submit *s, const char *file)
 		fprintf(stderr, "qcg-submit: %s\n", err);
 		return EXIT_USAGE;
 	}
-	tls_global_init();
-	s->creds.tls.crl_required = true;
-	if (user_creds_load(&s->creds, time(NULL), err, sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-submit: %s\n", err);
-		return EXIT_AUTH;
-	}
 	struct soap_client_settings settings = { 30, 30, 16 * 1024 * 1024 };
-	if ((s->soap = soap_client_new(&s->creds.tls, &settings, err, sizeof(err))) == NULL) {
+	if ((s->soap = user_client_open(&s->creds, &settings, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
 		return EXIT_AUTH;
 	}
