@@ -2,28 +2,33 @@
  * coll_bench.c: qcg vs tuned vs han vs the lower bound, side by side in one job. Three
  * duplicates of MPI_COMM_WORLD differ only in the coll components they may use (the
  * per-communicator info key ompi_comm_coll_preference): "qcg" (qcg first, no han: qcg where the
- * topology spans clusters, tuned elsewhere), "tuned" (^qcg,han), "han" (han first, no qcg). Each
- * (collective, size) is timed on the three in rotation, several rounds, keeping each one's best
- * round, so that drift on a shared machine hits all three alike. Rooted collectives rotate the
- * root over every rank (the time is the average over roots). Sizes are bytes per rank (per block
- * for gather, scatter, allgather and alltoall).
+ * topology spans clusters, tuned elsewhere), "tuned" (^qcg,han), "han" (han first, no qcg).
+ *
+ * Every figure is a per-call latency: each call starts at one time common to all ranks (a clock
+ * corrected by each rank's offset to rank 0, coll_clock.c) and ends when the last rank leaves it.
+ * Rooted collectives are measured from every root and averaged over roots; each (root, setting)
+ * keeps its fastest of a few repetitions, the settings alternating call by call (measure_case).
+ * Sizes are bytes per rank (per block for gather, scatter, allgather and alltoall).
  *
  * The lower bound: one WAN crossing on the critical path plus the LAN tree, from point-to-point
  * latency and bandwidth measured first in the same job (ping-pong of world rank 0 with a rank on
  * its node, on another node of its site, on another site), with the bytes each collective must
  * move through the busiest site, node and rank (see bound_us and bench/coll/README.md).
  *
- * Usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE [rounds [COLL,COLL...]]
+ * Usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE [repetitions [COLL,COLL...]]
  *   (the list keeps only those collectives: short runs while working on one)
  *   ranks are placed contiguously: node by node, site by site (mpirun --host a1:P,a2:P,...).
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
+
+#include "coll_clock.h"
 
 enum { C_QCG, C_TUNED, C_HAN, NCOMMS };
 static const char *comm_pref[NCOMMS] = { "qcg,^han", "^qcg,han", "han,^qcg" };
@@ -34,6 +39,8 @@ static const char *colls[NCOLLS] = { "bcast", "reduce", "allreduce", "barrier", 
 static const int sizes[] = { 8, 65536, 1048576 };
 #define NSIZES 3
 #define BIG (1 << 20)
+#define MAX_SAMPLES 20000 /* calls whose entry lateness is kept for the summary */
+#define CLOCK_PINGS 8     /* ping-pongs per rank for its clock offset */
 
 static char *sbuf, *rbuf;
 static int nsites, nnodes, nper; /* layout given on the command line */
@@ -70,24 +77,73 @@ rooted(int c)
 	return c == BCAST || c == REDUCE || c == GATHER || c == SCATTER;
 }
 
-/* Seconds per call, the slowest rank's average over iters calls (roots rotate). */
-static double
-time_case(int c, int bytes, MPI_Comm comm, int iters)
+/*
+ * Per-call latency. Every call starts at one time fixed in rank 0's clock (each rank converts it
+ * with its offset, coll_clock.c) and lasts until the last rank leaves it: latency = max over ranks
+ * of (exit - start), reduced with MAX. A barrier cannot give that start: its release reaches the
+ * ranks of other sites a WAN latency apart. The MAX reduction of the exit times also fixes the
+ * next start, `margin` after the last exit, so that calls never overlap.
+ */
+struct sampler {
+	MPI_Comm ctl;      /* control communicator (reductions of exit times), tuned only */
+	double offset;     /* this rank's clock minus rank 0's, seconds */
+	double margin;     /* from the last exit to the next start, seconds */
+	double next_start; /* in rank 0's clock, seconds */
+	int late;          /* samples redone because a rank learnt the start after it */
+	double lateness[MAX_SAMPLES]; /* entry after the start, max over ranks, seconds */
+	int nlateness;
+};
+
+#define MARGIN_MAX_S 5.0 /* past this, the control reduction itself is broken */
+
+/* Fixes the next start `margin` after now (after untimed calls such as warm-ups). */
+static void
+sampler_restart(struct sampler *s)
 {
-	int n;
-	MPI_Comm_size(comm, &n);
-	/* Warm-up: hidden communicators and connections. Open MPI opens a TCP connection on a
-	 * pair's first message, which costs WAN round trips; every root once (small sizes run
-	 * first) so that no component pays for its pairs inside the timed loop. */
+	double now0 = coll_clock_now() - s->offset, latest;
+	MPI_Allreduce(&now0, &latest, 1, MPI_DOUBLE, MPI_MAX, s->ctl);
+	s->next_start = latest + s->margin;
+}
+
+/* Seconds of one call of collective c (see struct sampler). A sample where some rank received
+ * the start time after it had passed is redone with twice the margin. */
+static double
+sample_call(struct sampler *s, int c, int bytes, int root, MPI_Comm comm)
+{
+	for (;;) {
+		double start = s->next_start, start_mine = start + s->offset;
+		double told_late = coll_clock_now() > start_mine ? 1 : 0;
+		coll_clock_wait_until(start_mine);
+		double entry = coll_clock_now();
+		run_one(c, bytes, root, comm);
+		double mine[3] = { coll_clock_now() - s->offset, told_late, entry - start_mine };
+		double all[3];
+		MPI_Allreduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, s->ctl);
+		s->next_start = all[0] + s->margin;
+		if (all[1] == 0) {
+			if (s->nlateness < MAX_SAMPLES)
+				s->lateness[s->nlateness++] = all[2];
+			return all[0] - start;
+		}
+		s->late++;
+		s->margin *= 2;
+		if (s->margin > MARGIN_MAX_S) {
+			fprintf(stderr, "coll_bench: the start time still reached a rank too late "
+			    "with a %.1f s margin: the control reduction is stuck\n", s->margin);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		s->next_start += s->margin;
+	}
+}
+
+/* Untimed calls first: hidden communicators and connections. Open MPI opens a TCP connection
+ * on a pair's first message, which costs WAN round trips; every root once (small sizes run
+ * first) so that no component pays for its pairs inside a timed call. */
+static void
+warm_up(int c, int bytes, MPI_Comm comm, int n)
+{
 	for (int r = 0; r < (rooted(c) && bytes < BIG ? n : 1); r++)
 		run_one(c, bytes, r, comm);
-	MPI_Barrier(comm);
-	double t0 = MPI_Wtime();
-	for (int i = 0; i < iters; i++)
-		run_one(c, bytes, rooted(c) ? i % n : 0, comm);
-	double mine = (MPI_Wtime() - t0) / iters, slowest;
-	MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-	return slowest;
 }
 
 /* Minimum one-way time (us) of `bytes` between world ranks 0 and peer, over reps ping-pongs. */
@@ -188,34 +244,110 @@ selected(int c, const char *only)
 	return 0;
 }
 
+/*
+ * Per-call latency (us) of c with `bytes` under each setting, into us[NCOMMS]: for each root
+ * (rooted collectives; one "root" otherwise) the minimum over `reps` calls, then the average over
+ * roots. The minimum, because on this shared machine noise only adds time (another process
+ * scheduled on the core a rank needs), so the fastest of a few calls is the closest sight of the
+ * schedule itself. Settings and roots alternate inside each repetition so that drift of the
+ * machine's load hits all three alike.
+ */
 static void
-run_all(MPI_Comm *comm, int rounds, int me, int n, const char *only)
+measure_case(struct sampler *smp, MPI_Comm *comm, int c, int bytes, int reps, int n, double *us)
+{
+	int nroots = rooted(c) ? n : 1;
+	double *best = malloc((size_t)NCOMMS * (size_t)nroots * sizeof(*best));
+	if (best == NULL) {
+		fprintf(stderr, "coll_bench: out of memory for %d roots\n", nroots);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (int i = 0; i < NCOMMS * nroots; i++)
+		best[i] = INFINITY;
+	for (int k = 0; k < NCOMMS; k++)
+		warm_up(c, bytes, comm[k], n);
+	sampler_restart(smp);
+	for (int r = 0; r < reps; r++)
+		for (int k = 0; k < NCOMMS; k++)
+			for (int root = 0; root < nroots; root++) {
+				double t = sample_call(smp, c, bytes, root, comm[k]);
+				best[k * nroots + root] = fmin(best[k * nroots + root], t);
+			}
+	for (int k = 0; k < NCOMMS; k++) {
+		double sum = 0;
+		for (int root = 0; root < nroots; root++)
+			sum += best[k * nroots + root];
+		us[k] = sum / nroots * 1e6;
+	}
+	free(best);
+}
+
+/* The control communicator's reduction time (s, slowest rank): the first margin is twice it. */
+static double
+ctl_reduction_s(MPI_Comm ctl)
+{
+	double x = 0, y, t0 = coll_clock_now();
+	for (int i = 0; i < 4; i++)
+		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, ctl);
+	double mine = (coll_clock_now() - t0) / 4, slowest;
+	MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctl);
+	return slowest;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The measurement's own resolution, after the table: how late the slowest rank entered. */
+static void
+print_lateness(struct sampler *smp, double err_max, double off_max)
+{
+	int m = smp->nlateness;
+	qsort(smp->lateness, (size_t)m, sizeof(double), cmp_double);
+	printf("# clock offsets to rank 0 known within %.1f us (half the best ping-pong round trip, "
+	    "worst over ranks and syncs); largest |offset| %.1f us\n", err_max * 1e6,
+	    off_max * 1e6);
+	if (m > 0)
+		printf("# entry after the common start, slowest rank, over %d calls: median %.1f us, "
+		    "95%% %.1f us, max %.1f us\n", m, smp->lateness[m / 2] * 1e6,
+		    smp->lateness[m * 95 / 100] * 1e6, smp->lateness[m - 1] * 1e6);
+	printf("# %d calls redone because the start reached a rank late; final margin %.1f ms\n",
+	    smp->late, smp->margin * 1e3);
+}
+
+static void
+run_all(MPI_Comm *comm, struct sampler *smp, int reps, int me, int n, const char *only)
 {
 	if (me == 0)
 		printf("%-10s %8s %11s %11s %11s %11s %9s %9s %9s %9s %9s\n", "coll", "bytes",
 		    "qcg_us", "tuned_us", "han_us", "bound_us", "qcg/tun", "qcg/han", "qcg/bnd",
 		    "tun/bnd", "han/bnd");
+	double err_max = 0, off_all = 0;
 	for (int c = 0; c < NCOLLS; c++) {
+		if (!selected(c, only))
+			continue;
+		/* re-estimate the offsets per collective: clocks of separate hosts drift */
+		double err, off_max;
+		smp->offset = coll_clock_offsets(smp->ctl, CLOCK_PINGS, &err, &off_max);
+		err_max = fmax(err_max, err);
+		off_all = fmax(off_all, off_max);
 		for (int s = 0; s < NSIZES; s++) {
-			if ((c == BARRIER && s > 0) || !selected(c, only))
+			if (c == BARRIER && s > 0)
 				continue; /* barrier has no size */
-			/* rooted: once per root; others: n small calls, 2 big ones (1 alltoall) */
-			int iters = rooted(c) || sizes[s] < BIG ? n : c == ALLTOALL ? 1 : 2;
-			double best[NCOMMS] = { 1e30, 1e30, 1e30 };
-			for (int r = 0; r < rounds; r++)
-				for (int k = 0; k < NCOMMS; k++) {
-					double t = time_case(c, sizes[s], comm[k], iters) * 1e6;
-					best[k] = t < best[k] ? t : best[k];
-				}
+			double t[NCOMMS];
+			measure_case(smp, comm, c, sizes[s], reps, n, t);
 			double b = bound_us(c, c == BARRIER ? 0 : sizes[s]);
 			if (me == 0)
 				printf("%-10s %8d %11.0f %11.0f %11.0f %11.0f %9.2f %9.2f %9.2f %9.2f "
-				    "%9.2f\n", colls[c], c == BARRIER ? 0 : sizes[s], best[0], best[1],
-				    best[2], b, best[0] / best[1], best[0] / best[2], best[0] / b,
-				    best[1] / b, best[2] / b);
+				    "%9.2f\n", colls[c], c == BARRIER ? 0 : sizes[s], t[0], t[1],
+				    t[2], b, t[0] / t[1], t[0] / t[2], t[0] / b, t[1] / b, t[2] / b);
 			fflush(stdout);
 		}
 	}
+	if (me == 0)
+		print_lateness(smp, err_max, off_all);
 }
 
 int
@@ -228,16 +360,16 @@ main(int argc, char **argv)
 	nsites = argc > 3 ? atoi(argv[1]) : 0;
 	nnodes = argc > 3 ? atoi(argv[2]) : 0;
 	nper = argc > 3 ? atoi(argv[3]) : 0;
-	int rounds = argc > 4 ? atoi(argv[4]) : 2;
+	int reps = argc > 4 ? atoi(argv[4]) : 3;
 	const char *only = argc > 5 ? argv[5] : NULL;
 	int known = 0;
 	for (int c = 0; c < NCOLLS; c++)
 		known += selected(c, only);
-	if (nsites < 2 || nnodes < 2 || nper < 2 || nsites * nnodes * nper != n || rounds < 1 ||
-	    rounds > 100 || known == 0) {
+	if (nsites < 2 || nnodes < 2 || nper < 2 || nsites * nnodes * nper != n || reps < 1 ||
+	    reps > 100 || known == 0) {
 		if (me == 0)
 			fprintf(stderr, "usage: coll_bench SITES NODES_PER_SITE RANKS_PER_NODE "
-			    "[rounds 1..100 [COLL,COLL...]]: each at least 2, product = %d ranks; "
+			    "[repetitions 1..100 [COLL,COLL...]]: each at least 2, product = %d ranks; "
 			    "COLL among bcast reduce allreduce barrier gather scatter allgather "
 			    "alltoall\n", n);
 		MPI_Finalize();
@@ -253,7 +385,11 @@ main(int argc, char **argv)
 		for (int k = 0; k < NLINKS; k++)
 			printf("# link %-4s one-way latency %8.1f us, bandwidth %8.1f MB/s\n",
 			    link_names[k], lat_us[k], bw[k]);
-	run_all(comm, rounds, me, n, only);
+	static struct sampler smp; /* static: the lateness record is large */
+	MPI_Comm_dup(comm[C_TUNED], &smp.ctl); /* its own: control never mixes with timed calls */
+	smp.margin = 2 * ctl_reduction_s(smp.ctl) + 1e-3;
+	run_all(comm, &smp, reps, me, n, only);
+	MPI_Comm_free(&smp.ctl);
 	for (int k = 0; k < NCOMMS; k++)
 		MPI_Comm_free(&comm[k]);
 	free(sbuf);
