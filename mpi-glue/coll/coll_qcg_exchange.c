@@ -90,6 +90,48 @@ mca_coll_qcg_exchange_signal(const int *list, int k, int me, int tag,
 	return rc;
 }
 
+/* Per-peer buffers of a reducing exchange: every peer's count elements of dtype land in in[j]
+ * (a temporary, or `mine` for our own index when given), our own data leaves from out. */
+struct fold_bufs {
+	char **base;  /* what free() takes for each temporary */
+	void **in;    /* where peer j's elements land */
+	void **out;   /* what we send to peer j: always `out` */
+	int *counts;  /* count for every peer */
+};
+
+static void
+fold_bufs_free(struct fold_bufs *f, int k)
+{
+	for (int j = 0; f->base != NULL && j < k; j++)
+		free(f->base[j]);
+	free(f->base);
+	free(f->in);
+	free(f->out);
+	free(f->counts);
+}
+
+/* Allocates f for k holders; mine (or NULL: a temporary) receives our own index's slot. */
+static int
+fold_bufs_alloc(struct fold_bufs *f, int k, int me, void *out, void *mine, int count,
+    struct ompi_datatype_t *dtype)
+{
+	f->base = calloc((size_t)k, sizeof(char *));
+	f->in = calloc((size_t)k, sizeof(void *));
+	f->out = calloc((size_t)k, sizeof(void *));
+	f->counts = calloc((size_t)k, sizeof(int));
+	if (f->base == NULL || f->in == NULL || f->out == NULL || f->counts == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	for (int j = 0; j < k; j++) {
+		f->counts[j] = count;
+		f->out[j] = out;
+		f->in[j] = j == me && mine != NULL ? mine :
+		    mca_coll_qcg_tmp_alloc(dtype, count, &f->base[j]);
+		if (f->in[j] == NULL)
+			return OMPI_ERR_OUT_OF_RESOURCE;
+	}
+	return OMPI_SUCCESS;
+}
+
 int
 mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype,
     struct ompi_op_t *op, const int *list, int k, int me, int tag,
@@ -97,34 +139,18 @@ mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype
 {
 	if (k <= 1)
 		return OMPI_SUCCESS;
-	int rc = OMPI_ERR_OUT_OF_RESOURCE;
-	char **base = calloc((size_t)k, sizeof(char *));
-	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
-	int *counts = calloc((size_t)k, sizeof(int));
-	if (base == NULL || in == NULL || out == NULL || counts == NULL)
-		goto out;
-	for (int j = 0; j < k; j++) {
-		counts[j] = count;
-		out[j] = acc;
-		in[j] = j == me ? acc : mca_coll_qcg_tmp_alloc(dtype, count, &base[j]);
-		if (in[j] == NULL)
-			goto out;
-	}
-	rc = exchange(out, counts, in, counts, dtype, list, k, me, tag, comm);
+	struct fold_bufs f;
+	int rc = fold_bufs_alloc(&f, k, me, acc, acc, count, dtype);
+	if (rc == OMPI_SUCCESS)
+		rc = exchange(f.out, f.counts, f.in, f.counts, dtype, list, k, me, tag, comm);
 	/* Every holder folds p0 op (p1 op (... op p(k-1))) in the same order on the same data,
 	 * so all of them get the same bits, and the order is the rank order of the units. */
 	for (int j = k - 2; j >= 0 && rc == OMPI_SUCCESS; j--)
-		rc = PMPI_Reduce_local(in[j], in[k - 1], count, dtype, op);
+		rc = PMPI_Reduce_local(f.in[j], f.in[k - 1], count, dtype, op);
 	if (rc == OMPI_SUCCESS && me != k - 1)
 		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, (char *)acc,
-		    (char *)in[k - 1]);
-out:
-	for (int j = 0; base != NULL && j < k; j++)
-		free(base[j]);
-	free(base);
-	free(in);
-	free(out);
-	free(counts);
+		    (char *)f.in[k - 1]);
+	fold_bufs_free(&f, k);
 	return rc;
 }
 
@@ -168,34 +194,19 @@ mca_coll_qcg_exchange_prefix(void *total, void *prefix, int count,
 {
 	if (k <= 1)
 		return OMPI_SUCCESS;
-	int rc = OMPI_ERR_OUT_OF_RESOURCE;
-	char **base = calloc((size_t)k, sizeof(char *));
-	void **in = calloc((size_t)k, sizeof(void *)), **out = calloc((size_t)k, sizeof(void *));
-	int *counts = calloc((size_t)k, sizeof(int));
-	if (base == NULL || in == NULL || out == NULL || counts == NULL)
-		goto out;
-	for (int j = 0; j < k; j++) {
-		counts[j] = count;
-		out[j] = total;
-		if ((in[j] = mca_coll_qcg_tmp_alloc(dtype, count, &base[j])) == NULL)
-			goto out;
-	}
-	rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, in[me], total);
+	struct fold_bufs f;
+	int rc = fold_bufs_alloc(&f, k, me, total, NULL, count, dtype);
 	if (rc == OMPI_SUCCESS)
-		rc = exchange(out, counts, in, counts, dtype, list, k, me, tag, comm);
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, f.in[me], total);
+	if (rc == OMPI_SUCCESS)
+		rc = exchange(f.out, f.counts, f.in, f.counts, dtype, list, k, me, tag, comm);
 	/* in[j] becomes in[0] op ... op in[j], left to right. */
 	for (int j = 1; j < k && rc == OMPI_SUCCESS; j++)
-		rc = PMPI_Reduce_local(in[j - 1], in[j], count, dtype, op);
+		rc = PMPI_Reduce_local(f.in[j - 1], f.in[j], count, dtype, op);
 	if (rc == OMPI_SUCCESS && me > 0)
-		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, prefix, in[me - 1]);
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, prefix, f.in[me - 1]);
 	if (rc == OMPI_SUCCESS)
-		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, total, in[k - 1]);
-out:
-	for (int j = 0; base != NULL && j < k; j++)
-		free(base[j]);
-	free(base);
-	free(in);
-	free(out);
-	free(counts);
+		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, total, f.in[k - 1]);
+	fold_bufs_free(&f, k);
 	return rc;
 }
