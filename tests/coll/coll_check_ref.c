@@ -82,50 +82,47 @@ ref_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op o
 	ref_bcast(rbuf, count, dt, 0, comm);
 }
 
+/* Counts and displacements of n equal blocks of count elements, for the v variants: the
+ * fixed-size collectives are their v variants with these. Free both with free_uniform. */
+static int *
+uniform_blocks(int n, int count, int **displs)
+{
+	int *counts = malloc((size_t)n * sizeof(int));
+	*displs = malloc((size_t)n * sizeof(int));
+	for (int r = 0; r < n; r++) {
+		counts[r] = count;
+		(*displs)[r] = r * count;
+	}
+	return counts;
+}
+
+static void
+free_uniform(int *counts, int *displs)
+{
+	free(counts);
+	free(displs);
+}
+
 void
 ref_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
     MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-	int n, me;
+	int n, *displs;
 	MPI_Comm_size(comm, &n);
-	MPI_Comm_rank(comm, &me);
-	if (me != root) {
-		MPI_Send(sbuf, scount, sdt, root, REF_TAG, comm);
-		return;
-	}
-	MPI_Aint lb, ext;
-	MPI_Type_get_extent(rdt, &lb, &ext);
-	for (int r = 0; r < n; r++) {
-		char *at = (char *)rbuf + (MPI_Aint)r * rcount * ext;
-		if (r != root)
-			MPI_Recv(at, rcount, rdt, r, REF_TAG, comm, MPI_STATUS_IGNORE);
-		else if (sbuf != MPI_IN_PLACE)
-			MPI_Sendrecv(sbuf, scount, sdt, 0, REF_TAG, at, rcount, rdt, 0, REF_TAG,
-			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
-	}
+	int *counts = uniform_blocks(n, rcount, &displs);
+	ref_gatherv(sbuf, scount, sdt, rbuf, counts, displs, rdt, root, comm);
+	free_uniform(counts, displs);
 }
 
 void
 ref_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
     MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-	int n, me;
+	int n, *displs;
 	MPI_Comm_size(comm, &n);
-	MPI_Comm_rank(comm, &me);
-	if (me != root) {
-		MPI_Recv(rbuf, rcount, rdt, root, REF_TAG, comm, MPI_STATUS_IGNORE);
-		return;
-	}
-	MPI_Aint lb, ext;
-	MPI_Type_get_extent(sdt, &lb, &ext);
-	for (int r = 0; r < n; r++) {
-		const char *at = (const char *)sbuf + (MPI_Aint)r * scount * ext;
-		if (r != root)
-			MPI_Send(at, scount, sdt, r, REF_TAG, comm);
-		else if (rbuf != MPI_IN_PLACE)
-			MPI_Sendrecv(at, scount, sdt, 0, REF_TAG, rbuf, rcount, rdt, 0, REF_TAG,
-			    MPI_COMM_SELF, MPI_STATUS_IGNORE);
-	}
+	int *counts = uniform_blocks(n, scount, &displs);
+	ref_scatterv(sbuf, counts, displs, sdt, rbuf, rcount, rdt, root, comm);
+	free_uniform(counts, displs);
 }
 
 void
@@ -149,29 +146,13 @@ void
 ref_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
     MPI_Datatype rdt, MPI_Comm comm)
 {
-	int n, me;
+	int n, *sdispls, *rdispls;
 	MPI_Comm_size(comm, &n);
-	MPI_Comm_rank(comm, &me);
-	char *copy = NULL;
-	if (sbuf == MPI_IN_PLACE) { /* send from a copy of rbuf: it is overwritten as we go */
-		size_t span = ref_span(rdt, rcount * n);
-		copy = malloc(span + 1);
-		memcpy(copy, rbuf, span);
-		sbuf = copy, scount = rcount, sdt = rdt;
-	}
-	MPI_Aint lb, sext, rext;
-	MPI_Type_get_extent(sdt, &lb, &sext);
-	MPI_Type_get_extent(rdt, &lb, &rext);
-	MPI_Request *reqs = malloc(2 * (size_t)n * sizeof(*reqs));
-	for (int r = 0; r < n; r++) {
-		MPI_Irecv((char *)rbuf + (MPI_Aint)r * rcount * rext, rcount, rdt, r, REF_TAG, comm,
-		    &reqs[r]);
-		MPI_Isend((const char *)sbuf + (MPI_Aint)r * scount * sext, scount, sdt, r, REF_TAG,
-		    comm, &reqs[n + r]);
-	}
-	MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
-	free(reqs);
-	free(copy);
+	int *scounts = uniform_blocks(n, scount, &sdispls);
+	int *rcounts = uniform_blocks(n, rcount, &rdispls);
+	ref_alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, comm);
+	free_uniform(scounts, sdispls);
+	free_uniform(rcounts, rdispls);
 }
 
 void
