@@ -189,6 +189,24 @@ helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t 
 }
 
 int
+helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX], uint16_t *port,
+    int *code, char *err, size_t errlen)
+{
+	struct helper_msg m, ans;
+	helper_msg_init(&m, HELPER_MSG_MCAST_GROUP);
+	if (exchange(c, &m, &ans, code, err, errlen) != 0)
+		return -1;
+	if (ans.type != HELPER_MSG_GROUP) {
+		snprintf(err, errlen, "MCAST_GROUP: qcg-helper answered %s",
+		    helper_msg_type_name(ans.type));
+		return -1;
+	}
+	strcpy(address, ans.address); /* the parser bounded it by QCG_ADDR_MAX */
+	*port = ans.port;
+	return 0;
+}
+
+int
 helper_client_wait_inbound(struct helper_client *c, uint16_t port, int *code, char *err,
     size_t errlen)
 {

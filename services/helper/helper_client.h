@@ -77,6 +77,10 @@ int helper_client_wait_inbound(struct helper_client *c, uint16_t port, int *code
 int helper_client_report(struct helper_client *c, int method, const char *to_address,
     uint16_t to_port, int ok, uint64_t setup_usec, int *code, char *err, size_t errlen);
 
+/* MCAST_GROUP: a multicast group for the job from the broker, into address/port. */
+int helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX],
+    uint16_t *port, int *code, char *err, size_t errlen);
+
 /* Wait up to timeout_ms (-1: forever) for the next HANDOFF. 0, 1 on timeout, -1 on error. */
 int helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helper_handoff *out,
     int *code, char *err, size_t errlen);

@@ -140,6 +140,13 @@ parse_payload(struct cursor *c, struct helper_msg *m)
 		m->setup_usec = get_uint(c, 8, "setup_usec");
 		break;
 	case HELPER_MSG_OK:
+	case HELPER_MSG_MCAST_GROUP:
+		break;
+	case HELPER_MSG_GROUP:
+		get_str(c, m->address, sizeof(m->address), 7, "address");
+		m->port = (uint16_t)get_uint(c, 2, "port");
+		if (c->bad == NULL && m->port == 0)
+			cursor_fail(c, "port", "must not be 0");
 		break;
 	case HELPER_MSG_ERR:
 		m->code = (uint16_t)get_uint(c, 2, "code");
@@ -314,6 +321,11 @@ encode_payload(struct writer *w, const struct helper_msg *m)
 		put_uint(w, m->setup_usec, 8, "setup_usec");
 		break;
 	case HELPER_MSG_OK:
+	case HELPER_MSG_MCAST_GROUP:
+		break;
+	case HELPER_MSG_GROUP:
+		put_str(w, m->address, sizeof(m->address), "address");
+		put_uint(w, m->port, 2, "port");
 		break;
 	case HELPER_MSG_ERR:
 		put_uint(w, m->code, 2, "code");
@@ -388,6 +400,8 @@ helper_msg_type_name(unsigned type)
 	case HELPER_MSG_RESOLVE: return "RESOLVE";
 	case HELPER_MSG_WAIT_INBOUND: return "WAIT_INBOUND";
 	case HELPER_MSG_REPORT: return "REPORT";
+	case HELPER_MSG_MCAST_GROUP: return "MCAST_GROUP";
+	case HELPER_MSG_GROUP: return "GROUP";
 	case HELPER_MSG_OK: return "OK";
 	case HELPER_MSG_ERR: return "ERR";
 	case HELPER_MSG_DECISION: return "DECISION";

@@ -23,6 +23,8 @@
  *                                                                               HANDOFF...
  *   5  REPORT          ->   u8 method, str to_address (63), u16 to_port,        OK | ERR
  *                           u8 ok (0/1), u64 setup_usec
+ *   6  MCAST_GROUP     ->   (empty): a multicast group for the job, from the    GROUP | ERR
+ *                           broker (no other job holds it until this one ends)
  *   64 OK              <-   (empty)
  *   65 ERR             <-   u16 code (HELPER_ERR_*), str message (255)
  *   66 DECISION        <-   u8 method, str target_address (63),                 [HANDOFF]
@@ -33,6 +35,7 @@
  *   67 HANDOFF         <-   u8 method, str peer_address (63), u16 peer_port,
  *                           id relay_id; flag FD: a connected TCP socket travels
  *                           with the message's first byte as SCM_RIGHTS
+ *   68 GROUP           <-   str address (63, an IPv4 multicast group), u16 port
  *
  * Methods are the numbers of enum connect_method (lib/model.h). Rules of the conversation:
  *  - HELLO comes first and once; it names the job and proves membership with the job's token.
@@ -77,10 +80,12 @@ enum helper_msg_type {
 	HELPER_MSG_RESOLVE = 3,
 	HELPER_MSG_WAIT_INBOUND = 4,
 	HELPER_MSG_REPORT = 5,
+	HELPER_MSG_MCAST_GROUP = 6,
 	HELPER_MSG_OK = 64,
 	HELPER_MSG_ERR = 65,
 	HELPER_MSG_DECISION = 66,
 	HELPER_MSG_HANDOFF = 67,
+	HELPER_MSG_GROUP = 68,
 };
 
 #define HELPER_FLAG_HANDOFF_FOLLOWS 0x0001 /* DECISION only */
@@ -105,7 +110,7 @@ struct helper_msg {
 	char job[QCG_NAME_MAX];                     /* HELLO */
 	char token[HELPER_TOKEN_MAX + 1];           /* HELLO */
 	char address[QCG_ADDR_MAX];                 /* REGISTER, RESOLVE/REPORT (to), DECISION
-						       (target), HANDOFF (peer) */
+						       (target), HANDOFF (peer), GROUP */
 	uint16_t port;                              /* the port that goes with address; WAIT_INBOUND */
 	char process[QCG_PROCESS_MAX];              /* REGISTER */
 	uint8_t method;                             /* RESOLVE (after), REPORT, DECISION, HANDOFF */
