@@ -73,6 +73,7 @@ typedef struct mca_coll_qcg_module_t {
 	ompi_communicator_t *cluster_comm; /* hidden: the members in our cluster, rank order */
 	bool in_setup;                 /* building hidden communicators: use previous functions */
 	int *holders;                  /* scratch: the holders of one level's units (n entries) */
+	struct qcg_mcast *mcast;       /* coll_qcg_mcast.c: multicast state, NULL until used */
 	QCG_PREV(allgather);
 	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);

@@ -83,3 +83,26 @@ EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_
 	tests/coll/qcg_topo_api.sh \
 	tests/coll/qcg_discovery_testbed.test
 
+
+# --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------
+# The helper's client side is libc-only and position independent: cluster rank 0 asks its
+# node's helper for a broker-allocated group through it.
+mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
+	mpi-glue/coll/coll_qcg_mcast.h mpi-glue/coll/coll_qcg_mcast.c \
+	mpi-glue/coll/coll_qcg_mcast_wire.h mpi-glue/coll/coll_qcg_mcast_wire.c \
+	mpi-glue/coll/coll_qcg_mcast_socket.c mpi-glue/coll/coll_qcg_mcast_group.c \
+	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c \
+	lib/model.c
+mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
+mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
+
+# tests/coll: the multicast broadcast on loopback, in a network namespace of the test's own.
+check_PROGRAMS += tests/coll/mcast_check
+tests_coll_mcast_check_SOURCES = tests/coll/mcast_check.c
+tests_coll_mcast_check_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+tests_coll_mcast_check_LDADD = $(OMPI_LIBS)
+EXTRA_DIST += tests/coll/mcast_loopback.sh
+check_PROGRAMS += tests/coll/test_mcast_wire
+tests_coll_test_mcast_wire_SOURCES = tests/coll/test_mcast_wire.c mpi-glue/coll/coll_qcg_mcast_wire.c
+tests_coll_test_mcast_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/coll
+TESTS += tests/coll/test_mcast_wire tests/coll/mcast_loopback.sh

@@ -1,0 +1,65 @@
+#!/bin/sh
+# The multicast broadcast (paper 001) over real UDP/IP multicast, in a network namespace this
+# test makes for itself (unshare -n: only its own loopback, multicast on, 239.0.0.0/8 routed
+# there), so no datagram can reach any other network. Synthetic topology: two sites, clusters
+# of 4 and 3 ranks (on separate "nodes"), so qcg is selected and each cluster runs its own
+# multicast. Forced on (coll_qcg_mcast=on, random groups from 239.255.0.0/16) for every size up
+# to 1 MiB, every root, contiguous and vector datatypes. Then the loss cases: the multicast root
+# drops 50 % and then 100 % of its datagrams, and the ring must still deliver every byte.
+# Each run's counters (verbose 10 at communicator free) prove which path carried the data.
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root to make its own network namespace (unshare -n)"
+	exit 77
+fi
+if [ "${QCG_MCAST_IN_NETNS:-}" != 1 ]; then
+	command -v unshare >/dev/null 2>&1 || { echo "SKIP: unshare not found"; exit 77; }
+	QCG_MCAST_IN_NETNS=1 exec unshare -n -- sh "$0" "$@"
+fi
+ip link set lo up multicast on || { echo "FAIL: cannot set lo up with multicast"; exit 1; }
+ip route add 239.0.0.0/8 dev lo || { echo "FAIL: cannot route 239.0.0.0/8 to lo"; exit 1; }
+. "$top_srcdir/tests/coll/lib.sh"
+check=$top_builddir/tests/coll/mcast_check
+topo=$qcg_work/two-sites
+printf '%s\n' "0 0 0 0" "1 0 0 1" "2 0 0 2" "3 0 0 3" "4 1 1 4" "5 1 1 5" "6 1 1 6" >"$topo"
+
+# run NAME DROP REPEAT: mcast_check with the multicast path forced and DROP % loss at the root.
+run() {
+	out=$qcg_work/$1.out
+	qcg_mpirun 7 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
+	    --mca coll_qcg_mcast on --mca coll_qcg_mcast_min_bytes 1 \
+	    --mca coll_qcg_mcast_max_bytes 1048576 --mca coll_qcg_mcast_drop_percent "$2" \
+	    "$check" "$3" >"$out" 2>&1
+	if ! grep -q "^mcast_check: [1-9][0-9]* checks on 7 ranks, 0 failures" "$out"; then
+		echo "FAIL: $1: mcast_check reported failures or did not finish:"
+		grep -v "coll:qcg: comm\|mcast: [0-9]* broadcasts" "$out" | head -40
+		exit 1
+	fi
+	# Both clusters set up a group, once per communicator (world and its dup).
+	expect_count 4 "mcast: cluster of [34]: group 239\.255\.[0-9.]* port [0-9]* (random)" "$out"
+}
+
+# sum FIELD FILE: the total of one counter over every rank's summary line.
+sum() {
+	sed -n "s/.*mcast: [0-9]* broadcasts: \([0-9]*\) fragments by multicast, \([0-9]*\) by the ring; sent \([0-9]*\) datagrams, dropped \([0-9]*\).*/\\$1/p" "$2" |
+	    awk '{ s += $1 } END { print s + 0 }'
+}
+
+run no-loss 0 3
+mc=$(sum 1 "$out") ring=$(sum 2 "$out")
+echo "no loss: $mc fragments by multicast, $ring by the ring"
+[ "$mc" -gt 0 ] || { echo "FAIL: no fragment arrived by multicast without loss"; exit 1; }
+[ "$mc" -gt "$ring" ] || echo "NOTE: the ring carried more than the multicast (busy machine)"
+
+run half-lost 50 2
+mc=$(sum 1 "$out") ring=$(sum 2 "$out") dropped=$(sum 4 "$out") sent=$(sum 3 "$out")
+echo "50 % dropped: $dropped of $((dropped + sent)) datagrams dropped; $mc fragments by multicast, $ring by the ring"
+[ "$ring" -gt 0 ] || { echo "FAIL: the ring repaired nothing although half was dropped"; exit 1; }
+[ "$mc" -gt 0 ] || { echo "FAIL: nothing arrived by multicast at 50 % loss"; exit 1; }
+[ "$dropped" -gt 0 ] || { echo "FAIL: the drop knob dropped nothing"; exit 1; }
+
+run all-lost 100 1
+mc=$(sum 1 "$out") ring=$(sum 2 "$out")
+echo "100 % dropped: $mc fragments by multicast, $ring by the ring"
+[ "$mc" = 0 ] || { echo "FAIL: $mc fragments arrived by multicast although all were dropped"; exit 1; }
+[ "$ring" -gt 0 ] || { echo "FAIL: the ring carried nothing"; exit 1; }
+grep -h "^mcast_check:" "$qcg_work"/*.out
