@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "coll_qcg.h"
+#include "coll_qcg_mcast.h"
 
 #define QCG_BCAST_MAX_SEGMENTS 1024 /* bounds the requests one call posts */
 
@@ -159,6 +160,17 @@ mca_coll_qcg_bcast_levels(void *buf, int count, struct ompi_datatype_t *dtype, i
 	return rc;
 }
 
+/* Packed bytes from root: the multicast broadcast where it applies (its size range), else the
+ * pipelined tree. */
+static int
+bcast_bytes(char *bytes, int nbytes, int root, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m)
+{
+	if (mca_coll_qcg_mcast_wanted(m, (size_t)nbytes))
+		return mca_coll_qcg_mcast_bcast(bytes, nbytes, root, comm, m);
+	return mca_coll_qcg_bcast_levels(bytes, nbytes, MPI_BYTE, root, 0, comm, m);
+}
+
 int
 mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
@@ -175,8 +187,7 @@ mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root
 	if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
 		ptrdiff_t true_lb, true_extent;
 		ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-		return mca_coll_qcg_bcast_levels((char *)buf + true_lb, (int)nbytes, MPI_BYTE, root,
-		    0, comm, m);
+		return bcast_bytes((char *)buf + true_lb, (int)nbytes, root, comm, m);
 	}
 	char *bytes = malloc(nbytes);
 	if (bytes == NULL)
@@ -185,7 +196,7 @@ mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root
 	if (m->rank == root)
 		rc = ompi_datatype_sndrcv(buf, count, dtype, bytes, (int)nbytes, MPI_PACKED);
 	if (rc == OMPI_SUCCESS)
-		rc = mca_coll_qcg_bcast_levels(bytes, (int)nbytes, MPI_BYTE, root, 0, comm, m);
+		rc = bcast_bytes(bytes, (int)nbytes, root, comm, m);
 	if (rc == OMPI_SUCCESS && m->rank != root)
 		rc = ompi_datatype_sndrcv(bytes, (int)nbytes, MPI_PACKED, buf, count, dtype);
 	free(bytes);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "coll_qcg.h"
+#include "coll_qcg_mcast.h"
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
@@ -160,6 +161,7 @@ qcg_register(void)
 	    "message per pair of sites, through each site's master); larger ones are left to the "
 	    "previous component", NULL, &c->alltoall_max);
 	register_discovery();
+	mca_coll_qcg_mcast_register();
 	c->tmp_max_mb = 1024;
 	register_int("tmp_max_mb",
 	    "Most temporary memory (MiB) one collective call may allocate; a call that would need "
@@ -186,6 +188,7 @@ qcg_open(void)
 	}
 	if (c->bcast_segsize < 0)
 		c->bcast_segsize = 0;
+	(void)mca_coll_qcg_mcast_check_params();
 	if (c->discovery_pings < 1 || c->discovery_pings > 100) {
 		opal_output(0, "coll:qcg: coll_qcg_discovery_pings %d is outside 1..100; using 5",
 		    c->discovery_pings);

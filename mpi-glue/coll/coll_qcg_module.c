@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "coll_qcg.h"
+#include "coll_qcg_mcast.h"
 
 static int qcg_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 static int qcg_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -64,11 +65,13 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->previous_alltoallv_module = NULL;
 	m->previous_scan_module = m->previous_exscan_module = NULL;
 	m->holders = NULL;
+	m->mcast = NULL;
 }
 
 static void
 qcg_module_destruct(mca_coll_qcg_module_t *m)
 {
+	mca_coll_qcg_mcast_free(m);
 	if (m->node_comm != NULL)
 		ompi_comm_free(&m->node_comm);
 	if (m->cluster_comm != NULL)
