@@ -52,3 +52,6 @@ EXTRA_DIST += doc/qcg-frontend.conf.example
 # Needs services/helper/qcg-helper; skips (77) when it is not built.
 TESTS += tests/integration/test_frontend_helper.sh
 EXTRA_DIST += tests/integration/test_frontend_helper.sh
+
+# The multicast groups helpers ask for (mca_coll_qcg's multicast broadcast), relayed to the broker.
+services_frontend_qcg_frontend_SOURCES += services/frontend/handlers_mcast.c

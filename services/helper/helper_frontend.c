@@ -143,3 +143,29 @@ helper_frontend_report(struct helper *h, const struct connection_record *rec, ch
 	soap_client_free(soap);
 	return 0;
 }
+
+int
+helper_frontend_mcast_group(struct helper *h, const char *job, char address[QCG_ADDR_MAX],
+    uint16_t *port, char *err, size_t errlen)
+{
+	struct _qf__AllocateMulticastGroup req = { .job = (char *)job };
+	struct _qf__AllocateMulticastGroupResponse resp = { NULL };
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__AllocateMulticastGroup(soap, h->cfg.frontend_url, NULL, &req,
+	    &resp) != SOAP_OK)
+		return call_failed(soap, "AllocateMulticastGroup", err, errlen);
+	int rc = 0;
+	if (resp.group == NULL || resp.group->address == NULL ||
+	    strlen(resp.group->address) >= QCG_ADDR_MAX || resp.group->port == 0) {
+		snprintf(err, errlen, "front-end AllocateMulticastGroup: the answer has no valid "
+		    "group");
+		rc = -1;
+	} else {
+		snprintf(address, QCG_ADDR_MAX, "%s", resp.group->address);
+		*port = resp.group->port;
+	}
+	soap_client_free(soap);
+	return rc;
+}

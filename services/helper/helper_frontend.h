@@ -36,6 +36,9 @@ int helper_frontend_register(struct helper *h, const struct access_point *ap, ch
 int helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
     enum helper_no_answer *no_answer, char *err, size_t errlen);
+/* AllocateMulticastGroup for job: a group no other job holds, into address/port. */
+int helper_frontend_mcast_group(struct helper *h, const char *job, char address[QCG_ADDR_MAX],
+    uint16_t *port, char *err, size_t errlen);
 int helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen);
 

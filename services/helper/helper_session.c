@@ -113,6 +113,21 @@ on_report(struct session *s, const struct helper_msg *m)
 	return send_ok(s);
 }
 
+/* MCAST_GROUP: a multicast group for the session's job (the one HELLO proved), from the broker
+ * through the front-end; the broker bounds how many one job may hold. */
+static int
+on_mcast_group(struct session *s)
+{
+	struct helper_msg a;
+	char err[256];
+	helper_msg_init(&a, HELPER_MSG_GROUP);
+	if (helper_frontend_mcast_group(s->h, s->job, a.address, &a.port, err, sizeof(err)) != 0)
+		return helper_wire_send_err(s->sock, HELPER_ERR_REMOTE, "%s", err);
+	log_debug("job %s: pid %d got multicast group %s:%u", s->job, (int)s->pid, a.address,
+	    a.port);
+	return helper_wire_send(s->sock, &a, -1, err, sizeof(err));
+}
+
 /*
  * WAIT_INBOUND: register, answer OK, then only watch the connection: HANDOFFs are written by
  * whoever sets a connection up (helper_jobs_hand_inbound). Anything the process sends now, or
@@ -157,6 +172,7 @@ dispatch(struct session *s, const struct helper_msg *m)
 	case HELPER_MSG_RESOLVE: return helper_session_resolve(s, m);
 	case HELPER_MSG_WAIT_INBOUND: return on_wait_inbound(s, m);
 	case HELPER_MSG_REPORT: return on_report(s, m);
+	case HELPER_MSG_MCAST_GROUP: return on_mcast_group(s);
 	default:
 		helper_wire_send_err(s->sock, HELPER_ERR_PROTOCOL, "%s is not a request",
 		    helper_msg_type_name(m->type));
