@@ -146,6 +146,9 @@ registry_set_job_state(struct registry *reg, const char *id, enum job_state stat
 	rc = sqlite3_changes(reg->db) ? 0 : explain_no_state_change(reg, id, op);
 out:
 	reg_release(st);
+	/* A job that ended gives its multicast groups back, so other jobs can have them. */
+	if (rc == 0 && job_state_is_final(state))
+		rc = registry_release_multicast_groups(reg, id);
 	return rc;
 }
 

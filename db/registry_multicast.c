@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -15,6 +16,7 @@
 #define MCAST_PREFIX 0xefc00000u /* 239.192.0.0 */
 #define MCAST_SLOTS 65536u       /* the /16; slot 0 (239.192.0.0) is never handed out */
 #define MCAST_PORT 7000
+#define MCAST_JOB_MAX 256        /* groups one job may hold (one per communicator and cluster) */
 
 /* Mark in `taken` every slot of the /16 that some job holds on MCAST_PORT. */
 static int
@@ -55,6 +57,32 @@ mark_taken(struct registry *reg, unsigned char *taken, const char *op)
 fail:
 	reg_release(st);
 	return -1;
+}
+
+/* Refuse a job that already holds MCAST_JOB_MAX groups or has ended (its groups were released;
+ * a late request must not take one again). */
+static int
+job_below_cap(struct registry *reg, const char *job, const char *op)
+{
+	struct multicast_group *list = NULL;
+	struct job j;
+	size_t n = 0;
+	if (registry_get_job(reg, job, &j) != 0)
+		return -1; /* no such job (the message says so) or a failure */
+	free(j.description);
+	if (j.state != JOB_PENDING && j.state != JOB_RUNNING) {
+		reg_failf(reg, "%s: job '%s' has ended", op, job);
+		return -1;
+	}
+	if (registry_list_multicast_groups(reg, job, &list, &n) != 0)
+		return -1;
+	free(list);
+	if (n >= MCAST_JOB_MAX) {
+		reg_failf(reg, "%s: job '%s' already holds %zu multicast groups (the limit)", op,
+		    job, n);
+		return -1;
+	}
+	return 0;
 }
 
 /* The lowest free slot from 1 on, or 0 when the /16 is full. */
@@ -109,7 +137,7 @@ registry_allocate_multicast_group(struct registry *reg, const char *job,
 	 * our insert. */
 	if (reg_begin(reg, op) != 0)
 		return -1;
-	if (mark_taken(reg, taken, op) != 0)
+	if (job_below_cap(reg, job, op) != 0 || mark_taken(reg, taken, op) != 0)
 		goto fail;
 	if ((slot = lowest_free(taken)) == 0) {
 		reg_failf(reg, "%s: every group of 239.192.0.0/16 is taken", op);

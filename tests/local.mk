@@ -15,3 +15,10 @@ EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_pro
 	tests/integration/test_broker_prune.sh \
 	tests/integration/grid_fixture.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
+
+# The life of a job's multicast groups in the registry (mca_coll_qcg's multicast broadcast).
+check_PROGRAMS += tests/unit/test_mcast_registry
+TESTS += tests/unit/test_mcast_registry
+tests_unit_test_mcast_registry_SOURCES = tests/unit/test_mcast_registry.c tests/unit/check.h
+tests_unit_test_mcast_registry_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit $(SQLITE3_CFLAGS)
+tests_unit_test_mcast_registry_LDADD = db/libqcgdb.a lib/libqcgcommon.a $(SQLITE3_LIBS)
