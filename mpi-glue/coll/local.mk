@@ -91,8 +91,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
 	mpi-glue/coll/coll_qcg_mcast.h mpi-glue/coll/coll_qcg_mcast.c \
 	mpi-glue/coll/coll_qcg_mcast_wire.h mpi-glue/coll/coll_qcg_mcast_wire.c \
 	mpi-glue/coll/coll_qcg_mcast_socket.c mpi-glue/coll/coll_qcg_mcast_group.c \
-	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c \
-	lib/model.c
+	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
 mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
 
@@ -106,3 +105,9 @@ check_PROGRAMS += tests/coll/test_mcast_wire
 tests_coll_test_mcast_wire_SOURCES = tests/coll/test_mcast_wire.c mpi-glue/coll/coll_qcg_mcast_wire.c
 tests_coll_test_mcast_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/coll
 TESTS += tests/coll/test_mcast_wire tests/coll/mcast_loopback.sh
+check_PROGRAMS += tests/coll/mcast_group_call
+tests_coll_mcast_group_call_SOURCES = tests/coll/mcast_group_call.c
+tests_coll_mcast_group_call_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper
+tests_coll_mcast_group_call_LDADD = services/helper/libqcghelperclient.la
+TESTS += tests/coll/mcast_services.sh
+EXTRA_DIST += tests/coll/mcast_services.sh
