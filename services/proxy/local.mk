@@ -62,6 +62,15 @@ tests_integration_test_proxy_chain_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_integration_test_proxy_chain_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/integration/test_proxy_chain
 
+# A leg that arrives before its relay id is announced waits for the announcement (the race
+# between the broker's paths to the target's helper and to the proxy; issue 5).
+check_PROGRAMS += tests/net/test_relay_unannounced
+tests_net_test_relay_unannounced_SOURCES = tests/net/test_relay_unannounced.c \
+	$(PROXY_TEST_UTIL)
+tests_net_test_relay_unannounced_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)/tests/integration
+tests_net_test_relay_unannounced_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/net/test_relay_unannounced
+
 # No-socket tests of the proxy's state machine and text inputs.
 check_PROGRAMS += tests/integration/test_proxy_table tests/integration/test_proxy_config
 tests_integration_test_proxy_table_SOURCES = tests/integration/test_proxy_table.c

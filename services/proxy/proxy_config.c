@@ -17,8 +17,8 @@
 /* Every key [proxy] may hold; anything else is a typo and refused. */
 static const char *const proxy_keys[] = {
 	"listen", "threads", "max-legs", "max-ids", "pipe-size", "hello-timeout-ms",
-	"partner-timeout-ms", "used-id-ttl-ms", "accept-any-id", "control", "ready-file",
-	"stats-interval", "log-level", "syslog", "broker", "advertise", "networks", "cluster",
+	"partner-timeout-ms", "unknown-id-wait-ms", "used-id-ttl-ms", "accept-any-id", "control",
+	"ready-file", "stats-interval", "log-level", "syslog", "broker", "advertise", "networks", "cluster",
 	"control_listen", "acl", "gridmap", "id-ttl", "broker-wait",
 };
 
@@ -108,6 +108,7 @@ static const struct unsigned_key unsigned_keys[] = {
 	{ "proxy.hello-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.hello_timeout_ms) },
 	{ "proxy.partner-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.partner_timeout_ms) },
 	{ "proxy.used-id-ttl-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.used_id_ttl_ms) },
+	{ "proxy.unknown-id-wait-ms", 0, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.unknown_id_wait_ms) },
 	{ "proxy.stats-interval", 0, PROXY_STATS_INTERVAL_MAX, PC_OFF(stats_interval_s) },
 	{ "proxy.id-ttl", 1, RELAY_ID_TTL_MAX_S, PC_OFF(id_ttl_s) },
 	{ "proxy.broker-wait", 1, PROXY_BROKER_WAIT_MAX, PC_OFF(broker_wait_s) },

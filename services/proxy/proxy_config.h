@@ -11,6 +11,9 @@
  *   pipe-size = BYTES           buffer per direction of a relay
  *   hello-timeout-ms = MS       a leg must send its whole hello within this
  *   partner-timeout-ms = MS     a first leg waits this long for its partner (default 30000)
+ *   unknown-id-wait-ms = MS     a leg whose id is not announced yet waits this long for the
+ *                               broker's announcement before it is refused (default 5000;
+ *                               0 refuses at once)
  *   used-id-ttl-ms = MS         a used id is refused as "reused" for this long
  *   accept-any-id = yes|no      INSECURE: join any two legs with the same id (benchmarks);
  *                               refused together with a broker

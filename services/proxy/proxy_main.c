@@ -39,6 +39,7 @@ static const struct option proxy_options[] = {
 	{ "pipe-size", required_argument, NULL, 0 },
 	{ "hello-timeout-ms", required_argument, NULL, 0 },
 	{ "partner-timeout-ms", required_argument, NULL, 0 },
+	{ "unknown-id-wait-ms", required_argument, NULL, 0 },
 	{ "used-id-ttl-ms", required_argument, NULL, 0 },
 	{ "accept-any-id", no_argument, NULL, 0 },
 	{ "control", required_argument, NULL, 0 },
@@ -57,7 +58,8 @@ usage(FILE *out)
 	    "usage: qcg-proxy [--config FILE] [-s SECTION.KEY=VALUE ...] [--listen HOST:PORT]\n"
 	    "                 [--threads N] [--max-legs N] [--max-ids N] [--pipe-size BYTES]\n"
 	    "                 [--hello-timeout-ms MS] [--partner-timeout-ms MS]\n"
-	    "                 [--used-id-ttl-ms MS] [--control PATH] [--ready-file PATH]\n"
+	    "                 [--unknown-id-wait-ms MS] [--used-id-ttl-ms MS]\n"
+	    "                 [--control PATH] [--ready-file PATH]\n"
 	    "                 [--stats-interval S] [--log-level LEVEL] [--syslog]\n"
 	    "                 [--accept-any-id  (INSECURE: benchmarks without a broker only)]\n"
 	    "Relays bytes between two legs that present the same relay id (see relay_hello.h).\n"

@@ -39,6 +39,7 @@ relay_config_defaults(struct relay_config *cfg)
 	cfg->pipe_size = 256 * 1024;
 	cfg->hello_timeout_ms = 10000;
 	cfg->partner_timeout_ms = 30000;
+	cfg->unknown_id_wait_ms = 5000;
 	cfg->used_id_ttl_ms = 60000;
 }
 
@@ -65,6 +66,8 @@ relay_config_check(const struct relay_config *cfg, char *err, size_t errlen)
 	    check_range("partner-timeout-ms", cfg->partner_timeout_ms, 1, RELAY_TIMEOUT_MAX_MS, err,
 		errlen) < 0 ||
 	    check_range("used-id-ttl-ms", cfg->used_id_ttl_ms, 1, RELAY_TIMEOUT_MAX_MS, err,
+		errlen) < 0 ||
+	    check_range("unknown-id-wait-ms", cfg->unknown_id_wait_ms, 0, RELAY_TIMEOUT_MAX_MS, err,
 		errlen) < 0)
 		return -1;
 	return 0;
@@ -209,6 +212,7 @@ relay_stats(struct relay_plane *plane, struct relay_stats *out)
 		out->bytes_second_to_first += SUM(bytes[1]);
 		out->hellos_rejected += SUM(hellos_rejected);
 		out->ids_unknown += SUM(ids_unknown);
+		out->ids_late += SUM(ids_late);
 		out->ids_reused += SUM(ids_reused);
 		out->timeouts_hello += SUM(timeouts_hello);
 		out->timeouts_partner += SUM(timeouts_partner);
@@ -216,6 +220,8 @@ relay_stats(struct relay_plane *plane, struct relay_stats *out)
 	}
 	long legs = atomic_load(&plane->shared.legs_open);
 	long relays = atomic_load(&plane->shared.relays_active);
+	long unannounced = atomic_load(&plane->shared.legs_unannounced);
+	out->legs_unannounced = unannounced > 0 ? (uint64_t)unannounced : 0;
 	out->legs_open = legs > 0 ? (uint64_t)legs : 0;
 	out->relays_active = relays > 0 ? (uint64_t)relays : 0;
 	relay_table_count(plane->shared.table, &counts);
@@ -227,12 +233,15 @@ int
 relay_stats_format(const struct relay_stats *st, char *buf, size_t len)
 {
 	return snprintf(buf, len,
-	    "legs_open=%llu legs_waiting=%llu relays_active=%llu ids_expected=%llu "
+	    "legs_open=%llu legs_waiting=%llu legs_unannounced=%llu relays_active=%llu "
+	    "ids_expected=%llu "
 	    "legs_accepted=%llu legs_refused=%llu relays_joined=%llu relays_forwarded=%llu "
 	    "relays_completed=%llu relays_aborted=%llu bytes_first_to_second=%llu "
-	    "bytes_second_to_first=%llu hellos_rejected=%llu ids_unknown=%llu ids_reused=%llu "
+	    "bytes_second_to_first=%llu hellos_rejected=%llu ids_unknown=%llu ids_late=%llu "
+	    "ids_reused=%llu "
 	    "timeouts_hello=%llu timeouts_partner=%llu forwards_failed=%llu",
 	    (unsigned long long)st->legs_open, (unsigned long long)st->legs_waiting,
+	    (unsigned long long)st->legs_unannounced,
 	    (unsigned long long)st->relays_active, (unsigned long long)st->ids_expected,
 	    (unsigned long long)st->legs_accepted, (unsigned long long)st->legs_refused,
 	    (unsigned long long)st->relays_joined, (unsigned long long)st->relays_forwarded,
@@ -240,6 +249,7 @@ relay_stats_format(const struct relay_stats *st, char *buf, size_t len)
 	    (unsigned long long)st->bytes_first_to_second,
 	    (unsigned long long)st->bytes_second_to_first,
 	    (unsigned long long)st->hellos_rejected, (unsigned long long)st->ids_unknown,
+	    (unsigned long long)st->ids_late,
 	    (unsigned long long)st->ids_reused, (unsigned long long)st->timeouts_hello,
 	    (unsigned long long)st->timeouts_partner, (unsigned long long)st->forwards_failed);
 }
@@ -248,6 +258,20 @@ static int
 announce_check_ttl(unsigned ttl_s, char *err, size_t errlen)
 {
 	return check_range("relay id ttl (s)", ttl_s, 1, RELAY_ID_TTL_MAX_S, err, errlen);
+}
+
+/*
+ * An announcement may be what a leg parked as unannounced waits for (relay_leg.c): wake every
+ * worker to look again. The load comes after the table update (sequentially consistent): a
+ * worker that counts its leg after this load claims again after the update, and sees it.
+ */
+static void
+wake_unannounced(struct relay_plane *plane)
+{
+	if (atomic_load(&plane->shared.legs_unannounced) <= 0)
+		return;
+	for (unsigned i = 0; i < plane->started; i++)
+		relay_worker_wake(&plane->workers[i]);
 }
 
 int
@@ -265,6 +289,7 @@ relay_expect(struct relay_plane *plane, const struct relay_id *id, unsigned ttl_
 		snprintf(err, errlen, "relay %s: %s", idhex, relay_table_result_name(r));
 		return -1;
 	}
+	wake_unannounced(plane);
 	log_debug("relay %s expected for %u s", idhex, ttl_s);
 	return 0;
 }
@@ -287,6 +312,7 @@ relay_forward(struct relay_plane *plane, const struct relay_id *id, const char *
 		snprintf(err, errlen, "relay %s: %s", idhex, relay_table_result_name(r));
 		return -1;
 	}
+	wake_unannounced(plane);
 	log_debug("relay %s forwarded to %s for %u s", idhex, next_hop, ttl_s);
 	return 0;
 }

@@ -41,6 +41,11 @@ struct relay_config {
 	unsigned pipe_size;             /* bytes buffered per direction of a relay */
 	unsigned hello_timeout_ms;      /* a leg must complete its hello within this */
 	unsigned partner_timeout_ms;    /* a first leg waits this long for its partner */
+	unsigned unknown_id_wait_ms;    /* a leg whose id is not announced (yet) waits this long
+	                                 * for the announcement before it is refused; 0 = refuse
+	                                 * at once. The broker answers the initiator and tells the
+	                                 * target's helper and the proxy on three separate paths,
+	                                 * so either leg may arrive before the proxy's own event */
 	unsigned used_id_ttl_ms;        /* a used id is refused as "reused" this long */
 	bool accept_any_id;             /* INSECURE (tests, benchmarks): no announcement needed */
 };
@@ -49,6 +54,7 @@ struct relay_config {
 struct relay_stats {
 	uint64_t legs_open;         /* gauge: legs connected (handshaking, waiting, joined) */
 	uint64_t legs_waiting;      /* gauge: first legs waiting for their partner */
+	uint64_t legs_unannounced;  /* gauge: legs waiting for their id's announcement */
 	uint64_t relays_active;     /* gauge: joined relays moving bytes */
 	uint64_t ids_expected;      /* gauge: announced ids not yet claimed (incl. forwards) */
 	uint64_t legs_accepted;     /* legs accepted on the relay port */
@@ -60,7 +66,8 @@ struct relay_stats {
 	uint64_t bytes_first_to_second; /* payload from the first leg to the second (or next hop) */
 	uint64_t bytes_second_to_first; /* payload the other way */
 	uint64_t hellos_rejected;   /* malformed hellos (bad magic, version, flags) */
-	uint64_t ids_unknown;       /* hellos naming an id nobody announced */
+	uint64_t ids_unknown;       /* hellos naming an id nobody announced (in time) */
+	uint64_t ids_late;          /* legs that came before their id's announcement and got it */
 	uint64_t ids_reused;        /* hellos naming an id whose relay already happened */
 	uint64_t timeouts_hello;    /* legs that did not finish their hello in time */
 	uint64_t timeouts_partner;  /* first legs whose partner never came */
@@ -70,7 +77,8 @@ struct relay_stats {
 struct relay_plane;
 
 /* Fill cfg with the defaults (all addresses, port 7300, one thread per core, 16384 legs,
- * 65536 ids, 256 KiB pipes, 10 s hello, 30 s partner, 60 s used-id memory). */
+ * 65536 ids, 256 KiB pipes, 10 s hello, 30 s partner, 5 s wait for an unannounced id, 60 s
+ * used-id memory). */
 void relay_config_defaults(struct relay_config *cfg);
 
 /* Check cfg against the bounds above; 0, or -1 with the offending setting named in err. */

@@ -5,6 +5,16 @@
  * Every leg in this phase is a relay_handshake in the worker's FIFO, and every one shares the
  * same deadline (hello_timeout_ms after it started), so the FIFO is in deadline order and a
  * slow or silent leg (slowloris) is closed by popping the head.
+ *
+ * A leg whose id nobody has announced yet is not refused at once: the broker answers the
+ * initiator, and tells the target's helper (through its front-end) and this proxy (its own
+ * long poll) on separate paths, so on a loaded machine either leg can come first. A target
+ * leg refused then was never retried: its initiator's leg waited for the partner timeout and
+ * was closed with the application's first bytes unread, a reset (the testbed showed it:
+ * "leg for relay 519de8... from 172.31.0.10 refused: unknown relay id" and the job hung). Such
+ * a leg waits, out of epoll, in the worker's unannounced list for up to unknown_id_wait_ms;
+ * relay_expect/relay_forward wake the workers, which claim it again. Legs of ids never
+ * announced are still refused, only later; max_legs bounds how many can wait.
  */
 #include "config.h"
 
@@ -28,6 +38,14 @@ struct relay_handshake {
 	struct relay_id id;          /* TAG_HELLO_OUT: the relay being forwarded */
 	uint64_t deadline_ms;
 	struct relay_handshake *prev, *next;
+};
+
+/* A leg whose hello named an id that is not announced (yet). */
+struct relay_unannounced {
+	int fd;
+	struct relay_id id;
+	uint64_t deadline_ms; /* refused as unknown from then on */
+	struct relay_unannounced *next;
 };
 
 static void
@@ -137,24 +155,23 @@ leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
 	relay_hello_encode(hs->buf, id, RELAY_HELLO_FLAG_CHAINED);
 }
 
-/* The hello is whole and valid: ask the table what this leg is, and act on it. */
+/* Act on what the table said about a leg (refusals close it). */
 static void
-leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint64_t now_ms)
+leg_act(struct relay_worker *w, int fd, const struct relay_id *id, enum relay_claim claim,
+    const struct relay_claim_result *result, uint64_t now_ms)
 {
-	struct relay_claim_result result;
 	char idhex[RELAY_ID_HEX_LEN + 1];
-	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
 
-	relay_id_format(hello->id.bytes, idhex);
+	relay_id_format(id->bytes, idhex);
 	switch (claim) {
 	case RELAY_CLAIM_PARKED:
 		log_debug("relay %s: first leg waits for its partner", idhex);
 		return;
 	case RELAY_CLAIM_JOIN:
-		relay_join(w, result.partner_fd, fd, &hello->id, false);
+		relay_join(w, result->partner_fd, fd, id, false);
 		return;
 	case RELAY_CLAIM_FORWARD:
-		leg_forward(w, fd, &hello->id, &result, now_ms);
+		leg_forward(w, fd, id, result, now_ms);
 		return;
 	case RELAY_CLAIM_UNKNOWN:
 		RELAY_COUNT(w, ids_unknown, 1);
@@ -166,8 +183,91 @@ leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint6
 		RELAY_COUNT(w, legs_refused, 1);
 		break;
 	}
-	relay_worker_log_refusal(w, "leg for relay %s refused: %s", idhex, relay_claim_name(claim));
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	char from[96] = "?";
+	if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0)
+		relay_net_format((struct sockaddr *)&peer, from, sizeof(from));
+	relay_worker_log_refusal(w, "leg for relay %s from %s refused: %s", idhex, from,
+	    relay_claim_name(claim));
 	relay_worker_close_leg(w, fd);
+}
+
+/*
+ * Keep a leg whose id is unknown until its announcement comes (or the wait is over). The
+ * gauge is raised before claiming once more: an announcement made after relay_expect read the
+ * gauge as zero is seen by this claim (see wake_unannounced in relay.c). Returns true when the
+ * leg is kept, false when the caller acts on *claim (now known, or no room to wait).
+ */
+static bool
+leg_hold_unannounced(struct relay_worker *w, int fd, const struct relay_id *id,
+    enum relay_claim *claim, struct relay_claim_result *result, uint64_t now_ms)
+{
+	struct relay_unannounced *u = malloc(sizeof(*u));
+	if (u == NULL)
+		return false;
+	atomic_fetch_add(&w->shared->legs_unannounced, 1);
+	*claim = relay_table_claim(w->shared->table, id, fd, now_ms, result);
+	if (*claim != RELAY_CLAIM_UNKNOWN) {
+		atomic_fetch_sub(&w->shared->legs_unannounced, 1);
+		free(u);
+		if (*claim == RELAY_CLAIM_PARKED || *claim == RELAY_CLAIM_JOIN ||
+		    *claim == RELAY_CLAIM_FORWARD)
+			RELAY_COUNT(w, ids_late, 1);
+		return false;
+	}
+	u->fd = fd;
+	u->id = *id;
+	u->deadline_ms = now_ms + w->shared->cfg.unknown_id_wait_ms;
+	u->next = NULL;
+	if (w->un_tail != NULL)
+		w->un_tail->next = u;
+	else
+		w->un_head = u;
+	w->un_tail = u;
+	return true;
+}
+
+/* The hello is whole and valid: ask the table what this leg is, and act on it. */
+static void
+leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint64_t now_ms)
+{
+	struct relay_claim_result result;
+	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
+
+	if (claim == RELAY_CLAIM_UNKNOWN && w->shared->cfg.unknown_id_wait_ms > 0 &&
+	    leg_hold_unannounced(w, fd, &hello->id, &claim, &result, now_ms))
+		return;
+	leg_act(w, fd, &hello->id, claim, &result, now_ms);
+}
+
+void
+relay_leg_recheck_unannounced(struct relay_worker *w, uint64_t now_ms)
+{
+	struct relay_unannounced **link = &w->un_head, *prev = NULL;
+
+	while (*link != NULL) {
+		struct relay_unannounced *u = *link;
+		struct relay_claim_result result;
+		enum relay_claim claim = relay_table_claim(w->shared->table, &u->id, u->fd, now_ms,
+		    &result);
+		if (claim == RELAY_CLAIM_UNKNOWN && now_ms < u->deadline_ms) {
+			prev = u;
+			link = &u->next;
+			continue;
+		}
+		*link = u->next;
+		if (w->un_tail == u)
+			w->un_tail = prev;
+		atomic_fetch_sub(&w->shared->legs_unannounced, 1);
+		if (claim == RELAY_CLAIM_PARKED || claim == RELAY_CLAIM_JOIN ||
+		    claim == RELAY_CLAIM_FORWARD)
+			RELAY_COUNT(w, ids_late, 1);
+		int fd = u->fd;
+		struct relay_id id = u->id;
+		free(u);
+		leg_act(w, fd, &id, claim, &result, now_ms);
+	}
 }
 
 /* Read what is missing of the hello (never more: what follows is payload for the partner). */
@@ -268,4 +368,12 @@ relay_leg_close_all(struct relay_worker *w)
 {
 	while (w->hs_head != NULL)
 		hs_finish(w, w->hs_head, true);
+	while (w->un_head != NULL) {
+		struct relay_unannounced *u = w->un_head;
+		w->un_head = u->next;
+		atomic_fetch_sub(&w->shared->legs_unannounced, 1);
+		relay_worker_close_leg(w, u->fd);
+		free(u);
+	}
+	w->un_tail = NULL;
 }

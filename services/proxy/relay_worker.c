@@ -107,6 +107,7 @@ worker_dispatch(struct relay_worker *w, struct epoll_event *ev, uint64_t now_ms)
 	case TAG_WAKE:
 		if (read(w->wake_fd, &drained, sizeof(drained)) < 0 && errno != EAGAIN)
 			log_warn("%s: eventfd: %s", __func__, strerror(errno));
+		relay_leg_recheck_unannounced(w, now_ms);
 		break;
 	case TAG_HELLO_IN:
 	case TAG_HELLO_OUT:
@@ -146,6 +147,7 @@ worker_tick(struct relay_worker *w, uint64_t now_ms)
 	w->log_budget = RELAY_REFUSAL_LOGS_PER_TICK;
 	listener_set_paused(w, false);
 	relay_leg_expire(w, now_ms);
+	relay_leg_recheck_unannounced(w, now_ms);
 	if (w->index == 0)
 		worker_expire_table(w, now_ms);
 }

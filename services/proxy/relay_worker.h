@@ -24,7 +24,7 @@ struct relay_counters {
 	_Atomic uint64_t legs_accepted, legs_refused;
 	_Atomic uint64_t relays_joined, relays_forwarded, relays_completed, relays_aborted;
 	_Atomic uint64_t bytes[2]; /* [0] first -> second, [1] second -> first */
-	_Atomic uint64_t hellos_rejected, ids_unknown, ids_reused;
+	_Atomic uint64_t hellos_rejected, ids_unknown, ids_late, ids_reused;
 	_Atomic uint64_t timeouts_hello, timeouts_partner, forwards_failed;
 };
 
@@ -34,6 +34,7 @@ struct relay_shared {
 	struct relay_table *table;
 	_Atomic long legs_open;     /* checked against cfg.max_legs at accept */
 	_Atomic long relays_active;
+	_Atomic long legs_unannounced; /* legs in the workers' unannounced lists (relay_leg.c) */
 	_Atomic bool stopping;
 };
 
@@ -54,6 +55,7 @@ struct relay_tag {
 
 struct relay_handshake;
 struct relay_joined;
+struct relay_unannounced;
 
 struct relay_worker {
 	struct relay_shared *shared;
@@ -66,6 +68,8 @@ struct relay_worker {
 	struct relay_tag listen_tag, wake_tag;
 	struct relay_counters counters;
 	struct relay_handshake *hs_head, *hs_tail; /* FIFO, oldest (first to time out) first */
+	struct relay_unannounced *un_head, *un_tail; /* legs whose id is not announced yet, FIFO
+	                                              * (all wait the same time: deadline order) */
 	struct relay_joined *joined;   /* every live relay of this worker */
 	struct relay_joined *ready;    /* relays that spent their budget with bytes left */
 	struct relay_joined *dead;     /* closed during this batch, freed after it */
@@ -105,6 +109,9 @@ void relay_leg_accepted(struct relay_worker *w, int fd, uint64_t now_ms);
 void relay_leg_event(struct relay_worker *w, struct relay_tag *tag, uint32_t events,
     uint64_t now_ms);
 void relay_leg_expire(struct relay_worker *w, uint64_t now_ms);
+/* Claim the unannounced legs again (after a wake: an announcement came) and refuse those
+ * whose wait is over. */
+void relay_leg_recheck_unannounced(struct relay_worker *w, uint64_t now_ms);
 void relay_leg_close_all(struct relay_worker *w);
 
 /* relay_join.c: joined relays. */

@@ -3,6 +3,8 @@
  *
  * Each case runs its own qcg-proxy on loopback. "At once" means well under the partner
  * timeout, which these cases set to 10 s so that a refusal cannot be mistaken for a timeout.
+ * A leg of an unannounced id waits 200 ms for its announcement here (5 s by default) before it
+ * is refused, which is still "at once" (tests/net/test_relay_unannounced.c tests the wait).
  */
 #include "config.h"
 
@@ -17,7 +19,7 @@
 #define AT_ONCE_MS 1000 /* generous for a loaded machine, far below the 10 s partner timeout */
 
 static const char *const long_timeouts[] = { "--partner-timeout-ms=10000",
-	"--hello-timeout-ms=10000", NULL };
+	"--hello-timeout-ms=10000", "--unknown-id-wait-ms=200", NULL };
 
 static void
 unknown_id_is_closed_at_once(void)

@@ -61,8 +61,9 @@ register_nat_pair() {
 		call_as gw-b register-ap job-1 b b1 127.0.0.3 6000 >/dev/null
 }
 
-# 1. A WAN proxy registers, with statistics.
-write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 ""
+# 1. A WAN proxy registers, with statistics. A leg of an unannounced id waits 300 ms for the
+# announcement (5 s by default) before it is refused: the refusals below stay quick.
+write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 "" "unknown-id-wait-ms = 300"
 proxy_start "$D/pw.conf" "$D/pw.log"
 PW=$PROXY_ENDPOINT PW_URL=$PROXY_CONTROL_URL PW_PID=$PROXY_PID
 if wait_until 10 listed "$PW"; then
@@ -178,7 +179,8 @@ if ! listed "$PW"; then pass stopped_proxy_unregisters; else fail stopped_proxy_
 # 8. A proxy killed with -9 and started again on its endpoint does not announce a relay the
 # broker decided for its earlier incarnation; relays decided afterwards work.
 FP=$(free_port)
-write_proxy_conf "$D/pr.conf" proxy-w 0.0.0.0/0 "" "listen = 127.0.0.1:$FP" # the later wins
+write_proxy_conf "$D/pr.conf" proxy-w 0.0.0.0/0 "" "listen = 127.0.0.1:$FP
+unknown-id-wait-ms = 300" # the later listen wins
 proxy_start "$D/pr.conf" "$D/pr.log"
 PR=$PROXY_ENDPOINT
 wait_until 10 listed "$PR" || fail restart_setup "$PR not listed"
