@@ -35,14 +35,16 @@ struct mcall {
 	struct ompi_communicator_t *cl; /* the cluster communicator */
 	char *buf;                      /* the message (packed bytes) */
 	size_t n, fs;                   /* its size; fragment size */
-	uint32_t nfrag;
+	uint32_t nfrag;                 /* datagrams of the multicast */
+	uint32_t cf, nchunk;            /* fragments per ring chunk; ring chunks */
 	int root, pred, succ;           /* cluster ranks; pred/succ -1 where the ring is cut */
 	uint8_t *have;                  /* have[f]: fragment f is in buf */
+	uint32_t *need;                 /* need[c]: fragments of chunk c still missing */
 	uint32_t owned;                 /* fragments in buf */
 	char *ring;                     /* where the predecessor's copies land */
-	ompi_request_t **rreq, **sreq;  /* nfrag each */
+	ompi_request_t **rreq, **sreq;  /* nchunk each */
 	uint32_t *pending, npending;    /* ring receives not yet complete */
-	uint32_t nsent;                 /* ring sends posted = fragments forwarded, in order */
+	uint32_t nsent;                 /* ring sends posted = chunks forwarded, in order */
 	struct qcg_mcast_hdr want;      /* what this call's datagrams must say */
 };
 
@@ -84,20 +86,27 @@ bcast_to_cluster_holders(char *buf, int n, int root, struct ompi_communicator_t 
 	return OMPI_SUCCESS;
 }
 
+/* Bytes of ring chunk k (cf fragments; the last may be shorter). */
+static size_t
+chunk_len(const struct mcall *c, uint32_t k)
+{
+	return qcg_mcast_frag_len(k, (uint32_t)c->n, c->fs * c->cf);
+}
+
 /*
- * Send our successor (reliably) every fragment from the next unsent one on that we have, in
- * index order: MPI matches the successor's receives (one tag, one source) in posting order, so
- * its f-th receive must get fragment f. A fragment the multicast brought early waits for the
- * ones before it (which our predecessor delivers in order too).
+ * Send our successor (reliably) every complete chunk from the next unsent one on, in order: MPI
+ * matches the successor's receives (one tag, one source) in posting order, so its k-th receive
+ * must get chunk k. A chunk the multicast completed early waits for the ones before it (which
+ * our predecessor delivers in order too). The ring moves chunks of several datagrams: one MPI
+ * message per chunk instead of one per datagram.
  */
 static int
 forward(struct mcall *c)
 {
-	while (c->succ >= 0 && c->nsent < c->nfrag && (c->have == NULL || c->have[c->nsent])) {
-		uint32_t f = c->nsent;
-		size_t len = qcg_mcast_frag_len(f, (uint32_t)c->n, c->fs);
-		int rc = MCA_PML_CALL(isend(c->buf + (size_t)f * c->fs, (int)len, MPI_BYTE,
-		    c->succ, MCAST_TAG, MCA_PML_BASE_SEND_STANDARD, c->cl, &c->sreq[f]));
+	while (c->succ >= 0 && c->nsent < c->nchunk && (c->need == NULL || !c->need[c->nsent])) {
+		uint32_t k = c->nsent;
+		int rc = MCA_PML_CALL(isend(c->buf + (size_t)k * c->cf * c->fs, (int)chunk_len(c, k),
+		    MPI_BYTE, c->succ, MCAST_TAG, MCA_PML_BASE_SEND_STANDARD, c->cl, &c->sreq[k]));
 		if (rc != OMPI_SUCCESS)
 			return rc;
 		c->nsent++;
@@ -163,7 +172,7 @@ drain_multicast(struct mcall *c, int *rc)
 		memcpy(c->buf + (size_t)f * c->fs, mc->dgram + QCG_MCAST_HDR_BYTES,
 		    (size_t)len - QCG_MCAST_HDR_BYTES);
 		c->have[f] = 1, c->owned++, mc->by_mcast++, fresh++;
-		if ((*rc = forward(c)) != OMPI_SUCCESS)
+		if (--c->need[(uint32_t)f / c->cf] == 0 && (*rc = forward(c)) != OMPI_SUCCESS)
 			break;
 	}
 	return fresh;
@@ -175,19 +184,23 @@ collect_ring(struct mcall *c, int *rc)
 {
 	int done = 0;
 	for (uint32_t i = 0; i < c->npending && *rc == OMPI_SUCCESS;) {
-		uint32_t f = c->pending[i];
-		if (!REQUEST_COMPLETE(c->rreq[f])) {
+		uint32_t k = c->pending[i];
+		if (!REQUEST_COMPLETE(c->rreq[k])) {
 			i++;
 			continue;
 		}
-		*rc = ompi_request_wait(&c->rreq[f], MPI_STATUS_IGNORE); /* frees it */
+		*rc = ompi_request_wait(&c->rreq[k], MPI_STATUS_IGNORE); /* frees it */
 		c->pending[i] = c->pending[--c->npending];
 		done++;
-		if (*rc != OMPI_SUCCESS || c->have[f])
-			continue;
-		memcpy(c->buf + (size_t)f * c->fs, c->ring + (size_t)f * c->fs,
-		    qcg_mcast_frag_len(f, (uint32_t)c->n, c->fs));
-		c->have[f] = 1, c->owned++, c->mc->by_ring++;
+		if (*rc != OMPI_SUCCESS || c->need[k] == 0)
+			continue; /* the multicast brought all of it: this copy is redundant */
+		/* Not forwarded yet (incomplete), so nobody reads this part of buf now. */
+		size_t first = (size_t)k * c->cf * c->fs;
+		memcpy(c->buf + first, c->ring + first, chunk_len(c, k));
+		for (uint32_t f = k * c->cf; f < c->nfrag && f < (k + 1) * c->cf; f++)
+			if (!c->have[f])
+				c->have[f] = 1, c->owned++, c->mc->by_ring++;
+		c->need[k] = 0;
 		*rc = forward(c);
 	}
 	return done;
@@ -198,12 +211,11 @@ static int
 receive(struct mcall *c)
 {
 	int rc = OMPI_SUCCESS;
-	for (uint32_t f = 0; f < c->nfrag && rc == OMPI_SUCCESS; f++) {
-		rc = MCA_PML_CALL(irecv(c->ring + (size_t)f * c->fs,
-		    (int)qcg_mcast_frag_len(f, (uint32_t)c->n, c->fs), MPI_BYTE, c->pred, MCAST_TAG,
-		    c->cl, &c->rreq[f]));
+	for (uint32_t k = 0; k < c->nchunk && rc == OMPI_SUCCESS; k++) {
+		rc = MCA_PML_CALL(irecv(c->ring + (size_t)k * c->cf * c->fs, (int)chunk_len(c, k),
+		    MPI_BYTE, c->pred, MCAST_TAG, c->cl, &c->rreq[k]));
 		if (rc == OMPI_SUCCESS)
-			c->pending[c->npending++] = f;
+			c->pending[c->npending++] = k;
 	}
 	while (rc == OMPI_SUCCESS && c->npending > 0) {
 		int progress = 0;
@@ -260,17 +272,24 @@ mcall_init(struct mcall *c, struct qcg_mcast *mc, struct ompi_communicator_t *cl
 	c->mc = mc, c->cl = cl, c->buf = buf, c->n = n, c->root = root;
 	c->fs = (size_t)mca_coll_qcg_mcast_params.frag_size;
 	c->nfrag = (uint32_t)((n + c->fs - 1) / c->fs);
+	c->cf = (uint32_t)((size_t)mca_coll_qcg_mcast_params.ring_bytes / c->fs);
+	c->cf = c->cf > 0 ? c->cf : 1;
+	c->nchunk = (c->nfrag + c->cf - 1) / c->cf;
 	c->pred = me == root ? -1 : (me + size - 1) % size;
 	c->succ = (me + 1) % size == root ? -1 : (me + 1) % size;
 	c->want = (struct qcg_mcast_hdr){ mc->tag, mc->seq, 0, c->nfrag, (uint32_t)n };
-	c->sreq = calloc(c->nfrag, sizeof(*c->sreq));
+	c->sreq = calloc(c->nchunk, sizeof(*c->sreq));
 	if (me != root) {
 		c->have = calloc(c->nfrag, 1);
+		c->need = calloc(c->nchunk, sizeof(*c->need));
 		c->ring = malloc(n);
-		c->rreq = calloc(c->nfrag, sizeof(*c->rreq));
-		c->pending = calloc(c->nfrag, sizeof(*c->pending));
-		if (c->have == NULL || c->ring == NULL || c->rreq == NULL || c->pending == NULL)
+		c->rreq = calloc(c->nchunk, sizeof(*c->rreq));
+		c->pending = calloc(c->nchunk, sizeof(*c->pending));
+		if (c->have == NULL || c->need == NULL || c->ring == NULL || c->rreq == NULL ||
+		    c->pending == NULL)
 			return OMPI_ERR_OUT_OF_RESOURCE;
+		for (uint32_t f = 0; f < c->nfrag; f++)
+			c->need[f / c->cf]++;
 	}
 	return c->sreq == NULL ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 }
@@ -280,6 +299,7 @@ mcall_free(struct mcall *c)
 {
 	free(c->sreq);
 	free(c->have);
+	free(c->need);
 	free(c->ring);
 	free(c->rreq);
 	free(c->pending);
@@ -296,7 +316,7 @@ cluster_mcast(char *buf, size_t n, int root, struct qcg_mcast *mc, struct ompi_c
 		if (rc == OMPI_SUCCESS)
 			rc = root_multicast(&c);
 		if (rc == OMPI_SUCCESS)
-			rc = forward(&c); /* the root has everything (have == NULL) */
+			rc = forward(&c); /* the root has everything (need == NULL) */
 	} else if (rc == OMPI_SUCCESS) {
 		if (mca_coll_qcg_mcast_params.delay == QCG_DELAY_SYNC &&
 		    sync_partner(mc, size, root) == ompi_comm_rank(cl))

@@ -35,6 +35,7 @@ struct qcg_mcast_params {
 	int min_bytes;     /* smaller broadcasts keep the tree */
 	int max_bytes;     /* larger ones too */
 	int frag_size;     /* payload bytes per datagram */
+	int ring_bytes;    /* bytes per ring message (a whole number of fragments) */
 	int delay;         /* enum qcg_mcast_delay */
 	int root_delay_us; /* QCG_DELAY_FIXED: how long */
 	char *range;       /* "A.B.C.D/bits" random groups are drawn from */

@@ -68,6 +68,12 @@ mca_coll_qcg_mcast_register(void)
 	    "Message bytes per multicast datagram (and per ring message): keep header (32 bytes) "
 	    "+ fragment + 28 within the LAN's MTU, or the kernel fragments the datagram and one "
 	    "lost piece loses it all. 64..65475", MCA_BASE_VAR_TYPE_INT, NULL, &p->frag_size);
+	p->ring_bytes = 32768;
+	reg("mcast_ring_bytes",
+	    "Bytes per message of the ring stage (rounded down to whole fragments, at least one): "
+	    "a process forwards a piece to its successor once it has all of its fragments, so "
+	    "larger pieces mean fewer MPI messages, smaller ones an earlier start down the ring. "
+	    "1..16777216", MCA_BASE_VAR_TYPE_INT, NULL, &p->ring_bytes);
 	p->delay = QCG_DELAY_NONE;
 	reg_enum("mcast_delay",
 	    "What the multicast root does before sending (a receiver that is not in the broadcast "
@@ -120,6 +126,7 @@ mca_coll_qcg_mcast_check_params(void)
 		p->delay = QCG_DELAY_NONE;
 	clamp("mcast_frag_size", &p->frag_size, 64, QCG_MCAST_MAX_DGRAM - QCG_MCAST_HDR_BYTES,
 	    1400);
+	clamp("mcast_ring_bytes", &p->ring_bytes, 1, 1 << 24, 32768);
 	clamp("mcast_root_delay_us", &p->root_delay_us, 0, 1000000, 0);
 	clamp("mcast_drop_percent", &p->drop_percent, 0, 100, 0);
 	clamp("mcast_rcvbuf_kb", &p->rcvbuf_kb, 0, 1 << 20, 4096);
