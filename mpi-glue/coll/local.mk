@@ -111,3 +111,11 @@ tests_coll_mcast_group_call_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/h
 tests_coll_mcast_group_call_LDADD = services/helper/libqcghelperclient.la
 TESTS += tests/coll/mcast_services.sh
 EXTRA_DIST += tests/coll/mcast_services.sh
+
+# bench/coll: the multicast broadcast vs another component's bcast (run by hand:
+# bench/coll/mcast_run.sh; built here because bench/coll/local.mk belongs to the coll benchmark).
+noinst_PROGRAMS += bench/coll/mcast_bench
+bench_coll_mcast_bench_SOURCES = bench/coll/mcast_bench.c
+bench_coll_mcast_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
+bench_coll_mcast_bench_LDADD = $(OMPI_LIBS)
+EXTRA_DIST += bench/coll/mcast_run.sh
