@@ -22,3 +22,11 @@ TESTS += tests/unit/test_mcast_registry
 tests_unit_test_mcast_registry_SOURCES = tests/unit/test_mcast_registry.c tests/unit/check.h
 tests_unit_test_mcast_registry_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit $(SQLITE3_CFLAGS)
 tests_unit_test_mcast_registry_LDADD = db/libqcgdb.a lib/libqcgcommon.a $(SQLITE3_LIBS)
+
+# The helper's multicast-group request and answer (parser limits, malformed input).
+check_PROGRAMS += tests/unit/test_helper_mcast_proto
+TESTS += tests/unit/test_helper_mcast_proto
+tests_unit_test_helper_mcast_proto_SOURCES = tests/unit/test_helper_mcast_proto.c tests/unit/check.h
+tests_unit_test_helper_mcast_proto_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
+	-I$(top_srcdir)/tests/unit
+tests_unit_test_helper_mcast_proto_LDADD = services/helper/libqcghelperclient.la
