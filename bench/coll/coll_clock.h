@@ -20,6 +20,12 @@ double coll_clock_now(void);
  */
 double coll_clock_offsets(MPI_Comm comm, int pings, double *err_max, double *off_max);
 
+/*
+ * Collective over comm: whether every rank runs under one kernel (same boot id), so that their
+ * monotonic clocks are one clock and every offset is exactly 0 (the testbed's namespaces).
+ */
+int coll_clock_shared(MPI_Comm comm);
+
 /* Returns when this rank's clock reaches t (seconds, its own clock): sleeps until shortly
  * before, then yields the CPU until t, so that waiting ranks leave the cores to working ones. */
 void coll_clock_wait_until(double t);

@@ -79,23 +79,30 @@ for p in $procs; do
 	done
 done
 
-# median FILES...: per size, the median over the files of complete_us.
+# median FIELD FILES...: per size, the median over the files of mcast_bench's field FIELD.
 median() {
-	local s
+	local s f=$1
+	shift
 	for s in $sizes; do
-		awk -v s="$s" '/^mcast_bench:/ && $3 == s { print $9 }' "$@" | sort -g |
+		awk -v s="$s" -v f="$f" '/^mcast_bench:/ && $3 == s { print $f }' "$@" | sort -g |
 		    awk -v s="$s" '{ v[NR] = $1 } END { print s, v[int((NR + 1) / 2)] }'
 	done
 }
-printf '%-6s %-6s %10s %10s %10s %12s %12s\n' procs bytes tuned_us tree_us mcast_us \
-    mcast/tuned mcast/tree
-for p in $procs; do
-	for mode in tuned tree mcast; do median "$work/$mode-$p-"*.out >"$work/$mode-$p.med"; done
-	for s in $sizes; do
-		t=$(awk -v s="$s" '$1 == s { print $2 }' "$work/tuned-$p.med")
-		q=$(awk -v s="$s" '$1 == s { print $2 }' "$work/tree-$p.med")
-		m=$(awk -v s="$s" '$1 == s { print $2 }' "$work/mcast-$p.med")
-		awk -v p="$p" -v s="$s" -v t="$t" -v q="$q" -v m="$m" 'BEGIN {
-			printf "%-6s %-6s %10.1f %10.1f %10.1f %12.2f %12.2f\n", p, s, t, q, m, m / t, m / q }'
+# table FIELD TITLE: one table of medians of FIELD with the ratios.
+table() {
+	echo "$2"
+	printf '%-6s %-6s %10s %10s %10s %12s %12s\n' procs bytes tuned_us tree_us mcast_us \
+	    mcast/tuned mcast/tree
+	for p in $procs; do
+		for mode in tuned tree mcast; do median "$1" "$work/$mode-$p-"*.out >"$work/$mode-$p.med"; done
+		for s in $sizes; do
+			t=$(awk -v s="$s" '$1 == s { print $2 }' "$work/tuned-$p.med")
+			q=$(awk -v s="$s" '$1 == s { print $2 }' "$work/tree-$p.med")
+			m=$(awk -v s="$s" '$1 == s { print $2 }' "$work/mcast-$p.med")
+			awk -v p="$p" -v s="$s" -v t="$t" -v q="$q" -v m="$m" 'BEGIN {
+				printf "%-6s %-6s %10.1f %10.1f %10.1f %12.2f %12.2f\n", p, s, t, q, m, m / t, m / q }'
+		done
 	done
-done
+}
+table 9 "complete_us: per call, the broadcast's share of a round that ends when every rank has the data"
+table 11 "slowest_us: the slowest rank's mean time inside MPI_Bcast"
