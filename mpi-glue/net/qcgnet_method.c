@@ -5,9 +5,10 @@
  *   reversal, traversal the helper sets the connection up and hands the socket over on the
  *                       control connection; nobody stays in the data path;
  *   relay, relay chain  a new socket connects to proxy[0] and sends the 24-byte hello with the
- *                       relay id. A proxy learns ids from the broker a few milliseconds after
- *                       Resolve answered, and closes a leg with an id it does not know yet at
- *                       once: such a leg is retried a few times over about a second.
+ *                       relay id. A proxy learns ids from the broker on its own path, maybe
+ *                       after this leg arrives; it keeps such a leg until the announcement
+ *                       comes (services/proxy, unknown-id-wait-ms), so one leg is enough: no
+ *                       retry, and no wait to see whether the proxy closes it.
  */
 #include "config.h"
 
@@ -23,9 +24,6 @@
 
 #include "qcgnet.h"
 #include "relay_hello.h"
-
-#define QN_RELAY_TRIES 10       /* legs opened before a relay counts as failed */
-#define QN_RELAY_REFUSE_MS 100  /* a proxy that refuses an id closes within this */
 
 int
 qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out)
@@ -102,17 +100,6 @@ handoff(struct helper_client *c, char *err, size_t errlen)
 	return rc == 0 ? h.fd : -1;
 }
 
-/* 1 when the proxy closed the leg right after the hello (the id was not known yet). */
-static int
-closed_at_once(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char b;
-	if (poll(&p, 1, QN_RELAY_REFUSE_MS) != 1)
-		return 0;
-	return recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
-}
-
 /* One leg: connect to the proxy and send the hello. The fd, or -1 with err. */
 static int
 relay_leg(const struct sockaddr_in *proxy, const uint8_t hello[RELAY_HELLO_SIZE], char *err,
@@ -149,18 +136,7 @@ relay(const struct helper_decision *d, char *err, size_t errlen)
 		return -1;
 	}
 	helper_client_relay_hello(hello, d->relay_id);
-	for (int i = 0; i < QN_RELAY_TRIES; i++) {
-		int fd = relay_leg(&proxy, hello, err, errlen);
-		if (fd < 0)
-			return -1; /* the proxy is unreachable: no point in retrying */
-		if (!closed_at_once(fd))
-			return fd;
-		QN_REAL(close)(fd);
-		snprintf(err, errlen, "proxy %s closed the leg %d times (id unknown to it)",
-		    d->proxy[0], i + 1);
-		usleep(QN_RELAY_REFUSE_MS * 1000);
-	}
-	return -1;
+	return relay_leg(&proxy, hello, err, errlen);
 }
 
 int
