@@ -11,7 +11,7 @@
 # process is a second site, without which qcg steps aside (it never selects itself inside one
 # cluster): a job of P+1 ranks, all on this host, oversubscribed. Rounds run the three
 # components in turn (interleaved, so a busy moment hits all three) and the table shows each
-# figure's median over the rounds of mcast_bench's complete_us (see mcast_bench.c).
+# figure's median over the rounds (see mcast_bench.c for what each sample is).
 # Run from the build directory (or set top_builddir); needs root for the namespace.
 set -eu
 top_builddir=${top_builddir:-$(pwd)}
@@ -104,5 +104,5 @@ table() {
 		done
 	done
 }
-table 9 "complete_us: per call, the broadcast's share of a round that ends when every rank has the data"
-table 11 "slowest_us: the slowest rank's mean time inside MPI_Bcast"
+table 9 "complete_us: the slowest receiver's median time from the root's start to its answer"
+table 11 "mean_us: the mean over receivers of that median"
