@@ -122,12 +122,26 @@ next_drop(uint32_t *s)
 	return *s;
 }
 
+/*
+ * Empty the root's own socket: with multicast loop on (needed by receivers on the root's host),
+ * the root receives its own datagrams, and as a root it never reads them; left there they would
+ * fill the buffer and be read, and rejected, one by one when it next receives. Bounded.
+ */
+static void
+root_discard(struct qcg_mcast *mc)
+{
+	for (int i = 0; i < QCG_MCAST_MAX_FRAGS; i++)
+		if (qcg_mcast_socket_recv(mc->fd, mc->dgram, QCG_MCAST_MAX_DGRAM) <= 0)
+			break;
+}
+
 /* Stage 1 at the root: every fragment once to the group (minus the test knob's drops). */
 static int
 root_multicast(struct mcall *c)
 {
 	struct qcg_mcast *mc = c->mc;
 	struct qcg_mcast_hdr h = c->want;
+	root_discard(mc);
 	for (uint32_t f = 0; f < c->nfrag; f++) {
 		size_t len = qcg_mcast_frag_len(f, (uint32_t)c->n, c->fs);
 		if (mca_coll_qcg_mcast_params.drop_percent > 0 &&

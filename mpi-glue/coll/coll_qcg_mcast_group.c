@@ -129,6 +129,8 @@ qcg_mcast_setup(struct qcg_mcast *mc, struct ompi_communicator_t *cl)
 	int ok = 0, rc;
 	mc->fd = -1;
 	mc->ready = -1;
+	if (ompi_comm_size(cl) < 2)
+		return OMPI_SUCCESS; /* a cluster of one process has nobody to multicast to */
 	if (ompi_comm_rank(cl) == 0)
 		choose(&a, ompi_comm_size(cl));
 	rc = cl->c_coll->coll_bcast(&a, sizeof(a), MPI_BYTE, 0, cl, cl->c_coll->coll_bcast_module);

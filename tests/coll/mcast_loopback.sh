@@ -22,15 +22,18 @@ check=$top_builddir/tests/coll/mcast_check
 topo=$qcg_work/two-sites
 printf '%s\n' "0 0 0 0" "1 0 0 1" "2 0 0 2" "3 0 0 3" "4 1 1 4" "5 1 1 5" "6 1 1 6" >"$topo"
 
-# run NAME DROP REPEAT: mcast_check with the multicast path forced and DROP % loss at the root.
+# run NAME DROP REPEAT [MPIRUN ARGS]: mcast_check with the multicast path forced and DROP %
+# loss at the root.
 run() {
 	out=$qcg_work/$1.out
+	name=$1 drop=$2 repeat=$3
+	shift 3
 	qcg_mpirun 7 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
 	    --mca coll_qcg_mcast on --mca coll_qcg_mcast_min_bytes 1 \
-	    --mca coll_qcg_mcast_max_bytes 1048576 --mca coll_qcg_mcast_drop_percent "$2" \
-	    "$check" "$3" >"$out" 2>&1
+	    --mca coll_qcg_mcast_max_bytes 1048576 --mca coll_qcg_mcast_drop_percent "$drop" \
+	    "$@" "$check" "$repeat" >"$out" 2>&1
 	if ! grep -q "^mcast_check: [1-9][0-9]* checks on 7 ranks, 0 failures" "$out"; then
-		echo "FAIL: $1: mcast_check reported failures or did not finish:"
+		echo "FAIL: $name: mcast_check reported failures or did not finish:"
 		grep -v "coll:qcg: comm\|mcast: [0-9]* broadcasts" "$out" | head -40
 		exit 1
 	fi
@@ -62,4 +65,11 @@ mc=$(sum 1 "$out") ring=$(sum 2 "$out")
 echo "100 % dropped: $mc fragments by multicast, $ring by the ring"
 [ "$mc" = 0 ] || { echo "FAIL: $mc fragments arrived by multicast although all were dropped"; exit 1; }
 [ "$ring" -gt 0 ] || { echo "FAIL: the ring carried nothing"; exit 1; }
+# The root-delay options: a fixed sleep, and the wait for one pseudo-randomly drawn receiver
+# (every process must draw the same one, or the root waits forever: the timeout would fail it).
+# Small fragments and ring pieces exercise many datagrams and chunks per call.
+run delay-fixed 0 1 --mca coll_qcg_mcast_delay fixed --mca coll_qcg_mcast_root_delay_us 200
+run delay-sync 20 1 --mca coll_qcg_mcast_delay sync --mca coll_qcg_mcast_frag_size 256 \
+    --mca coll_qcg_mcast_ring_bytes 1000
+echo "root delays fixed and sync: correct"
 grep -h "^mcast_check:" "$qcg_work"/*.out
