@@ -125,6 +125,9 @@ int mca_coll_qcg_tree_fanin(const int *list, int k, int me, int dst, int alg, in
     struct ompi_communicator_t *comm);
 
 /* coll_qcg_exchange.c: every holder of a level sends to every other (one latency). */
+int mca_coll_qcg_exchange_typed(void *const *sbuf, const int *scount, void *const *rbuf,
+    const int *rcount, struct ompi_datatype_t *dtype, const int *list, int k, int me, int tag,
+    struct ompi_communicator_t *comm);
 int mca_coll_qcg_exchange_signal(const int *list, int k, int me, int tag,
     struct ompi_communicator_t *comm);
 int mca_coll_qcg_exchange_bytes(char *full, const size_t *offset, const int *len,
