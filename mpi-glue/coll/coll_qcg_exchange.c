@@ -47,10 +47,11 @@ post_elems(int sending, char *buf, int count, int e, struct ompi_datatype_t *dty
 	return n;
 }
 
-/* Post the sends and receives with every other holder; wait for all. Buffers per peer index. */
-static int
-exchange(void *const *sbuf, const int *scount, void *const *rbuf, const int *rcount,
-    struct ompi_datatype_t *dtype, const int *list, int k, int me, int tag,
+/* Post the sends and receives with every other holder, in eager-sized messages; wait for all.
+ * Buffers and counts per peer index (ours is skipped). */
+int
+mca_coll_qcg_exchange_typed(void *const *sbuf, const int *scount, void *const *rbuf,
+    const int *rcount, struct ompi_datatype_t *dtype, const int *list, int k, int me, int tag,
     struct ompi_communicator_t *comm)
 {
 	int e = elems_per_msg(dtype), total = 0, nr = 0, rc = OMPI_SUCCESS;
@@ -84,7 +85,8 @@ mca_coll_qcg_exchange_signal(const int *list, int k, int me, int tag,
 	int *zero = calloc((size_t)k, sizeof(int));
 	int rc = OMPI_ERR_OUT_OF_RESOURCE;
 	if (none != NULL && zero != NULL)
-		rc = exchange(none, zero, none, zero, MPI_BYTE, list, k, me, tag, comm);
+		rc = mca_coll_qcg_exchange_typed(none, zero, none, zero, MPI_BYTE, list, k, me, tag,
+		    comm);
 	free(none);
 	free(zero);
 	return rc;
@@ -142,7 +144,8 @@ mca_coll_qcg_exchange_reduce(void *acc, int count, struct ompi_datatype_t *dtype
 	struct fold_bufs f;
 	int rc = fold_bufs_alloc(&f, k, me, acc, acc, count, dtype);
 	if (rc == OMPI_SUCCESS)
-		rc = exchange(f.out, f.counts, f.in, f.counts, dtype, list, k, me, tag, comm);
+		rc = mca_coll_qcg_exchange_typed(f.out, f.counts, f.in, f.counts, dtype, list, k, me,
+		    tag, comm);
 	/* Every holder folds p0 op (p1 op (... op p(k-1))) in the same order on the same data,
 	 * so all of them get the same bits, and the order is the rank order of the units. */
 	for (int j = k - 2; j >= 0 && rc == OMPI_SUCCESS; j--)
@@ -199,7 +202,8 @@ mca_coll_qcg_exchange_prefix(void *total, void *prefix, int count,
 	if (rc == OMPI_SUCCESS)
 		rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)count, f.in[me], total);
 	if (rc == OMPI_SUCCESS)
-		rc = exchange(f.out, f.counts, f.in, f.counts, dtype, list, k, me, tag, comm);
+		rc = mca_coll_qcg_exchange_typed(f.out, f.counts, f.in, f.counts, dtype, list, k, me,
+		    tag, comm);
 	/* in[j] becomes in[0] op ... op in[j], left to right. */
 	for (int j = 1; j < k && rc == OMPI_SUCCESS; j++)
 		rc = PMPI_Reduce_local(f.in[j - 1], f.in[j], count, dtype, op);

@@ -56,42 +56,35 @@ slice_len(const struct rs *v, int T, const struct qcg_topo_layout *lay)
 	return (int)len;
 }
 
-/* Step 2 at a site master: exchange slices, fold in site order into part[ns-1]. */
+/* Step 2 at a site master: exchange slices with every other site master (eager-sized
+ * messages on the WAN, coll_qcg_exchange.c), fold in site order into part[ns-1]. */
 static int
 site_exchange(const struct rs *v, char *acc, char **part, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m)
 {
 	const struct qcg_topo_layout *lay = &m->layout;
 	int ns = lay->nunits[0], S = lay->unit[0][m->rank], mine = slice_len(v, S, lay);
-	int nr = 0, rc = OMPI_SUCCESS;
-	ompi_request_t **reqs = malloc(2 * (size_t)ns * sizeof(*reqs));
+	int rc = OMPI_SUCCESS;
 	char **out = calloc((size_t)ns, sizeof(char *)), **base = calloc((size_t)ns, sizeof(char *));
-	if (reqs == NULL || out == NULL || base == NULL) {
+	int *scount = calloc((size_t)ns, sizeof(int)), *rcount = calloc((size_t)ns, sizeof(int));
+	int *masters = calloc((size_t)ns, sizeof(int));
+	if (out == NULL || base == NULL || scount == NULL || rcount == NULL || masters == NULL) {
 		rc = OMPI_ERR_OUT_OF_RESOURCE;
 		goto done;
 	}
+	rc = slice_copy(v, acc, part[S], S, 1, lay);
 	for (int T = 0; T < ns && rc == OMPI_SUCCESS; T++) {
-		if (T == S) {
-			rc = slice_copy(v, acc, part[T], S, 1, lay);
+		masters[T] = lay->master[0][T];
+		rcount[T] = mine;
+		scount[T] = slice_len(v, T, lay);
+		if (T == S)
 			continue;
-		}
-		out[T] = mca_coll_qcg_tmp_alloc(v->dt, slice_len(v, T, lay), &base[T]);
-		if (out[T] == NULL || (rc = slice_copy(v, acc, out[T], T, 1, lay)) != OMPI_SUCCESS) {
-			rc = rc != OMPI_SUCCESS ? rc : OMPI_ERR_OUT_OF_RESOURCE;
-			break;
-		}
-		int peer = lay->master[0][T];
-		rc = MCA_PML_CALL(irecv(part[T], mine, v->dt, peer, TAG, comm, &reqs[nr]));
-		if (rc != OMPI_SUCCESS)
-			break;
-		nr++;
-		rc = MCA_PML_CALL(isend(out[T], slice_len(v, T, lay), v->dt, peer, TAG,
-		    MCA_PML_BASE_SEND_STANDARD, comm, &reqs[nr]));
-		if (rc == OMPI_SUCCESS)
-			nr++;
+		out[T] = mca_coll_qcg_tmp_alloc(v->dt, scount[T], &base[T]);
+		rc = out[T] == NULL ? OMPI_ERR_OUT_OF_RESOURCE : slice_copy(v, acc, out[T], T, 1, lay);
 	}
-	int wrc = nr > 0 ? ompi_request_wait_all((size_t)nr, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
-	rc = rc != OMPI_SUCCESS ? rc : wrc;
+	if (rc == OMPI_SUCCESS)
+		rc = mca_coll_qcg_exchange_typed((void *const *)out, scount, (void *const *)part,
+		    rcount, v->dt, masters, ns, S, TAG, comm);
 	for (int j = ns - 2; j >= 0 && rc == OMPI_SUCCESS; j--) /* p0 op (p1 op (... p(ns-1))) */
 		rc = PMPI_Reduce_local(part[j], part[ns - 1], mine, v->dt, v->op);
 done:
@@ -99,7 +92,9 @@ done:
 		free(base[T]);
 	free(base);
 	free(out);
-	free(reqs);
+	free(scount);
+	free(rcount);
+	free(masters);
 	return rc;
 }
 
