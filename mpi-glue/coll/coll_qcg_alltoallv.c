@@ -4,7 +4,8 @@
  *   A. ranks of one site exchange their site-local blocks directly (LAN); every rank sends its
  *      site master the sizes of its blocks for the other sites, then those blocks, packed;
  *   B. site masters exchange, per site pair, the sizes and then the blocks from all of S's
- *      ranks to all of T's ranks: two WAN messages per pair and direction, one WAN latency;
+ *      ranks to all of T's ranks (the sizes in one message, the blocks in eager-sized chunks
+ *      that need no rendezvous round trip): two WAN latencies;
  *   C. each site master sends each of its ranks all its blocks from the other sites, packed in
  *      one message (the rank knows their sizes: its own receive counts).
  * Sizes must travel because only the sender and the receiver of a block know its size.
@@ -37,6 +38,7 @@ struct a2av {
 	char *sp, *rp;       /* packed send / receive blocks, slot order */
 	ompi_request_t **r;  /* requests of the current phase */
 	int nr, rc;
+	int cap;             /* entries r has room for */
 };
 
 /* The site master's buffers. */
@@ -75,6 +77,27 @@ post(struct a2av *a, int sending, void *buf, size_t bytes, struct ompi_datatype_
 	    MCA_PML_CALL(irecv(buf, (int)bytes, dt, peer, tag, comm, &a->r[a->nr]));
 	if (a->rc == OMPI_SUCCESS)
 		a->nr++;
+}
+
+/* A site pair's range on the WAN, in eager-sized chunks (coll_qcg_chunks.c) so that it does
+ * not wait a rendezvous round trip; grows the request array as needed. */
+static void
+post_wan(struct a2av *a, int sending, char *buf, size_t bytes, int peer,
+    struct ompi_communicator_t *comm)
+{
+	if (a->rc != OMPI_SUCCESS)
+		return;
+	int need = mca_coll_qcg_nchunks(bytes, 1);
+	if (a->nr + need > a->cap) {
+		ompi_request_t **r = realloc(a->r, (size_t)(a->nr + need) * sizeof(*r));
+		if (r == NULL) {
+			a->rc = OMPI_ERR_OUT_OF_RESOURCE;
+			return;
+		}
+		a->r = r, a->cap = a->nr + need;
+	}
+	a->nr += mca_coll_qcg_post_chunks(sending, 1, buf, bytes, peer, TAG_LAN, comm,
+	    a->r + a->nr, &a->rc);
 }
 
 static int
@@ -241,10 +264,10 @@ master_wan_recv(struct a2av *a, struct a2av_master *mm, struct ompi_communicator
 			continue;
 		int off = slot(a, lay->dfs_start[0][T]), nT = lay->usize[0][T];
 		int h0 = a->nS * off, h1 = a->nS * (off + nT);
-		post(a, 0, mm->win + mm->oin[h0], mm->oin[h1] - mm->oin[h0], MPI_BYTE,
-		    lay->master[0][T], TAG_LAN, comm);
-		post(a, 1, mm->wout + mm->oout[h0], mm->oout[h1] - mm->oout[h0], MPI_BYTE,
-		    lay->master[0][T], TAG_LAN, comm);
+		post_wan(a, 0, mm->win + mm->oin[h0], mm->oin[h1] - mm->oin[h0], lay->master[0][T],
+		    comm);
+		post_wan(a, 1, mm->wout + mm->oout[h0], mm->oout[h1] - mm->oout[h0],
+		    lay->master[0][T], comm);
 	}
 }
 
@@ -356,7 +379,8 @@ mca_coll_qcg_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 	a.rb = malloc((size_t)a.n * sizeof(int));
 	a.so = malloc(((size_t)a.n + 1) * sizeof(size_t));
 	a.ro = malloc(((size_t)a.n + 1) * sizeof(size_t));
-	a.r = malloc((3 * (size_t)a.n + 3) * sizeof(ompi_request_t *));
+	a.cap = 3 * a.n + 3;
+	a.r = malloc((size_t)a.cap * sizeof(ompi_request_t *));
 	int rc = OMPI_ERR_OUT_OF_RESOURCE;
 	if (a.sb != NULL && a.rb != NULL && a.so != NULL && a.ro != NULL && a.r != NULL)
 		rc = a2av_pack(&a, sbuf, scounts, sdispls, sdtype, rcounts, rdtype);
