@@ -119,3 +119,6 @@ bench_coll_mcast_bench_SOURCES = bench/coll/mcast_bench.c
 bench_coll_mcast_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_coll_mcast_bench_LDADD = $(OMPI_LIBS)
 EXTRA_DIST += bench/coll/mcast_run.sh
+# On the testbed (takes its lock): multicast across node namespaces on the site bridges.
+TESTS += tests/coll/mcast_testbed.test
+EXTRA_DIST += tests/coll/mcast_testbed.test
