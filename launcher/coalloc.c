@@ -20,8 +20,9 @@ reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p,
 	int per_node = jc->per_node;
 	for (int i = 0; i < jc->node_count; i++)
 		nodes[i] = (char *)jc->node[i];
+	int walltime = c->walltime;
 	struct _qf__Reserve req = { (char *)c->job_id, jc->processes, jc->node_count, nodes,
-		per_node ? &per_node : NULL, c->reserve_timeout };
+		per_node ? &per_node : NULL, c->reserve_timeout, walltime ? &walltime : NULL };
 	struct _qf__ReserveResponse resp;
 	if (soap_call___qf__Reserve(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK) {
 		soap_client_error(soap, why, sizeof(why));

@@ -38,6 +38,8 @@ struct coalloc {
 	int count;
 	const char *job_id;
 	int reserve_timeout;  /* seconds a reservation waits for its commit */
+	int walltime;         /* seconds the front-ends let the job run after the commit before
+	                       * they release it themselves (0: until released) */
 	const char *helper_socket; /* the nodes' helper socket, %h the node (node_env.h); NULL:
 	                            * the helpers' default */
 };

@@ -44,6 +44,10 @@
 enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5, EXIT_WALLTIME = 6 };
 #define SUBMIT_POLL 2          /* seconds between looks at the broker for a cancellation */
 #define SUBMIT_KILL_GRACE 5    /* seconds mpirun gets after SIGTERM */
+/* Seconds the front-ends add to the wall time before they release the job themselves: room
+ * for stage-in (the wall time counts from mpirun's start here, from the commit there) and for
+ * our own clean stop, which should come first and say why. */
+#define SUBMIT_WALLTIME_GRACE 120
 
 static volatile sig_atomic_t stop_signal;
 
@@ -342,6 +346,9 @@ prepare(struct submit *s, const char *file)
 		return auth ? EXIT_AUTH : EXIT_FAILED;
 	}
 	s->alloc.job_id = s->id;
+	if (s->job->walltime > 0)
+		s->alloc.walltime = s->job->walltime > INT_MAX - SUBMIT_WALLTIME_GRACE ? INT_MAX
+		    : (int)s->job->walltime + SUBMIT_WALLTIME_GRACE;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "soapH.h"
 #include "frontend.h"
 #include "log.h"
+#include "reservations.h"
 #include "soap_server.h"
 
 #define FE_CONNECT_TIMEOUT 5     /* seconds to reach the broker or a helper */
@@ -98,6 +100,41 @@ fe_worker_helper(struct fe_worker *w, const struct fe_node *node)
 	(void)node;
 	soap_client_reset(w->helper);
 	return w->helper;
+}
+
+int
+fe_signal_launch(struct fe_worker *w, const struct resv_launch_info *l, int sig)
+{
+	const struct fe_node *node = fe_config_node(&w->fe->cfg, l->node);
+	if (node == NULL)
+		return SOAP_ERR;
+	struct soap *helper = fe_worker_helper(w, node);
+	struct _qh__Signal hreq = { (char *)l->helper_launch_id, sig };
+	struct _qh__SignalResponse hresp;
+	return soap_call___qh__Signal(helper, node->helper_url, NULL, &hreq, &hresp);
+}
+
+size_t
+fe_kill_launches(struct fe_worker *w, const char *reservation,
+    const struct resv_launch_info *launches, size_t n)
+{
+	char err[256];
+	size_t killed = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (fe_signal_launch(w, &launches[i], SIGKILL) == SOAP_OK) {
+			killed++;
+			continue;
+		}
+		int refused = fe_soap_is_fault(w->helper);
+		soap_client_error(w->helper, err, sizeof(err));
+		if (refused)
+			log_debug("release %s: launch %s on %s: %s", reservation,
+			    launches[i].helper_launch_id, launches[i].node, err);
+		else
+			log_warn("release %s: could not kill launch %s on %s: %s", reservation,
+			    launches[i].helper_launch_id, launches[i].node, err);
+	}
+	return killed;
 }
 
 int

@@ -63,6 +63,15 @@ struct soap_client_settings fe_helper_client_settings(const struct frontend *fe,
 /* The worker's helper context, the last call's response memory freed (node names the helper
  * the next call goes to, for symmetry with other callers; connections are not kept). */
 struct soap *fe_worker_helper(struct fe_worker *w, const struct fe_node *node);
+
+struct resv_launch_info;
+/* Ask the helper of l's node to send sig to launch l; SOAP_OK or the helper context's error. */
+int fe_signal_launch(struct fe_worker *w, const struct resv_launch_info *l, int sig);
+/* SIGKILL each of a released reservation's launches through its node's helper (what ran under
+ * the slots must not outlive them). A helper's fault (most often: the launch has exited) is
+ * normal; an unreachable helper is logged as a warning. Returns how many were killed. */
+size_t fe_kill_launches(struct fe_worker *w, const char *reservation,
+    const struct resv_launch_info *launches, size_t n);
 /* A client context that closes its connection after every call. */
 struct soap *fe_client_without_keepalive(const struct tls_settings *tls,
     const struct soap_client_settings *settings, char *err, size_t errlen);

@@ -28,6 +28,7 @@
 #include "reservations.h"
 #include "resolve_cache.h"
 #include "soap_server.h"
+#include "walltime.h"
 
 static void
 usage(FILE *out)
@@ -126,6 +127,7 @@ main(int argc, char **argv)
 	static struct frontend fe;
 	struct soap_server_settings srv;
 	struct soap_server *server;
+	struct walltime_keeper *walltime;
 	const char *port_file = NULL;
 	char err[1024];
 
@@ -153,7 +155,8 @@ main(int argc, char **argv)
 		    "https://%s:%d/", srv.host, soap_server_port(server));
 	if ((fe.delivery = delivery_start(&fe.cfg, &fe.tls, err, sizeof(err))) == NULL ||
 	    (fe.link = broker_link_start(&fe.cfg, &fe.tls, route_event, &fe, err,
-		 sizeof(err))) == NULL)
+		 sizeof(err))) == NULL ||
+	    (walltime = walltime_start(&fe, err, sizeof(err))) == NULL)
 		fatal("%s", err);
 	log_info("qcg-frontend %s for cluster %s listening on %s:%d with %d workers; broker %s",
 	    PACKAGE_VERSION, fe.cfg.cluster.name, srv.host, soap_server_port(server), srv.workers,
@@ -163,6 +166,7 @@ main(int argc, char **argv)
 	soap_server_run(server);
 
 	log_info("stopping");
+	walltime_stop(walltime);
 	broker_link_stop(fe.link);
 	delivery_stop(fe.delivery);
 	soap_server_close(server);

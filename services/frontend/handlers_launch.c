@@ -53,6 +53,7 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 		.slots = req->slots, .nodes = (const char *const *)req->node,
 		.node_count = req->__sizenode > 0 ? (size_t)req->__sizenode : 0,
 		.per_node = req->processesPerNode ? *req->processesPerNode : 0, .timeout = timeout,
+		.walltime = req->wallTimeSeconds ? *req->wallTimeSeconds : 0,
 	};
 	grant = soap_malloc(soap, sizeof(*grant));
 	if (grant == NULL)
@@ -73,8 +74,8 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 		resp->slot[i].count = grant->slot[i].count;
 	}
 	log_info("reservation %s: job %s, %d slots on %zu nodes for %s (account %s), %lds to "
-	    "commit", grant->id, req->job, req->slots, grant->slot_count, call.caller_dn, account,
-	    timeout);
+	    "commit, wall time %lds (0: none)", grant->id, req->job, req->slots, grant->slot_count,
+	    call.caller_dn, account, timeout, r.walltime);
 	return SOAP_OK;
 }
 
@@ -97,19 +98,6 @@ __qf__Commit(struct soap *soap, struct _qf__Commit *req, struct _qf__CommitRespo
 	return SOAP_OK;
 }
 
-/* Ask node's helper to signal one launch; returns SOAP_OK or the helper context's error. */
-static int
-signal_at_helper(struct fe_call *call, const struct resv_launch_info *l, int sig)
-{
-	const struct fe_node *node = fe_config_node(&call->fe->cfg, l->node);
-	if (node == NULL)
-		return SOAP_ERR;
-	struct soap *helper = fe_worker_helper(call->worker, node);
-	struct _qh__Signal hreq = { (char *)l->helper_launch_id, sig };
-	struct _qh__SignalResponse hresp;
-	return soap_call___qh__Signal(helper, node->helper_url, NULL, &hreq, &hresp);
-}
-
 int
 __qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseResponse *resp)
 {
@@ -129,23 +117,7 @@ __qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseRe
 	    sizeof(err));
 	if (st != RESV_OK)
 		return resv_fault(soap, st, err);
-	/* The slots are free already; what ran under them must not outlive them. A helper's
-	 * fault (most often: it has exited already) is normal; an unreachable helper is not. */
-	size_t killed = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (signal_at_helper(&call, &launches[i], SIGKILL) == SOAP_OK) {
-			killed++;
-			continue;
-		}
-		int refused = fe_soap_is_fault(call.worker->helper);
-		soap_client_error(call.worker->helper, err, sizeof(err));
-		if (refused)
-			log_debug("release %s: launch %s on %s: %s", req->reservationId,
-			    launches[i].helper_launch_id, launches[i].node, err);
-		else
-			log_warn("release %s: could not kill launch %s on %s: %s", req->reservationId,
-			    launches[i].helper_launch_id, launches[i].node, err);
-	}
+	size_t killed = fe_kill_launches(call.worker, req->reservationId, launches, n);
 	log_info("reservation %s released; %zu of its %zu launches were running and are killed",
 	    req->reservationId, killed, n);
 	resp->ok = xsd__boolean__true_;
@@ -198,7 +170,7 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 		    node->name);
 	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "%s", hresp.launchId);
 	if ((st = resv_launch_add(call.fe->reservations, &info, id, err, sizeof(err))) != RESV_OK) {
-		signal_at_helper(&call, &info, SIGKILL); /* nobody could watch or stop it */
+		fe_signal_launch(call.worker, &info, SIGKILL); /* nobody could watch or stop it */
 		return resv_fault(soap, st, err);
 	}
 	log_info("launch %s: %s on %s as %s (reservation %s, helper id %s)", id, req->argument[0],
@@ -264,7 +236,7 @@ __qf__Signal(struct soap *soap, struct _qf__Signal *req, struct _qf__SignalRespo
 	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
 	if (st != RESV_OK)
 		return resv_fault(soap, st, err);
-	if (signal_at_helper(&call, &info, req->signal) != SOAP_OK)
+	if (fe_signal_launch(call.worker, &info, req->signal) != SOAP_OK)
 		return fe_relay_failure(soap, call.worker->helper, "helper Signal");
 	log_info("launch %s: signal %d", req->launchId, req->signal);
 	resp->ok = xsd__boolean__true_;

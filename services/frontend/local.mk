@@ -17,7 +17,8 @@ services_frontend_qcg_frontend_SOURCES = \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \
-	services/frontend/delivery.c services/frontend/delivery.h
+	services/frontend/delivery.c services/frontend/delivery.h \
+	services/frontend/walltime.c services/frontend/walltime.h
 services_frontend_qcg_frontend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend \
 	$(QCG_SOAP_CPPFLAGS)
 services_frontend_qcg_frontend_LDADD = services/frontend/libfrontend.a $(QCG_SOAP_LIBS) -lpthread

@@ -23,6 +23,8 @@ struct reservation {
 	char account[GRIDMAP_ACCOUNT_MAX];
 	char job[QCG_NAME_MAX];
 	double deadline;   /* monotonic seconds; ignored once committed */
+	long walltime;     /* seconds from the commit; 0: none */
+	double ends;       /* monotonic seconds; set at the commit when walltime > 0 */
 	int *per_node;     /* slots held on each configured node */
 };
 
@@ -44,6 +46,7 @@ struct resv_table {
 	struct launch *launches;
 	size_t max_launches;
 	char expired[RESV_EXPIRED_MEMORY][RESV_ID_LEN];
+	long expired_walltime[RESV_EXPIRED_MEMORY]; /* 0: lapsed uncommitted; else its wall time */
 	size_t expired_next;
 };
 
@@ -133,6 +136,15 @@ drop_reservation(struct resv_table *t, size_t r)
 	t->resv[r].used = false;
 }
 
+/* Remember why reservation r went away on its own, for later calls on its id. */
+static void
+remember_gone(struct resv_table *t, size_t r, long walltime)
+{
+	snprintf(t->expired[t->expired_next], RESV_ID_LEN, "%s", t->resv[r].id);
+	t->expired_walltime[t->expired_next] = walltime;
+	t->expired_next = (t->expired_next + 1) % RESV_EXPIRED_MEMORY;
+}
+
 static size_t
 expire_locked(struct resv_table *t, double now)
 {
@@ -140,8 +152,7 @@ expire_locked(struct resv_table *t, double now)
 	for (size_t r = 0; r < t->max_resv; r++) {
 		if (!t->resv[r].used || t->resv[r].committed || t->resv[r].deadline > now)
 			continue;
-		snprintf(t->expired[t->expired_next], RESV_ID_LEN, "%s", t->resv[r].id);
-		t->expired_next = (t->expired_next + 1) % RESV_EXPIRED_MEMORY;
+		remember_gone(t, r, 0);
 		drop_reservation(t, r);
 		n++;
 	}
@@ -172,11 +183,16 @@ find_owned(struct resv_table *t, const char *id, const char *dn, size_t *out, ch
 		*out = r;
 		return RESV_OK;
 	}
-	for (size_t i = 0; i < RESV_EXPIRED_MEMORY; i++)
-		if (strcmp(t->expired[i], id) == 0) {
+	for (size_t i = 0; i < RESV_EXPIRED_MEMORY; i++) {
+		if (strcmp(t->expired[i], id) != 0)
+			continue;
+		if (t->expired_walltime[i] > 0)
+			snprintf(err, errlen, "reservation %s reached its wall time (%ld s) and was "
+			    "released", id, t->expired_walltime[i]);
+		else
 			snprintf(err, errlen, "reservation %s expired before it was committed", id);
-			return RESV_NOT_FOUND;
-		}
+		return RESV_NOT_FOUND;
+	}
 	snprintf(err, errlen, "no reservation %.40s", id);
 	return RESV_NOT_FOUND;
 }
@@ -223,6 +239,11 @@ check_request(const struct resv_request *req, char *err, size_t errlen)
 	if (req->per_node < 0 || req->per_node > FE_SLOTS_MAX) {
 		snprintf(err, errlen, "processesPerNode must be 1-%d, got %d", FE_SLOTS_MAX,
 		    req->per_node);
+		return RESV_BAD_REQUEST;
+	}
+	if (req->walltime < 0 || req->walltime > RESV_WALLTIME_MAX) {
+		snprintf(err, errlen, "wall time must be 0-%ld seconds, got %ld", RESV_WALLTIME_MAX,
+		    req->walltime);
 		return RESV_BAD_REQUEST;
 	}
 	if (req->job == NULL || req->job[0] == '\0' || strlen(req->job) >= QCG_NAME_MAX ||
@@ -288,6 +309,8 @@ resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
 		v->used = true;
 		v->committed = false;
 		v->deadline = now + (double)req->timeout;
+		v->walltime = req->walltime;
+		v->ends = 0;
 		snprintf(v->id, sizeof(v->id), "%s", out->id);
 		snprintf(v->owner_dn, sizeof(v->owner_dn), "%s", req->owner_dn);
 		snprintf(v->account, sizeof(v->account), "%s", req->account);
@@ -313,8 +336,11 @@ resv_commit(struct resv_table *t, double now, const char *id, const char *dn, ch
 	pthread_mutex_lock(&t->lock);
 	expire_locked(t, now);
 	enum resv_status st = find_owned(t, id, dn, &r, err, errlen);
-	if (st == RESV_OK)
+	if (st == RESV_OK && !t->resv[r].committed) {
 		t->resv[r].committed = true;
+		if (t->resv[r].walltime > 0)
+			t->resv[r].ends = now + (double)t->resv[r].walltime;
+	}
 	pthread_mutex_unlock(&t->lock);
 	return st;
 }
@@ -331,6 +357,17 @@ launch_info(const struct resv_table *t, const struct launch *l, struct resv_laun
 	snprintf(info->reservation, sizeof(info->reservation), "%s", v->id);
 }
 
+/* Copy reservation r's launches out (up to max) and drop it. */
+static void
+release_locked(struct resv_table *t, size_t r, struct resv_launch_info *launches, size_t max,
+    size_t *count)
+{
+	for (size_t l = 0; l < t->max_launches; l++)
+		if (t->launches[l].used && t->launches[l].reservation == r && *count < max)
+			launch_info(t, &t->launches[l], &launches[(*count)++]);
+	drop_reservation(t, r);
+}
+
 enum resv_status
 resv_release(struct resv_table *t, double now, const char *id, const char *dn,
     struct resv_launch_info *launches, size_t max, size_t *count, char *err, size_t errlen)
@@ -340,14 +377,30 @@ resv_release(struct resv_table *t, double now, const char *id, const char *dn,
 	pthread_mutex_lock(&t->lock);
 	expire_locked(t, now);
 	enum resv_status st = find_owned(t, id, dn, &r, err, errlen);
-	if (st == RESV_OK) {
-		for (size_t l = 0; l < t->max_launches; l++)
-			if (t->launches[l].used && t->launches[l].reservation == r && *count < max)
-				launch_info(t, &t->launches[l], &launches[(*count)++]);
-		drop_reservation(t, r);
-	}
+	if (st == RESV_OK)
+		release_locked(t, r, launches, max, count);
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+int
+resv_reap_walltime(struct resv_table *t, double now, char id[RESV_ID_LEN],
+    struct resv_launch_info *launches, size_t max, size_t *count)
+{
+	int reaped = 0;
+	*count = 0;
+	pthread_mutex_lock(&t->lock);
+	for (size_t r = 0; r < t->max_resv && !reaped; r++) {
+		const struct reservation *v = &t->resv[r];
+		if (!v->used || !v->committed || v->walltime == 0 || v->ends > now)
+			continue;
+		snprintf(id, RESV_ID_LEN, "%s", v->id);
+		remember_gone(t, r, v->walltime);
+		release_locked(t, r, launches, max, count);
+		reaped = 1;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return reaped;
 }
 
 enum resv_status

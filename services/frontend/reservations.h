@@ -5,8 +5,10 @@
  *
  * A reservation holds slots on nodes for one job and one user (the certificate DN that made it,
  * and the local account the grid-mapfile gave it). It lapses at its deadline unless committed;
- * a committed one lasts until released. Launches run under a committed reservation, on one of
- * its nodes; releasing the reservation hands back its launches so the caller can kill them.
+ * a committed one lasts until released, or until its wall time (counted from the commit) has
+ * passed: the front-end then releases it itself, so that a job whose launcher died does not
+ * hold the nodes for ever. Launches run under a committed reservation, on one of its nodes;
+ * releasing the reservation hands back its launches so the caller can kill them.
  */
 #ifndef QCG_RESERVATIONS_H
 #define QCG_RESERVATIONS_H
@@ -21,6 +23,7 @@
 #define RESV_ID_LEN 33          /* 32 hex digits and the NUL */
 #define RESV_HELPER_ID_MAX 128  /* a helper's launch id */
 #define RESV_LAUNCHES_PER_NODE 64 /* launches one reservation may start on one node */
+#define RESV_WALLTIME_MAX (366L * 24 * 3600) /* seconds a reservation may ask to run */
 
 enum resv_status {
 	RESV_OK = 0,
@@ -48,6 +51,7 @@ struct resv_request {
 	int per_node;             /* 0: fill nodes as far as they go; >0: at most this many per
 				     node, and only nodes that can take min(per_node, rest) */
 	long timeout;             /* seconds until it lapses unless committed */
+	long walltime;            /* seconds it may run once committed; 0: until released */
 };
 
 struct resv_grant {
@@ -91,6 +95,11 @@ enum resv_status resv_launch_add(struct resv_table *t, const struct resv_launch_
 /* The launch launch_id of dn. */
 enum resv_status resv_launch_find(struct resv_table *t, const char *launch_id, const char *dn,
     struct resv_launch_info *info, char *err, size_t errlen);
+/* Release one committed reservation whose wall time has passed at now, if any: its id goes to
+ * id, its launches to launches (up to max, *count of them) for the caller to kill. Returns 1
+ * when one was released, 0 when none is due. Later calls on its id hear why it is gone. */
+int resv_reap_walltime(struct resv_table *t, double now, char id[RESV_ID_LEN],
+    struct resv_launch_info *launches, size_t max, size_t *count);
 /* Let lapsed reservations go; returns how many. The other calls do it too. */
 size_t resv_expire(struct resv_table *t, double now);
 /* Free slots on node now (for tests and logs); -1 for an unknown node. */

@@ -1,7 +1,8 @@
 /*
  * test_reservations.c: slots are reserved within capacity, on requested nodes and per-node
- * shares, lapse unless committed, belong to the DN that reserved them, and launches follow
- * their reservation. The clock is passed in, so nothing sleeps.
+ * shares, lapse unless committed, belong to the DN that reserved them, launches follow their
+ * reservation, and a committed one with a wall time is released with its launches once that
+ * has passed since the commit. The clock is passed in, so nothing sleeps.
  */
 #include "config.h"
 
@@ -26,7 +27,7 @@ static enum resv_status
 reserve(struct resv_table *t, double now, const char *dn, int slots, const char *const *nodes,
     size_t n, int per_node, long timeout, struct resv_grant *g, char *err)
 {
-	struct resv_request r = { dn, "acct", "job", slots, nodes, n, per_node, timeout };
+	struct resv_request r = { dn, "acct", "job", slots, nodes, n, per_node, timeout, 0 };
 	return resv_reserve(t, now, &r, g, err, 256);
 }
 
@@ -154,6 +155,45 @@ tables_are_bounded(void)
 	resv_table_free(t);
 }
 
+static void
+walltime_releases_a_committed_reservation_and_its_launches(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g, other;
+	struct resv_launch_info info, killed[8];
+	char err[256], id[RESV_ID_LEN], launch[RESV_ID_LEN];
+	size_t n;
+	struct resv_request r = { JANE, "acct", "job", 2, NULL, 0, 0, 10, 60 };
+	CHECK_INT_EQ(resv_reserve(t, 100, &r, &g, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(reserve(t, 100, JANE, 1, NULL, 0, 0, 10, &other, err), RESV_OK); /* no wall time */
+	/* the wall time counts from the commit, not from the reservation */
+	CHECK_INT_EQ(resv_commit(t, 105, g.id, JANE, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_commit(t, 105, other.id, JANE, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_launch_check(t, 106, g.id, JANE, "n1", &info, err, sizeof(err)), RESV_OK);
+	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "h-1");
+	CHECK_INT_EQ(resv_launch_add(t, &info, launch, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_reap_walltime(t, 164.9, id, killed, 8, &n), 0);
+	CHECK_INT_EQ(resv_free_slots(t, 164.9, "n1"), 1);
+	CHECK_INT_EQ(resv_reap_walltime(t, 165, id, killed, 8, &n), 1);
+	CHECK_STR_EQ(id, g.id);
+	CHECK_INT_EQ(n, 1);
+	CHECK_STR_EQ(killed[0].helper_launch_id, "h-1");
+	CHECK_INT_EQ(resv_free_slots(t, 165, "n1"), 3); /* only the one without wall time holds */
+	CHECK_INT_EQ(resv_reap_walltime(t, 1e9, id, killed, 8, &n), 0);
+	/* the user hears why it is gone */
+	CHECK_INT_EQ(resv_release(t, 166, g.id, JANE, killed, 8, &n, err, sizeof(err)),
+	    RESV_NOT_FOUND);
+	CHECK(strstr(err, "reached its wall time (60 s)") != NULL);
+	CHECK_INT_EQ(resv_launch_find(t, launch, JANE, &info, err, sizeof(err)), RESV_NOT_FOUND);
+	/* a wall time out of range is refused */
+	r.walltime = RESV_WALLTIME_MAX + 1;
+	CHECK_INT_EQ(resv_reserve(t, 100, &r, &g, err, sizeof(err)), RESV_BAD_REQUEST);
+	CHECK(strstr(err, "wall time must be") != NULL);
+	r.walltime = -1;
+	CHECK_INT_EQ(resv_reserve(t, 100, &r, &g, err, sizeof(err)), RESV_BAD_REQUEST);
+	resv_table_free(t);
+}
+
 int
 main(void)
 {
@@ -163,5 +203,6 @@ main(void)
 	RUN(reservations_belong_to_their_dn);
 	RUN(launches_need_a_committed_reservation_on_the_node_and_go_with_release);
 	RUN(tables_are_bounded);
+	RUN(walltime_releases_a_committed_reservation_and_its_launches);
 	return check_exit();
 }

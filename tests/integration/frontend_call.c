@@ -3,7 +3,8 @@
  * a given certificate: a helper's host certificate for the helper-side operations, a user's for
  * the launcher's. One operation per run:
  *
- *   frontend_call --url URL --cert C --key K --ca-dir D [--env NAME=VALUE]... [--wd DIR] OP ARGS...
+ *   frontend_call --url URL --cert C --key K --ca-dir D [--env NAME=VALUE]... [--wd DIR]
+ *                 [--walltime SECONDS] OP ARGS...
  *     register-ap JOB NODE ADDRESS PORT [PROCESS]      (NODE "" leaves it to the front-end)
  *     resolve JOB FROM-NODE TO-ADDRESS TO-PORT [AFTER-METHOD]
  *     report JOB FROM-NODE TO-CLUSTER TO-NODE TO-PORT METHOD ok|failed USEC
@@ -34,13 +35,13 @@ static void frontend_option(int code, char *arg);
 
 static const struct option frontend_options[] = {
 	{ "env", required_argument, NULL, 'e' }, { "wd", required_argument, NULL, 'w' },
-	{ NULL, 0, NULL, 0 },
+	{ "walltime", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
 };
 
 static struct call_cli cli = {
 	.name = "frontend_call",
 	.usage = "frontend_call --url URL --cert C --key K --ca-dir D [--env N=V]... [--wd DIR] "
-		 "OP ARGS...",
+		 "[--walltime SECONDS] OP ARGS...",
 	.limits = { 10, 120, 32 * 1024 * 1024 },
 	.extra = frontend_options,
 	.extra_option = frontend_option,
@@ -50,12 +51,15 @@ static struct call_cli cli = {
 static char *env[MAX_ENV];
 static int nenv;
 static char *wd;
+static int walltime = -1; /* reserve's wallTimeSeconds; -1: not sent */
 
 static void
 frontend_option(int code, char *arg)
 {
 	if (code == 'w')
 		wd = arg;
+	else if (code == 't')
+		walltime = atoi(arg);
 	else if (nenv < MAX_ENV)
 		env[nenv++] = arg;
 	else {
@@ -141,6 +145,8 @@ op_reserve(struct soap *soap, int argc, char **argv)
 		.timeoutSeconds = atoi(argv[2]) };
 	if (per_node)
 		req.processesPerNode = &per_node;
+	if (walltime >= 0)
+		req.wallTimeSeconds = &walltime;
 	if (argc > 4) {
 		req.__sizenode = argc - 4;
 		req.node = argv + 4;

@@ -105,6 +105,26 @@ for _ in $(seq 1 30); do pgrep -f 'sleep 31.5' >/dev/null || break; sleep 0.1; d
 pgrep -f 'sleep 31.5' >/dev/null && fail release_kills_what_ran_under_the_reservation "still running" ||
 	pass release_kills_what_ran_under_the_reservation
 
+# A wall time (2 s from the commit) is kept by the front-end itself, launcher or not: the
+# reservation is released and what ran under it is killed.
+out=$(frontend_as jane --walltime 2 reserve job-w 1 30 1 b1)
+R=$(echo "$out" | sed -n 's/^reservation=//p')
+frontend_as jane commit "$R" >/dev/null || fail setup "commit of the wall-time reservation failed"
+out=$(frontend_as jane --wd /tmp launch "$R" b1 /bin/sleep 32.5)
+pgrep -f 'sleep 32.5' >/dev/null || fail setup "sleep 32.5 did not start: $out"
+for _ in $(seq 1 80); do pgrep -f 'sleep 32.5' >/dev/null || break; sleep 0.1; done
+gone=$(frontend_as jane launch "$R" b1 /bin/true 2>&1)
+if pgrep -f 'sleep 32.5' >/dev/null; then
+	fail walltime_releases_the_reservation_and_kills_its_launches "still running after 8 s"
+elif [[ $gone != *"reached its wall time (2 s)"* ]]; then
+	fail walltime_releases_the_reservation_and_kills_its_launches "launch afterwards: $gone"
+else
+	pass walltime_releases_the_reservation_and_kills_its_launches
+fi
+out=$(frontend_as jane --walltime 99999999 reserve job-w 1 30 2>&1)
+[[ $out == *"wall time must be 0-"* ]] && pass walltime_beyond_a_year_is_refused ||
+	fail walltime_beyond_a_year_is_refused "got: $out"
+
 # --- events ----------------------------------------------------------------------------------
 call_as jane record-job job-e >/dev/null && frontend_as b1 register-ap job-e b1 127.0.0.1 5001 >/dev/null ||
 	fail setup "job-e registration failed"
