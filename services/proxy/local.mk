@@ -101,3 +101,8 @@ tests_integration_proxy_plan_SOURCES = tests/integration/proxy_plan.c \
 tests_integration_proxy_plan_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_proxy_plan_LDADD = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
 TESTS += tests/integration/proxy_plan
+
+# The same race on the testbed, through the real broker, front-ends and helpers: 24 relays
+# between a nat and a closed site, 8 at a time in both directions (holds the testbed lock).
+TESTS += tests/testbed/relay_race.test
+EXTRA_DIST += tests/testbed/relay_race.test

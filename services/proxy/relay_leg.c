@@ -44,6 +44,7 @@ struct relay_handshake {
 struct relay_unannounced {
 	int fd;
 	struct relay_id id;
+	uint64_t since_ms;    /* when the hello was read */
 	uint64_t deadline_ms; /* refused as unknown from then on */
 	struct relay_unannounced *next;
 };
@@ -218,6 +219,7 @@ leg_hold_unannounced(struct relay_worker *w, int fd, const struct relay_id *id,
 	}
 	u->fd = fd;
 	u->id = *id;
+	u->since_ms = now_ms;
 	u->deadline_ms = now_ms + w->shared->cfg.unknown_id_wait_ms;
 	u->next = NULL;
 	if (w->un_tail != NULL)
@@ -261,8 +263,14 @@ relay_leg_recheck_unannounced(struct relay_worker *w, uint64_t now_ms)
 			w->un_tail = prev;
 		atomic_fetch_sub(&w->shared->legs_unannounced, 1);
 		if (claim == RELAY_CLAIM_PARKED || claim == RELAY_CLAIM_JOIN ||
-		    claim == RELAY_CLAIM_FORWARD)
+		    claim == RELAY_CLAIM_FORWARD) {
+			char idhex[RELAY_ID_HEX_LEN + 1];
+			relay_id_format(u->id.bytes, idhex);
 			RELAY_COUNT(w, ids_late, 1);
+			/* budgeted like refusals: the sign of a slow broker path, worth seeing */
+			relay_worker_log_refusal(w, "leg for relay %s waited %llu ms for its "
+			    "announcement", idhex, (unsigned long long)(now_ms - u->since_ms));
+		}
 		int fd = u->fd;
 		struct relay_id id = u->id;
 		free(u);
