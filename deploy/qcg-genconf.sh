@@ -50,12 +50,10 @@ genconf_broker() {
 	printf 'gridmap = %s\n' "$5"
 }
 
-# The broker's worker threads for $1 front-ends and $2 proxies. A kept-alive connection holds a
-# worker while it idles (up to 5 s): each front-end keeps frontend.broker_connections (4) of
-# them plus a long poll, each proxy a long poll. With the default 16 a 4-site testbed starved
-# the broker (connect()s through libqcgnet waited ~10 s for a worker; bench/net). Room for all
-# of them, and the clients' own calls.
-genconf_broker_workers() { printf '%d\n' $((16 + 7 * $1 + 2 * $2)); }
+# The broker's worker threads for $1 front-ends and $2 proxies. Idle kept-alive connections wait
+# off the workers (lib/soap_server.c), but a long poll (WaitEvents) holds one while it waits:
+# each front-end and each proxy keeps one open. Room for those, and 16 for the calls themselves.
+genconf_broker_workers() { printf '%d\n' $((16 + $1 + $2)); }
 
 # [proxy]: relay listen $1 (HOST:PORT), ready file $2 ("" for none), broker URL $3, advertised
 # host $4, served networks $5 (CIDRs; 0.0.0.0/0 is the WAN), cluster $6 ("" on the WAN), SOAP

@@ -10,7 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <openssl/ssl.h>
 
 #include <stdsoap2.h>
 
@@ -18,9 +24,19 @@
 #include "log.h"
 #include "soap_server.h"
 
-struct pending_connection {
+/* One client connection, from accept until it is closed. Between requests a kept-alive
+ * connection is parked in the idle set (an epoll set watched by one thread), not on a worker:
+ * a worker is busy only while a request is read, handled and answered. */
+struct connection {
+	struct soap *soap;              /* NULL until a worker has done the TLS handshake */
 	SOAP_SOCKET fd;
-	char address[QCG_ADDR_MAX];
+	struct soap_request req;        /* what the handlers see (soap->user) */
+	struct soap_server *srv;
+	int served;                     /* requests answered on this connection */
+	int park;                       /* set after a response: the client keeps the connection */
+	int parked;                     /* in the idle set (guarded by srv->lock) */
+	struct timespec idle_until;     /* when a parked connection is closed */
+	struct connection *prev, *next; /* the idle set in parking order = expiry order */
 };
 
 struct soap_server {
@@ -29,10 +45,15 @@ struct soap_server {
 	struct soap_server_settings settings;
 	pthread_t *threads;
 	int nthreads;
+	pthread_t idle_thread;
+	int idle_started;
+	int epfd, wakefd;                 /* the idle set; wakefd ends the idle thread's wait */
 	pthread_mutex_t lock;
 	pthread_cond_t not_empty, not_full;
-	struct pending_connection *queue; /* ring buffer of settings.queue entries */
+	struct connection **queue;        /* ring buffer of settings.queue connections ready to serve */
 	int head, count;
+	struct connection *idle_head, *idle_tail;
+	int idle_count;
 	int closing;
 };
 
@@ -75,6 +96,7 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 		{ "max_message", 1024 * 1024, 1024, 256 * 1024 * 1024 },
 		{ "max_keep_alive", 1000, 1, 1000000 },
 		{ "keep_alive_idle", 5, 1, 3600 },
+		{ "max_idle", 1024, 0, 65536 },
 	};
 	long values[sizeof(ints) / sizeof(ints[0])];
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
@@ -91,6 +113,7 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 	out->max_message = (uint64_t)values[4];
 	out->max_keep_alive = (int)values[5];
 	out->keep_alive_idle = (int)values[6];
+	out->max_idle = (int)values[7];
 	return 0;
 }
 
@@ -146,7 +169,7 @@ soap_fault_server(struct soap *soap, const char *fmt, ...)
 	return rc;
 }
 
-/* Limits and modes every connection gets, on the master and on each worker's copy. */
+/* Limits and modes every connection gets, on the master and on each connection's copy. */
 static void
 apply_limits(struct soap *soap, const struct soap_server_settings *s)
 {
@@ -154,13 +177,36 @@ apply_limits(struct soap *soap, const struct soap_server_settings *s)
 	soap->recv_timeout = s->io_timeout;
 	soap->transfer_timeout = s->transfer_timeout;
 	soap->recv_maxlength = s->max_message;
-	soap->max_keep_alive = s->max_keep_alive;
 	soap->accept_timeout = 1; /* the accept loop wakes every second to notice a stop */
 	soap->bind_flags = SO_REUSEADDR;
 }
 
+static int after_request(struct soap *soap);
+
+static void
+connection_close(struct connection *c)
+{
+	if (c->soap != NULL) {
+		/* Send TLS close_notify but do not wait for the client's: gSOAP's close would wait
+		 * up to 5 s for it, and an idle client that is not reading never sends it (the idle
+		 * thread closing expired connections must not stall). */
+		if (c->soap->ssl != NULL) {
+			SSL_shutdown(c->soap->ssl);
+			SSL_set_shutdown(c->soap->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+		}
+		soap_destroy(c->soap);
+		soap_end(c->soap);
+		soap_force_closesock(c->soap);
+		c->soap->user = NULL;
+		soap_free(c->soap);
+	} else if (soap_valid_socket(c->fd)) {
+		close(c->fd);
+	}
+	free(c);
+}
+
 static int
-queue_pop(struct soap_server *srv, struct pending_connection *out)
+queue_pop(struct soap_server *srv, struct connection **out)
 {
 	pthread_mutex_lock(&srv->lock);
 	while (srv->count == 0 && !srv->closing)
@@ -177,82 +223,244 @@ queue_pop(struct soap_server *srv, struct pending_connection *out)
 	return 0;
 }
 
-static void
-serve_connection(struct soap_server *srv, struct soap *soap, struct soap_request *req,
-    const struct pending_connection *conn)
+/* Hand c to a worker; waits while the queue is full (the accept loop then stops accepting and
+ * the kernel's backlog pushes back on clients). Returns -1, c untouched, once closing. */
+static int
+queue_push(struct soap_server *srv, struct connection *c)
+{
+	pthread_mutex_lock(&srv->lock);
+	while (srv->count == srv->settings.queue && !stop_requested && !srv->closing)
+		pthread_cond_wait(&srv->not_full, &srv->lock);
+	if (srv->closing) {
+		pthread_mutex_unlock(&srv->lock);
+		return -1;
+	}
+	srv->queue[(srv->head + srv->count) % srv->settings.queue] = c;
+	srv->count++;
+	pthread_cond_signal(&srv->not_empty);
+	pthread_mutex_unlock(&srv->lock);
+	return 0;
+}
+
+/* TLS handshake and the peer's identity, on a worker (a slow or hostile client holds one
+ * worker for at most io_timeout, never the accept loop). 0 when the connection may be served. */
+static int
+connection_handshake(struct soap_server *srv, struct connection *c)
 {
 	char err[256];
 
-	soap->socket = conn->fd;
-	snprintf(req->peer_address, sizeof(req->peer_address), "%s", conn->address);
-	req->peer_dn[0] = '\0';
-	int accepted = soap_ssl_accept(soap) == SOAP_OK;
-	const char *refused = tls_refusal_reason(soap);
+	if ((c->soap = soap_copy(srv->master)) == NULL) {
+		log_error("connection from %s: out of memory", c->req.peer_address);
+		return -1;
+	}
+	/* A fork()ed child must not inherit the listener: connections never use it. */
+	c->soap->master = SOAP_INVALID_SOCKET;
+	c->soap->socket = c->fd;
+	c->fd = SOAP_INVALID_SOCKET; /* the soap owns it now */
+	c->soap->user = &c->req;
+	c->soap->fserveloop = after_request;
+	int accepted = soap_ssl_accept(c->soap) == SOAP_OK;
+	const char *refused = tls_refusal_reason(c->soap);
 	if (refused != NULL) {
-		log_warn("refusing %s: its certificate: %s", conn->address, refused);
-		tls_send_refusal(soap, refused, srv->settings.max_message);
-		goto done;
+		log_warn("refusing %s: its certificate: %s", c->req.peer_address, refused);
+		tls_send_refusal(c->soap, refused, srv->settings.max_message);
+		return -1;
 	}
 	if (!accepted) {
-		soap_sprint_fault(soap, err, sizeof(err));
-		log_warn("TLS handshake with %s failed: %s", conn->address, err);
-		goto done;
+		soap_sprint_fault(c->soap, err, sizeof(err));
+		log_warn("TLS handshake with %s failed: %s", c->req.peer_address, err);
+		return -1;
 	}
-	if (tls_peer_identity(soap, req->peer_dn, sizeof(req->peer_dn), err, sizeof(err)) != 0) {
-		log_warn("refusing %s: %s", conn->address, err);
-		goto done;
+	if (tls_peer_identity(c->soap, c->req.peer_dn, sizeof(c->req.peer_dn), err,
+		sizeof(err)) != 0) {
+		log_warn("refusing %s: %s", c->req.peer_address, err);
+		return -1;
 	}
-	log_debug("connection from %s as %s", conn->address, req->peer_dn);
-	soap->recv_timeout = srv->settings.io_timeout; /* after_request shortens it per connection */
-	srv->service.serve(soap); /* serves keep-alive requests; faults are sent by gSOAP */
-done:
-	soap_destroy(soap);
-	soap_end(soap);
-	soap_force_closesock(soap);
-	soap->socket = SOAP_INVALID_SOCKET;
+	log_debug("connection from %s as %s", c->req.peer_address, c->req.peer_dn);
+	return 0;
+}
+
+/* Whether a request has already arrived beyond what poll() would show: bytes in gSOAP's read
+ * buffer or in OpenSSL's decrypted record. */
+static int
+input_pending(struct soap *soap)
+{
+	return soap->bufidx < soap->buflen || (soap->ssl != NULL && SSL_pending(soap->ssl) > 0);
+}
+
+static void
+timespec_after(struct timespec *t, int seconds)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += seconds;
+}
+
+static int
+timespec_reached(const struct timespec *t, const struct timespec *now)
+{
+	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+static void
+idle_unlink(struct soap_server *srv, struct connection *c)
+{
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		srv->idle_head = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	else
+		srv->idle_tail = c->prev;
+	c->prev = c->next = NULL;
+	c->parked = 0;
+	srv->idle_count--;
+	epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->soap->socket, NULL);
+}
+
+/* Put c in the idle set until its client sends the next request or keep_alive_idle passes.
+ * Returns -1 (the caller closes c) when the set is full or the server is closing. */
+static int
+connection_park(struct soap_server *srv, struct connection *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | EPOLLONESHOT, .data.ptr = c };
+	int rc = -1;
+	pthread_mutex_lock(&srv->lock);
+	if (!srv->closing && srv->idle_count < srv->settings.max_idle) {
+		timespec_after(&c->idle_until, srv->settings.keep_alive_idle);
+		if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, c->soap->socket, &ev) == 0) {
+			c->prev = srv->idle_tail;
+			c->next = NULL;
+			if (srv->idle_tail != NULL)
+				srv->idle_tail->next = c;
+			else
+				srv->idle_head = c;
+			srv->idle_tail = c;
+			c->parked = 1;
+			srv->idle_count++;
+			rc = 0;
+		} else {
+			log_warn("connection from %s: cannot wait for its next request: %s",
+			    c->req.peer_address, strerror(errno));
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return rc;
 }
 
 /* gSOAP's generated serve loop calls this after each response on a connection. The loop frees
- * nothing between keep-alive requests, so without this a connection's memory grows with every
- * request until it ends; a stop must not wait for clients that keep their connection open; and
- * an idle kept-alive connection holds a worker, so it may idle only keep_alive_idle seconds
- * before it is closed and the worker serves someone else. */
+ * nothing between keep-alive requests, so it frees here; and it ends the loop so that the
+ * worker parks a kept-alive connection instead of blocking on its next request. */
 static int
 after_request(struct soap *soap)
 {
-	struct soap_request *req = soap->user;
+	struct connection *c = (struct connection *)((char *)soap->user -
+	    offsetof(struct connection, req));
 	soap_destroy(soap);
 	soap_end(soap);
-	if (stop_requested)
-		soap->keep_alive = 0;
-	if (req->keep_alive_idle < soap->recv_timeout)
-		soap->recv_timeout = req->keep_alive_idle;
+	c->served++;
+	c->park = !stop_requested && soap->keep_alive && soap_valid_socket(soap->socket) &&
+	    c->served < c->srv->settings.max_keep_alive;
+	soap->keep_alive = 0; /* leaves the loop, the socket stays open */
 	return SOAP_OK;
+}
+
+/* A worker's turn with a connection: serve what the client has sent, then park or close. */
+static void
+serve_turn(struct soap_server *srv, struct connection *c, void *worker_state)
+{
+	if (c->soap == NULL && connection_handshake(srv, c) != 0) {
+		connection_close(c);
+		return;
+	}
+	c->req.worker_state = worker_state;
+	do {
+		c->park = 0;
+		srv->service.serve(c->soap); /* faults are sent by gSOAP; park stays 0 after one */
+	} while (c->park && input_pending(c->soap));
+	if (!c->park || connection_park(srv, c) != 0)
+		connection_close(c);
 }
 
 static void *
 worker_main(void *arg)
 {
 	struct soap_server *srv = arg;
-	struct soap *soap = soap_copy(srv->master);
-	struct soap_request req = { .app = srv->service.app,
-		.keep_alive_idle = srv->settings.keep_alive_idle };
-	struct pending_connection conn;
+	void *state = NULL;
+	struct connection *c;
 
-	if (soap == NULL)
-		fatal("worker: out of memory");
-	/* A fork()ed child must not inherit the listener: workers never use it. */
-	soap->master = SOAP_INVALID_SOCKET;
-	if (srv->service.worker_init && (req.worker_state = srv->service.worker_init(req.app)) == NULL)
+	if (srv->service.worker_init && (state = srv->service.worker_init(srv->service.app)) == NULL)
 		fatal("worker: could not initialise its state");
-	soap->user = &req;
-	soap->fserveloop = after_request;
-	while (queue_pop(srv, &conn) == 0)
-		serve_connection(srv, soap, &req, &conn);
+	while (queue_pop(srv, &c) == 0)
+		serve_turn(srv, c, state);
 	if (srv->service.worker_fini)
-		srv->service.worker_fini(req.worker_state);
-	soap->user = NULL;
-	soap_free(soap);
+		srv->service.worker_fini(state);
+	return NULL;
+}
+
+/* Milliseconds until the oldest parked connection expires (at most a second, to notice a stop). */
+static int
+idle_wait_ms(struct soap_server *srv)
+{
+	struct timespec now;
+	int ms = 1000;
+	pthread_mutex_lock(&srv->lock);
+	if (srv->idle_head != NULL) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long left = (long long)(srv->idle_head->idle_until.tv_sec - now.tv_sec) * 1000 +
+		    (srv->idle_head->idle_until.tv_nsec - now.tv_nsec) / 1000000;
+		ms = left < 0 ? 0 : left < ms ? (int)left + 1 : ms;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return ms;
+}
+
+/* Close the parked connections whose keep_alive_idle has passed (oldest first: parking order is
+ * expiry order, since every connection idles for the same time). */
+static void
+idle_expire(struct soap_server *srv)
+{
+	struct timespec now;
+	struct connection *expired = NULL, *c;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&srv->lock);
+	while ((c = srv->idle_head) != NULL && timespec_reached(&c->idle_until, &now)) {
+		idle_unlink(srv, c);
+		c->next = expired;
+		expired = c;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	while ((c = expired) != NULL) {
+		expired = c->next;
+		log_debug("closing idle connection from %s", c->req.peer_address);
+		connection_close(c);
+	}
+}
+
+/* The idle set's thread: a parked connection with input (a request, or the client's close)
+ * goes back to the workers' queue. */
+static void *
+idle_main(void *arg)
+{
+	struct soap_server *srv = arg;
+	struct epoll_event ev[64];
+
+	while (!__atomic_load_n(&srv->closing, __ATOMIC_ACQUIRE)) {
+		int n = epoll_wait(srv->epfd, ev, 64, idle_wait_ms(srv));
+		for (int i = 0; i < n; i++) {
+			struct connection *c = ev[i].data.ptr;
+			if (c == NULL)
+				continue; /* wakefd: closing */
+			pthread_mutex_lock(&srv->lock);
+			int mine = c->parked;
+			if (mine)
+				idle_unlink(srv, c);
+			pthread_mutex_unlock(&srv->lock);
+			if (mine && queue_push(srv, c) != 0)
+				connection_close(c);
+		}
+		idle_expire(srv);
+	}
 	return NULL;
 }
 
@@ -267,6 +475,7 @@ soap_server_open(struct soap_server **out, const struct soap_server_settings *se
 	}
 	srv->settings = *settings;
 	srv->service = *service;
+	srv->epfd = srv->wakefd = -1;
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->not_empty, NULL);
 	pthread_cond_init(&srv->not_full, NULL);
@@ -286,6 +495,18 @@ soap_server_open(struct soap_server **out, const struct soap_server_settings *se
 		    strerror(srv->master->errnum));
 		goto fail;
 	}
+	struct epoll_event wake = { .events = EPOLLIN, .data.ptr = NULL };
+	if ((srv->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (srv->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->wakefd, &wake) != 0) {
+		snprintf(err, errlen, "cannot create the idle connection set: %s", strerror(errno));
+		goto fail;
+	}
+	if (pthread_create(&srv->idle_thread, NULL, idle_main, srv) != 0) {
+		snprintf(err, errlen, "cannot start the idle connection thread");
+		goto fail;
+	}
+	srv->idle_started = 1;
 	for (; srv->nthreads < settings->workers; srv->nthreads++)
 		if (pthread_create(&srv->threads[srv->nthreads], NULL, worker_main, srv) != 0) {
 			snprintf(err, errlen, "cannot start worker threads");
@@ -310,19 +531,6 @@ soap_server_port(const struct soap_server *srv)
 	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
-static void
-queue_push(struct soap_server *srv, const struct pending_connection *conn)
-{
-	pthread_mutex_lock(&srv->lock);
-	/* Full queue: stop accepting; the kernel's backlog then pushes back on clients. */
-	while (srv->count == srv->settings.queue && !stop_requested)
-		pthread_cond_wait(&srv->not_full, &srv->lock);
-	srv->queue[(srv->head + srv->count) % srv->settings.queue] = *conn;
-	srv->count++;
-	pthread_cond_signal(&srv->not_empty);
-	pthread_mutex_unlock(&srv->lock);
-}
-
 void
 soap_server_run(struct soap_server *srv)
 {
@@ -334,10 +542,19 @@ soap_server_run(struct soap_server *srv)
 				log_warn("accept: %s", strerror(srv->master->errnum));
 			continue; /* timeout (to check stop_requested) or a transient error */
 		}
-		struct pending_connection conn = { .fd = fd };
-		snprintf(conn.address, sizeof(conn.address), "%.63s", srv->master->host);
-		srv->master->socket = SOAP_INVALID_SOCKET; /* the worker owns it now */
-		queue_push(srv, &conn);
+		srv->master->socket = SOAP_INVALID_SOCKET; /* the connection owns it now */
+		struct connection *c = calloc(1, sizeof(*c));
+		if (c == NULL) {
+			log_error("accept: out of memory; closing the connection");
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->srv = srv;
+		c->req.app = srv->service.app;
+		snprintf(c->req.peer_address, sizeof(c->req.peer_address), "%.63s", srv->master->host);
+		if (queue_push(srv, c) != 0)
+			connection_close(c);
 	}
 }
 
@@ -347,13 +564,27 @@ soap_server_close(struct soap_server *srv)
 	if (srv == NULL)
 		return;
 	pthread_mutex_lock(&srv->lock);
-	srv->closing = 1;
+	__atomic_store_n(&srv->closing, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&srv->not_empty);
+	pthread_cond_broadcast(&srv->not_full);
 	pthread_mutex_unlock(&srv->lock);
+	if (srv->wakefd >= 0 && eventfd_write(srv->wakefd, 1) != 0)
+		log_warn("cannot wake the idle connection thread: %s", strerror(errno));
+	if (srv->idle_started)
+		pthread_join(srv->idle_thread, NULL);
 	for (int i = 0; i < srv->nthreads; i++)
 		pthread_join(srv->threads[i], NULL);
 	for (int i = 0; i < srv->count; i++)
-		close(srv->queue[(srv->head + i) % srv->settings.queue].fd);
+		connection_close(srv->queue[(srv->head + i) % srv->settings.queue]);
+	while (srv->idle_head != NULL) {
+		struct connection *c = srv->idle_head;
+		idle_unlink(srv, c);
+		connection_close(c);
+	}
+	if (srv->epfd >= 0)
+		close(srv->epfd);
+	if (srv->wakefd >= 0)
+		close(srv->wakefd);
 	if (srv->master) {
 		soap_destroy(srv->master);
 		soap_end(srv->master);

@@ -3,9 +3,11 @@
  *
  * The main thread accepts TCP connections and hands each to a bounded queue; a fixed pool of
  * worker threads takes them, does the TLS handshake there (a slow or hostile client then holds
- * one worker, never the accept loop), establishes the peer's identity, and serves requests on
- * the connection (keep-alive, up to a maximum) with strict XML, size limits and timeouts,
- * cleaning gSOAP's per-request memory after every request.
+ * one worker, never the accept loop), establishes the peer's identity, and serves requests with
+ * strict XML, size limits and timeouts, cleaning gSOAP's per-request memory after every request.
+ * Between the requests of a kept-alive connection the connection waits in an idle set (epoll,
+ * one thread), not on a worker: idle clients (front-ends' connection pools, say) cost no worker,
+ * so the workers bound concurrent requests, and only a long poll holds one while it waits.
  */
 #ifndef QCG_SOAP_SERVER_H
 #define QCG_SOAP_SERVER_H
@@ -29,9 +31,10 @@ struct soap_server_settings {
 	int transfer_timeout;    /* seconds a whole message may take */
 	uint64_t max_message;    /* bytes; larger requests get a fault */
 	int max_keep_alive;      /* requests served on one connection */
-	int keep_alive_idle;     /* seconds a kept-alive connection may sit idle (it holds a
-				    worker meanwhile); also the receive timeout after the first
-				    request on a connection */
+	int keep_alive_idle;     /* seconds a kept-alive connection may wait for its next
+				    request before it is closed */
+	int max_idle;            /* kept-alive connections waiting at most; beyond, a connection
+				    is closed after its response */
 };
 
 /* What a handler knows about the request it serves; soap->user points to it. */
@@ -40,7 +43,6 @@ struct soap_request {
 	char peer_address[QCG_ADDR_MAX];
 	void *worker_state;           /* from the worker_init callback, one per worker thread */
 	void *app;                    /* the application's shared state */
-	int keep_alive_idle;          /* from the settings, for the serve loop's callback */
 };
 
 struct soap_service {
@@ -51,7 +53,7 @@ struct soap_service {
 };
 
 /* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
- * max_keep_alive, keep_alive_idle; defaults suit a small grid. */
+ * max_keep_alive, keep_alive_idle, max_idle; defaults suit a small grid. */
 int soap_server_settings_from_config(const struct config *cfg, const char *section,
     struct soap_server_settings *out, char *err, size_t errlen);
 

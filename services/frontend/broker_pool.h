@@ -1,11 +1,11 @@
 /*
  * broker_pool.h: a few kept-alive client contexts to the broker, shared by the SOAP workers.
  *
- * Why not one per worker: a server (lib/soap_server.c) holds a worker thread for every open
- * keep-alive connection, idle or not, so a front-end with 16 workers each keeping its own
- * connection would hold 16 of the broker's workers. The pool caps what one front-end holds
- * (plus the broker link's long poll); a handler borrows a context for one call and gives it
- * back. gSOAP contexts are not thread-safe: a borrowed one is the borrower's alone.
+ * Why not one per worker: each kept-alive connection costs the broker a TLS session and a
+ * place in its idle set (lib/soap_server.c, max_idle), and a front-end's workers rarely all
+ * call the broker at once. The pool caps what one front-end keeps open (plus the broker link's
+ * long poll); a handler borrows a context for one call and gives it back. gSOAP contexts are
+ * not thread-safe: a borrowed one is the borrower's alone.
  */
 #ifndef QCG_BROKER_POOL_H
 #define QCG_BROKER_POOL_H
