@@ -111,7 +111,8 @@ __qb__RegisterAccessPoint(struct soap *soap, struct _qb__RegisterAccessPoint *re
 	return SOAP_OK;
 }
 
-/* Tell every cluster's front-end that a job is over, so that they drop its cached answers. */
+/* Tell every cluster's front-end that a job is over, so that they drop its cached answers and
+ * release what it still holds. */
 static void
 post_job_ended(struct broker_call *call, const char *job)
 {
@@ -205,6 +206,11 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
 	if ((rc = broker_registry_fault(soap, &call, rc, "SetJobState")))
 		return rc;
 	log_info("job %s is now %s", req->id, job_state_name((enum job_state)req->state));
+	/* An ended job's reservations must not outlive it, even when its launcher is gone (a
+	 * qcg-cancel from another host): the front-ends release them after a grace. */
+	enum job_state state = (enum job_state)req->state;
+	if (state == JOB_DONE || state == JOB_FAILED || state == JOB_CANCELLED)
+		post_job_ended(&call, req->id);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

@@ -234,6 +234,7 @@ parse_limits(const struct config *cfg, struct fe_config *out, char *err, size_t 
 		{ "frontend.broker_timeout", 30, 1, 600, &out->broker_timeout },
 		{ "frontend.helper_timeout", 10, 1, 600, &out->helper_timeout },
 		{ "frontend.output_wait_max", 60, 0, 600, &out->output_wait_max },
+		{ "frontend.job_end_grace", 30, 0, 3600, &out->job_end_grace },
 	};
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
 		if (config_get_int(cfg, limits[i].key, limits[i].fallback, limits[i].min,

@@ -60,6 +60,8 @@ struct fe_config {
 	long broker_timeout;               /* seconds per broker send/receive (not the long poll) */
 	long helper_timeout;               /* seconds per helper connect/send/receive */
 	long output_wait_max;              /* seconds a ReadOutput long poll may last */
+	long job_end_grace;                /* seconds an ended job's reservations are kept for
+					      its launcher to release them (walltime.h) */
 };
 
 /* Read and validate everything but [tls] and the server settings; err names the key and the

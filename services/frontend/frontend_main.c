@@ -93,14 +93,18 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 }
 
 /* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and
- * the job's cached answers go). */
+ * the job's cached answers go, and its reservations after a grace). */
 static void
 route_event(void *arg, const struct fe_event *ev)
 {
 	struct frontend *fe = arg;
 	if (strcmp(ev->kind, "job-ended") == 0) {
 		size_t dropped = resolve_cache_drop_job(fe->cache, ev->job);
-		log_info("job %s ended: %zu cached answers dropped", ev->job, dropped);
+		size_t held = resv_end_job(fe->reservations, fe_now(), ev->job,
+		    (double)fe->cfg.job_end_grace);
+		log_info("job %s ended: %zu cached answers dropped; %zu reservations held for it are "
+		    "released in %ld s unless its launcher releases them", ev->job, dropped, held,
+		    fe->cfg.job_end_grace);
 		for (size_t i = 0; i < fe->cfg.node_count; i++)
 			delivery_enqueue(fe->delivery, i, ev);
 		return;

@@ -14,6 +14,7 @@
 #include "reservations.h"
 
 #define RESV_EXPIRED_MEMORY 64 /* lapsed ids remembered, so that a late Commit hears why */
+#define RESV_WHY_MAX 96
 
 struct reservation {
 	bool used;
@@ -24,7 +25,8 @@ struct reservation {
 	char job[QCG_NAME_MAX];
 	double deadline;   /* monotonic seconds; ignored once committed */
 	long walltime;     /* seconds from the commit; 0: none */
-	double ends;       /* monotonic seconds; set at the commit when walltime > 0 */
+	double ends;       /* monotonic seconds it is released at (committed); 0: none */
+	bool job_ended;    /* the broker said its job ended: ends is the grace's end */
 	int *per_node;     /* slots held on each configured node */
 };
 
@@ -46,7 +48,7 @@ struct resv_table {
 	struct launch *launches;
 	size_t max_launches;
 	char expired[RESV_EXPIRED_MEMORY][RESV_ID_LEN];
-	long expired_walltime[RESV_EXPIRED_MEMORY]; /* 0: lapsed uncommitted; else its wall time */
+	char expired_why[RESV_EXPIRED_MEMORY][RESV_WHY_MAX]; /* "expired before it was ..." */
 	size_t expired_next;
 };
 
@@ -138,10 +140,19 @@ drop_reservation(struct resv_table *t, size_t r)
 
 /* Remember why reservation r went away on its own, for later calls on its id. */
 static void
-remember_gone(struct resv_table *t, size_t r, long walltime)
+remember_gone(struct resv_table *t, size_t r)
 {
-	snprintf(t->expired[t->expired_next], RESV_ID_LEN, "%s", t->resv[r].id);
-	t->expired_walltime[t->expired_next] = walltime;
+	const struct reservation *v = &t->resv[r];
+	snprintf(t->expired[t->expired_next], RESV_ID_LEN, "%s", v->id);
+	char *why = t->expired_why[t->expired_next];
+	if (v->job_ended)
+		snprintf(why, RESV_WHY_MAX, "was released by the front-end: its job %.40s ended",
+		    v->job);
+	else if (!v->committed)
+		snprintf(why, RESV_WHY_MAX, "expired before it was committed");
+	else
+		snprintf(why, RESV_WHY_MAX, "reached its wall time (%ld s) and was released",
+		    v->walltime);
 	t->expired_next = (t->expired_next + 1) % RESV_EXPIRED_MEMORY;
 }
 
@@ -152,7 +163,7 @@ expire_locked(struct resv_table *t, double now)
 	for (size_t r = 0; r < t->max_resv; r++) {
 		if (!t->resv[r].used || t->resv[r].committed || t->resv[r].deadline > now)
 			continue;
-		remember_gone(t, r, 0);
+		remember_gone(t, r);
 		drop_reservation(t, r);
 		n++;
 	}
@@ -186,11 +197,7 @@ find_owned(struct resv_table *t, const char *id, const char *dn, size_t *out, ch
 	for (size_t i = 0; i < RESV_EXPIRED_MEMORY; i++) {
 		if (strcmp(t->expired[i], id) != 0)
 			continue;
-		if (t->expired_walltime[i] > 0)
-			snprintf(err, errlen, "reservation %s reached its wall time (%ld s) and was "
-			    "released", id, t->expired_walltime[i]);
-		else
-			snprintf(err, errlen, "reservation %s expired before it was committed", id);
+		snprintf(err, errlen, "reservation %s %s", id, t->expired_why[i]);
 		return RESV_NOT_FOUND;
 	}
 	snprintf(err, errlen, "no reservation %.40s", id);
@@ -311,6 +318,7 @@ resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
 		v->deadline = now + (double)req->timeout;
 		v->walltime = req->walltime;
 		v->ends = 0;
+		v->job_ended = false;
 		snprintf(v->id, sizeof(v->id), "%s", out->id);
 		snprintf(v->owner_dn, sizeof(v->owner_dn), "%s", req->owner_dn);
 		snprintf(v->account, sizeof(v->account), "%s", req->account);
@@ -384,7 +392,7 @@ resv_release(struct resv_table *t, double now, const char *id, const char *dn,
 }
 
 int
-resv_reap_walltime(struct resv_table *t, double now, char id[RESV_ID_LEN],
+resv_reap_due(struct resv_table *t, double now, char id[RESV_ID_LEN],
     struct resv_launch_info *launches, size_t max, size_t *count)
 {
 	int reaped = 0;
@@ -392,15 +400,39 @@ resv_reap_walltime(struct resv_table *t, double now, char id[RESV_ID_LEN],
 	pthread_mutex_lock(&t->lock);
 	for (size_t r = 0; r < t->max_resv && !reaped; r++) {
 		const struct reservation *v = &t->resv[r];
-		if (!v->used || !v->committed || v->walltime == 0 || v->ends > now)
+		if (!v->used || !v->committed || v->ends == 0 || v->ends > now)
 			continue;
 		snprintf(id, RESV_ID_LEN, "%s", v->id);
-		remember_gone(t, r, v->walltime);
+		remember_gone(t, r);
 		release_locked(t, r, launches, max, count);
 		reaped = 1;
 	}
 	pthread_mutex_unlock(&t->lock);
 	return reaped;
+}
+
+size_t
+resv_end_job(struct resv_table *t, double now, const char *job, double grace)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&t->lock);
+	for (size_t r = 0; r < t->max_resv; r++) {
+		struct reservation *v = &t->resv[r];
+		if (!v->used || strcmp(v->job, job) != 0)
+			continue;
+		n++;
+		if (!v->committed) { /* nothing runs under it: its slots go now */
+			v->job_ended = true;
+			remember_gone(t, r);
+			drop_reservation(t, r);
+		} else if (!v->job_ended) {
+			v->job_ended = true;
+			if (v->ends == 0 || v->ends > now + grace)
+				v->ends = now + grace;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
 }
 
 enum resv_status

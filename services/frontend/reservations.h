@@ -6,8 +6,8 @@
  * A reservation holds slots on nodes for one job and one user (the certificate DN that made it,
  * and the local account the grid-mapfile gave it). It lapses at its deadline unless committed;
  * a committed one lasts until released, or until its wall time (counted from the commit) has
- * passed: the front-end then releases it itself, so that a job whose launcher died does not
- * hold the nodes for ever. Launches run under a committed reservation, on one of its nodes;
+ * passed, or until a grace after the broker said its job ended: the front-end then releases it
+ * itself, so that a job whose launcher died does not hold the nodes for ever. Launches run under a committed reservation, on one of its nodes;
  * releasing the reservation hands back its launches so the caller can kill them.
  */
 #ifndef QCG_RESERVATIONS_H
@@ -95,11 +95,16 @@ enum resv_status resv_launch_add(struct resv_table *t, const struct resv_launch_
 /* The launch launch_id of dn. */
 enum resv_status resv_launch_find(struct resv_table *t, const char *launch_id, const char *dn,
     struct resv_launch_info *info, char *err, size_t errlen);
-/* Release one committed reservation whose wall time has passed at now, if any: its id goes to
- * id, its launches to launches (up to max, *count of them) for the caller to kill. Returns 1
- * when one was released, 0 when none is due. Later calls on its id hear why it is gone. */
-int resv_reap_walltime(struct resv_table *t, double now, char id[RESV_ID_LEN],
+/* Release one committed reservation that is due at now (its wall time has passed, or the grace
+ * after its job ended), if any: its id goes to id, its launches to launches (up to max,
+ * *count of them) for the caller to kill. Returns 1 when one was released, 0 when none is due.
+ * Later calls on its id hear why it is gone. */
+int resv_reap_due(struct resv_table *t, double now, char id[RESV_ID_LEN],
     struct resv_launch_info *launches, size_t max, size_t *count);
+/* The broker says job has ended (finished, failed or cancelled): its uncommitted reservations
+ * go at once; its committed ones become due grace seconds from now (a living launcher releases
+ * them itself meanwhile, cleanly; a dead one does not). Returns how many it held. */
+size_t resv_end_job(struct resv_table *t, double now, const char *job, double grace);
 /* Let lapsed reservations go; returns how many. The other calls do it too. */
 size_t resv_expire(struct resv_table *t, double now);
 /* Free slots on node now (for tests and logs); -1 for an unknown node. */

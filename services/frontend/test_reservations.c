@@ -172,14 +172,14 @@ walltime_releases_a_committed_reservation_and_its_launches(void)
 	CHECK_INT_EQ(resv_launch_check(t, 106, g.id, JANE, "n1", &info, err, sizeof(err)), RESV_OK);
 	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "h-1");
 	CHECK_INT_EQ(resv_launch_add(t, &info, launch, err, sizeof(err)), RESV_OK);
-	CHECK_INT_EQ(resv_reap_walltime(t, 164.9, id, killed, 8, &n), 0);
+	CHECK_INT_EQ(resv_reap_due(t, 164.9, id, killed, 8, &n), 0);
 	CHECK_INT_EQ(resv_free_slots(t, 164.9, "n1"), 1);
-	CHECK_INT_EQ(resv_reap_walltime(t, 165, id, killed, 8, &n), 1);
+	CHECK_INT_EQ(resv_reap_due(t, 165, id, killed, 8, &n), 1);
 	CHECK_STR_EQ(id, g.id);
 	CHECK_INT_EQ(n, 1);
 	CHECK_STR_EQ(killed[0].helper_launch_id, "h-1");
 	CHECK_INT_EQ(resv_free_slots(t, 165, "n1"), 3); /* only the one without wall time holds */
-	CHECK_INT_EQ(resv_reap_walltime(t, 1e9, id, killed, 8, &n), 0);
+	CHECK_INT_EQ(resv_reap_due(t, 1e9, id, killed, 8, &n), 0);
 	/* the user hears why it is gone */
 	CHECK_INT_EQ(resv_release(t, 166, g.id, JANE, killed, 8, &n, err, sizeof(err)),
 	    RESV_NOT_FOUND);
@@ -194,6 +194,35 @@ walltime_releases_a_committed_reservation_and_its_launches(void)
 	resv_table_free(t);
 }
 
+static void
+job_end_releases_its_reservations_after_a_grace(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant committed, pending, other;
+	struct resv_launch_info killed[8];
+	char err[256], id[RESV_ID_LEN];
+	size_t n;
+	CHECK_INT_EQ(reserve(t, 0, JANE, 2, NULL, 0, 0, 10, &committed, err), RESV_OK);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 1, NULL, 0, 0, 10, &pending, err), RESV_OK);
+	struct resv_request r = { JANE, "acct", "another-job", 1, NULL, 0, 0, 10, 0 };
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &other, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_commit(t, 1, committed.id, JANE, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_commit(t, 1, other.id, JANE, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(resv_end_job(t, 2, "job", 30), 2);
+	/* the uncommitted one went at once, the committed one holds through the grace */
+	CHECK_INT_EQ(resv_commit(t, 2, pending.id, JANE, err, sizeof(err)), RESV_NOT_FOUND);
+	CHECK(strstr(err, "its job job ended") != NULL);
+	CHECK_INT_EQ(resv_reap_due(t, 31.9, id, killed, 8, &n), 0);
+	CHECK_INT_EQ(resv_reap_due(t, 32, id, killed, 8, &n), 1);
+	CHECK_STR_EQ(id, committed.id);
+	CHECK_INT_EQ(resv_reap_due(t, 1e9, id, killed, 8, &n), 0); /* another job's stays */
+	CHECK_INT_EQ(resv_release(t, 40, committed.id, JANE, killed, 8, &n, err, sizeof(err)),
+	    RESV_NOT_FOUND);
+	CHECK(strstr(err, "released by the front-end: its job job ended") != NULL);
+	CHECK_INT_EQ(resv_release(t, 40, other.id, JANE, killed, 8, &n, err, sizeof(err)), RESV_OK);
+	resv_table_free(t);
+}
+
 int
 main(void)
 {
@@ -204,5 +233,6 @@ main(void)
 	RUN(launches_need_a_committed_reservation_on_the_node_and_go_with_release);
 	RUN(tables_are_bounded);
 	RUN(walltime_releases_a_committed_reservation_and_its_launches);
+	RUN(job_end_releases_its_reservations_after_a_grace);
 	return check_exit();
 }

@@ -32,10 +32,10 @@ reap_due(struct walltime_keeper *k)
 {
 	char id[RESV_ID_LEN];
 	size_t n, max = (size_t)k->fe->cfg.max_launches;
-	while (resv_reap_walltime(k->fe->reservations, fe_now(), id, k->launches, max, &n)) {
+	while (resv_reap_due(k->fe->reservations, fe_now(), id, k->launches, max, &n)) {
 		size_t killed = fe_kill_launches(k->worker, id, k->launches, n);
-		log_info("reservation %s reached its wall time and is released; %zu of its %zu "
-		    "launches were running and are killed", id, killed, n);
+		log_info("reservation %s is due (wall time, or its job ended) and is released; %zu "
+		    "of its %zu launches were running and are killed", id, killed, n);
 	}
 }
 

@@ -4,7 +4,9 @@
  * its launches are killed through their helpers, as a Release would. qcg-submit keeps the wall
  * time too (it stops the job cleanly, with its own exit status); this thread is what still
  * holds when the launcher has died or lost its network, so a grid job never keeps a cluster's
- * nodes for ever.
+ * nodes for ever. The same thread releases the reservations of a job the broker says has
+ * ended (qcg-cancel from any host, or a launcher that set the final state but never released)
+ * once frontend.job_end_grace has passed: a living launcher releases them itself meanwhile.
  */
 #ifndef QCG_WALLTIME_H
 #define QCG_WALLTIME_H

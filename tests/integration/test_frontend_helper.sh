@@ -2,7 +2,8 @@
 # test_frontend_helper.sh: qcg-frontend with real qcg-helpers on loopback (fresh CA, real
 # qcg-broker): a launch through front-end -> helper runs a command and returns its output and
 # exit code; the environment given is the one the command gets; signals and Release reach the
-# process; broker events reach the right node's helper. Skipped when qcg-helper is not built.
+# process; a wall time, and a job's end at the broker, release the reservation and kill what ran
+# under it; broker events reach the right node's helper. Skipped when qcg-helper is not built.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 QCG_HELPER="$top_builddir/services/helper/qcg-helper"
 if [ ! -x "$QCG_HELPER" ]; then
@@ -29,7 +30,7 @@ P1=$(free_port); P2=$(free_port)
 write_frontend_conf "$D/fe.conf" gw-f site-f nat "$D/fe.acl" "$D/fe-grid-mapfile" \
 	"b1 = https://127.0.0.1:$P1/ 2
 	b2 = https://127.0.0.1:$P2/ 2"
-frontend_start "$D/fe.conf" "$D/fe.log"
+frontend_start "$D/fe.conf" "$D/fe.log" -s frontend.job_end_grace=2
 FELOG=$D/fe.log
 
 # helper_start NODE PORT: a qcg-helper for NODE on PORT, its log in $D/NODE.log.
@@ -121,6 +122,25 @@ elif [[ $gone != *"reached its wall time (2 s)"* ]]; then
 else
 	pass walltime_releases_the_reservation_and_kills_its_launches
 fi
+# A job the broker says has ended (qcg-cancel from any host, its launcher dead) loses its
+# reservations after frontend.job_end_grace (2 s here), and what ran under them is killed.
+call_as jane record-job job-c >/dev/null || fail setup "record-job job-c failed"
+out=$(frontend_as jane reserve job-c 1 30 1 b2)
+R=$(echo "$out" | sed -n 's/^reservation=//p')
+frontend_as jane commit "$R" >/dev/null || fail setup "commit of job-c's reservation failed"
+out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 33.5)
+pgrep -f 'sleep 33.5' >/dev/null || fail setup "sleep 33.5 did not start: $out"
+call_as jane set-job-state job-c cancelled >/dev/null || fail setup "set-job-state failed"
+for _ in $(seq 1 80); do pgrep -f 'sleep 33.5' >/dev/null || break; sleep 0.1; done
+gone=$(frontend_as jane release "$R" 2>&1)
+if pgrep -f 'sleep 33.5' >/dev/null; then
+	fail ended_job_loses_its_reservations_after_the_grace "still running after 8 s"
+elif [[ $gone != *"released by the front-end: its job job-c ended"* ]]; then
+	fail ended_job_loses_its_reservations_after_the_grace "release afterwards: $gone"
+else
+	pass ended_job_loses_its_reservations_after_the_grace
+fi
+
 out=$(frontend_as jane --walltime 99999999 reserve job-w 1 30 2>&1)
 [[ $out == *"wall time must be 0-"* ]] && pass walltime_beyond_a_year_is_refused ||
 	fail walltime_beyond_a_year_is_refused "got: $out"
