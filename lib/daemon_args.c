@@ -1,15 +1,18 @@
 /*
- * daemon_args.c: the daemons' shared command line and port file.
+ * daemon_args.c: the daemons' shared command line, logging start, stop signals and port file.
  */
 #include "config.h"
 
 #include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "config_file.h"
 #include "daemon_args.h"
 #include "log.h"
+#include "soap_server.h"
 
 int
 daemon_args_parse(int argc, char **argv, const char *name, void (*usage)(FILE *out),
@@ -60,4 +63,39 @@ daemon_write_port_file(const char *path, int port)
 	FILE *f = fopen(path, "w");
 	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0)
 		fatal("cannot write port file %s", path);
+}
+
+int
+daemon_start_logging(const struct config *cfg, const char *section, const char *name)
+{
+	char key[CONFIG_KEY_MAX], err[256] = "";
+	bool use_syslog;
+	snprintf(key, sizeof(key), "%s.log_level", section);
+	int level = log_level_parse(config_get(cfg, key, "info"));
+	if (level < 0) {
+		fprintf(stderr, "%s: %s must be error|warn|info|debug\n", name, key);
+		return -1;
+	}
+	snprintf(key, sizeof(key), "%s.syslog", section);
+	if (config_get_bool(cfg, key, false, &use_syslog, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		return -1;
+	}
+	log_init(name, (enum log_level)level, use_syslog);
+	return 0;
+}
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	soap_server_request_stop();
+}
+
+void
+daemon_catch_stop_signals(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_stop_signal);
+	signal(SIGINT, on_stop_signal);
 }

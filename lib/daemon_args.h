@@ -1,5 +1,6 @@
 /*
- * daemon_args.h: the command line every qcg daemon shares:
+ * daemon_args.h: the command line every qcg daemon shares, and the rest of its start (logging
+ * from its section, the stop signals):
  *
  *   NAME -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-h] [-V]
  *
@@ -18,6 +19,12 @@ struct config;
  * "NAME: reason" when the file or an override is bad. */
 int daemon_args_parse(int argc, char **argv, const char *name, void (*usage)(FILE *out),
     struct config *cfg, const char **port_file);
+/* Logging from [section] log_level (error|warn|info|debug, default info) and syslog (default
+ * no), under name. Returns 0, or -1 after printing "NAME: reason". */
+int daemon_start_logging(const struct config *cfg, const char *section, const char *name);
+/* SIGTERM and SIGINT stop the SOAP server's accept loop (soap_server_request_stop); SIGPIPE is
+ * ignored (a peer that went away is an error on that call, not the end of the daemon). */
+void daemon_catch_stop_signals(void);
 /* Write the bound port to path (tests and scripts start daemons on port 0); fatal on error. */
 void daemon_write_port_file(const char *path, int port);
 

@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,13 +30,6 @@ usage(FILE *out)
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s broker.listen=0.0.0.0:9443\n"
 	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
 	    "  -h, --help             this text;   -V, --version\n");
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	soap_server_request_stop();
 }
 
 /* Each worker thread gets its own registry connection: SQLite connections are not shared. */
@@ -103,19 +95,11 @@ main(int argc, char **argv)
 	struct pruner *pruner;
 	const char *port_file = NULL;
 	char err[512];
-	bool use_syslog;
 
 	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-broker", usage, &cfg, &port_file) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-broker", usage, &cfg, &port_file) != 0 ||
+	    daemon_start_logging(&cfg, "broker", "qcg-broker") != 0)
 		return 2;
-	int level = log_level_parse(config_get(&cfg, "broker.log_level", "info"));
-	if (level < 0 || config_get_bool(&cfg, "broker.syslog", false, &use_syslog, err,
-			     sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-broker: broker.log_level must be error|warn|info|debug; %s\n",
-		    err);
-		return 2;
-	}
-	log_init("qcg-broker", (enum log_level)level, use_syslog);
 	tls_global_init();
 	if (tls_settings_from_config(&cfg, "tls", &tls, false, err, sizeof(err)) != 0 ||
 	    soap_server_settings_from_config(&cfg, "broker", &server_settings, err,
@@ -137,9 +121,7 @@ main(int argc, char **argv)
 		.worker_fini = worker_close_registry,
 		.app = &broker,
 	};
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	daemon_catch_stop_signals();
 	if (soap_server_open(&server, &server_settings, &tls, &service, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,

@@ -12,7 +12,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,29 +38,6 @@ usage(FILE *out)
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s frontend.listen=0.0.0.0:8444\n"
 	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
 	    "  -h, --help             this text;   -V, --version\n");
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	soap_server_request_stop();
-}
-
-static int
-start_logging(const struct config *cfg)
-{
-	char err[256] = "";
-	bool use_syslog;
-	int level = log_level_parse(config_get(cfg, "frontend.log_level", "info"));
-	if (level < 0 || config_get_bool(cfg, "frontend.syslog", false, &use_syslog, err,
-			     sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-frontend: %s\n",
-		    level < 0 ? "frontend.log_level must be error|warn|info|debug" : err);
-		return -1;
-	}
-	log_init("qcg-frontend", (enum log_level)level, use_syslog);
-	return 0;
 }
 
 /* Everything the workers share, from the configuration. */
@@ -136,7 +112,8 @@ main(int argc, char **argv)
 	char err[1024];
 
 	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-frontend", usage, &cfg, &port_file) != 0 || start_logging(&cfg) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-frontend", usage, &cfg, &port_file) != 0 ||
+	    daemon_start_logging(&cfg, "frontend", "qcg-frontend") != 0)
 		return 2;
 	tls_global_init();
 	if (soap_server_settings_from_config(&cfg, "frontend", &srv, err, sizeof(err)) != 0 ||
@@ -149,9 +126,7 @@ main(int argc, char **argv)
 		.worker_fini = fe_worker_free,
 		.app = &fe,
 	};
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	daemon_catch_stop_signals();
 	if (soap_server_open(&server, &srv, &fe.tls, &service, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	if (fe.cfg.cluster.frontend_endpoint[0] == '\0') /* listening on port 0 */

@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,27 +31,6 @@ usage(FILE *out)
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s helper.listen=0.0.0.0:8445\n"
 	    "      --port-file FILE   write the bound SOAP port there once listening (for port 0)\n"
 	    "  -h, --help             this text;   -V, --version\n");
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	soap_server_request_stop();
-}
-
-static void
-start_logging(const struct config *cfg)
-{
-	char err[256] = "";
-	bool use_syslog;
-	int level = log_level_parse(config_get(cfg, "helper.log_level", "info"));
-	if (level < 0 || config_get_bool(cfg, "helper.syslog", false, &use_syslog, err,
-			     sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-helper: helper.log_level must be error|warn|info|debug; %s\n", err);
-		exit(2);
-	}
-	log_init("qcg-helper", (enum log_level)level, use_syslog);
 }
 
 /* Everything the handlers and sessions share; fatal on a configuration error. */
@@ -88,16 +66,14 @@ main(int argc, char **argv)
 	char err[512];
 
 	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-helper", usage, &cfg, &port_file) != 0)
+	if (daemon_args_parse(argc, argv, "qcg-helper", usage, &cfg, &port_file) != 0 ||
+	    daemon_start_logging(&cfg, "helper", "qcg-helper") != 0)
 		return 2;
-	start_logging(&cfg);
 	tls_global_init();
 	prepare(&helper, &cfg, &server_settings);
 
 	struct soap_service service = { .serve = soap_serve, .app = &helper };
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	daemon_catch_stop_signals();
 	if (helper_api_start(&helper, &api, err, sizeof(err)) != 0 ||
 	    soap_server_open(&server, &server_settings, &helper.tls, &service, err,
 		sizeof(err)) != 0)
