@@ -122,3 +122,23 @@ EXTRA_DIST += bench/coll/mcast_run.sh
 # On the testbed (takes its lock): multicast across node namespaces on the site bridges.
 TESTS += tests/coll/mcast_testbed.test
 EXTRA_DIST += tests/coll/mcast_testbed.test
+
+# The multicast broadcast's InfiniBand UD transport (coll_qcg_mcast_verbs.h), with rdma-core
+# when configure found it. Its round trip needs an RDMA device and skips without one.
+if HAVE_RDMA
+mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
+	mpi-glue/coll/coll_qcg_mcast_verbs.h mpi-glue/coll/coll_qcg_mcast_verbs.c
+mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += $(RDMA_CFLAGS)
+mpi_glue_coll_mca_coll_qcg_la_LIBADD += $(RDMA_LIBS)
+check_PROGRAMS += tests/coll/test_mcast_verbs_errors tests/coll/test_mcast_verbs_roundtrip
+tests_coll_test_mcast_verbs_errors_SOURCES = tests/coll/test_mcast_verbs.c \
+	mpi-glue/coll/coll_qcg_mcast_verbs.c
+tests_coll_test_mcast_verbs_errors_CPPFLAGS = $(AM_CPPFLAGS) $(RDMA_CFLAGS) \
+	-I$(top_srcdir)/mpi-glue/coll -I$(top_srcdir)/tests/unit
+tests_coll_test_mcast_verbs_errors_LDADD = $(RDMA_LIBS)
+tests_coll_test_mcast_verbs_roundtrip_SOURCES = $(tests_coll_test_mcast_verbs_errors_SOURCES)
+tests_coll_test_mcast_verbs_roundtrip_CPPFLAGS = $(tests_coll_test_mcast_verbs_errors_CPPFLAGS) \
+	-DROUNDTRIP
+tests_coll_test_mcast_verbs_roundtrip_LDADD = $(RDMA_LIBS)
+TESTS += tests/coll/test_mcast_verbs_errors tests/coll/test_mcast_verbs_roundtrip
+endif
