@@ -131,7 +131,7 @@ static void
 root_discard(struct qcg_mcast *mc)
 {
 	for (int i = 0; i < QCG_MCAST_MAX_FRAGS; i++)
-		if (qcg_mcast_socket_recv(mc->fd, mc->dgram, QCG_MCAST_MAX_DGRAM) <= 0)
+		if (qcg_mcast_recv(mc, mc->dgram, QCG_MCAST_MAX_DGRAM) <= 0)
 			break;
 }
 
@@ -152,8 +152,7 @@ root_multicast(struct mcall *c)
 		h.frag = f;
 		qcg_mcast_hdr_encode(mc->dgram, &h);
 		memcpy(mc->dgram + QCG_MCAST_HDR_BYTES, c->buf + (size_t)f * c->fs, len);
-		int rc = qcg_mcast_socket_send(mc->fd, &mc->group, mc->dgram,
-		    QCG_MCAST_HDR_BYTES + len);
+		int rc = qcg_mcast_send(mc, mc->dgram, QCG_MCAST_HDR_BYTES + len);
 		if (rc < 0) /* not fatal: the ring delivers what the multicast does not */
 			QCG_VERBOSE(1, "mcast: sending fragment %u failed", f);
 		if (rc == 0)
@@ -171,7 +170,7 @@ drain_multicast(struct mcall *c, int *rc)
 	struct qcg_mcast *mc = c->mc;
 	int fresh = 0;
 	for (int i = 0; i < MCAST_DRAIN_MAX && c->owned < c->nfrag; i++) {
-		long len = qcg_mcast_socket_recv(mc->fd, mc->dgram, QCG_MCAST_MAX_DGRAM);
+		long len = qcg_mcast_recv(mc, mc->dgram, QCG_MCAST_MAX_DGRAM);
 		if (len <= 0)
 			break;
 		const char *why;

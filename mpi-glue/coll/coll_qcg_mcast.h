@@ -4,7 +4,8 @@
  * virtual ring over MPI point-to-point that repairs whatever the multicast lost.
  *
  * Files: coll_qcg_mcast_wire.c the datagram header and group ranges (no MPI);
- * coll_qcg_mcast_socket.c the UDP socket (join, send, receive); coll_qcg_mcast_group.c where a
+ * coll_qcg_mcast_socket.c the UDP socket (join, send, receive); coll_qcg_mcast_verbs.c the
+ * InfiniBand UD transport; coll_qcg_mcast_transport.c which of the two a communicator uses; coll_qcg_mcast_group.c where a
  * communicator's group comes from (the broker through the node's helper, or random from a
  * range) and its set-up, once per communicator; coll_qcg_mcast_params.c the MCA parameters;
  * coll_qcg_mcast.c the two stages and the hook into the multilevel broadcast.
@@ -22,6 +23,12 @@ enum qcg_mcast_mode {
 	QCG_MCAST_OFF = 0,   /* never */
 	QCG_MCAST_ON = 1,    /* always (group from the broker if there is one, else random) */
 	QCG_MCAST_AUTO = 2,  /* only with a broker-allocated group and more than 2 per cluster */
+};
+
+enum qcg_mcast_transport {
+	QCG_TRANSPORT_UDP = 0,   /* UDP/IP multicast on the LAN */
+	QCG_TRANSPORT_VERBS = 1, /* InfiniBand UD multicast (rdma-core) */
+	QCG_TRANSPORT_AUTO = 2,  /* verbs where an RDMA device and coll_qcg_mcast_interface exist */
 };
 
 enum qcg_mcast_delay {
@@ -42,6 +49,7 @@ struct qcg_mcast_params {
 	char *interface;   /* IPv4 address of the interface to join/send on; empty: the route */
 	int drop_percent;  /* test knob: the root drops this share of its datagrams */
 	int rcvbuf_kb;     /* SO_RCVBUF asked for the socket */
+	int transport;     /* enum qcg_mcast_transport */
 };
 
 extern struct qcg_mcast_params mca_coll_qcg_mcast_params;
@@ -49,10 +57,13 @@ extern struct qcg_mcast_params mca_coll_qcg_mcast_params;
 /* Where a communicator's group came from. */
 enum qcg_mcast_source { QCG_GROUP_NONE = 0, QCG_GROUP_BROKER = 1, QCG_GROUP_RANDOM = 2 };
 
+struct qcg_mcast_verbs;
+
 /* One communicator's multicast state (module field m->mcast). */
 struct qcg_mcast {
 	int ready;                 /* 1 usable, 0 not set up yet, -1 unavailable: tree fallback */
 	int fd;                    /* the UDP socket, or -1 */
+	struct qcg_mcast_verbs *verbs; /* the InfiniBand transport instead, or NULL */
 	int source;                /* enum qcg_mcast_source */
 	struct sockaddr_in group;  /* address and port, network order */
 	uint64_t tag;              /* random, in every datagram */
@@ -68,9 +79,17 @@ void mca_coll_qcg_mcast_register(void);
 int mca_coll_qcg_mcast_check_params(void);
 
 /* coll_qcg_mcast_socket.c */
+int qcg_mcast_interface_addr(struct in_addr *ifaddr, char *err, size_t errlen);
 int qcg_mcast_socket_open(const struct sockaddr_in *group, char *err, size_t errlen);
 int qcg_mcast_socket_send(int fd, const struct sockaddr_in *group, const void *d, size_t len);
 long qcg_mcast_socket_recv(int fd, void *buf, size_t len);
+
+/* coll_qcg_mcast_transport.c: open the transport coll_qcg_mcast_transport picks (0, or -1
+ * with err), send (0 sent, 1 lost, -1 error), receive (length, 0 none waiting, -1 error). */
+int qcg_mcast_transport_open(struct qcg_mcast *mc, char *err, size_t errlen);
+int qcg_mcast_send(struct qcg_mcast *mc, const void *d, size_t len);
+long qcg_mcast_recv(struct qcg_mcast *mc, void *buf, size_t len);
+void qcg_mcast_transport_close(struct qcg_mcast *mc);
 
 /* coll_qcg_mcast_group.c: collective over the cluster communicator, once per communicator. */
 int qcg_mcast_setup(struct qcg_mcast *mc, struct ompi_communicator_t *cluster);

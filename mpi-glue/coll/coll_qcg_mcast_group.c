@@ -114,8 +114,7 @@ open_member(struct qcg_mcast *mc, const struct announce *a)
 		return 0;
 	}
 	mc->drop_state |= 1; /* xorshift must not start at 0 */
-	mc->fd = qcg_mcast_socket_open(&mc->group, err, sizeof(err));
-	if (mc->fd < 0) {
+	if (qcg_mcast_transport_open(mc, err, sizeof(err)) != 0) {
 		opal_output(0, "coll:qcg: mcast: %s; this cluster uses the ordinary broadcast", err);
 		return 0;
 	}
@@ -128,6 +127,7 @@ qcg_mcast_setup(struct qcg_mcast *mc, struct ompi_communicator_t *cl)
 	struct announce a;
 	int ok = 0, rc;
 	mc->fd = -1;
+	mc->verbs = NULL;
 	mc->ready = -1;
 	if (ompi_comm_size(cl) < 2)
 		return OMPI_SUCCESS; /* a cluster of one process has nobody to multicast to */
@@ -155,9 +155,7 @@ qcg_mcast_setup(struct qcg_mcast *mc, struct ompi_communicator_t *cl)
 void
 qcg_mcast_teardown(struct qcg_mcast *mc)
 {
-	if (mc->fd >= 0)
-		close(mc->fd);
-	mc->fd = -1;
+	qcg_mcast_transport_close(mc);
 	free(mc->dgram);
 	mc->dgram = NULL;
 }

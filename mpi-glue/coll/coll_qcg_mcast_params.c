@@ -18,6 +18,13 @@ static const mca_base_var_enum_value_t mode_values[] = {
 	{ 0, NULL },
 };
 
+static const mca_base_var_enum_value_t transport_values[] = {
+	{ QCG_TRANSPORT_UDP, "udp" },
+	{ QCG_TRANSPORT_VERBS, "verbs" },
+	{ QCG_TRANSPORT_AUTO, "auto" },
+	{ 0, NULL },
+};
+
 static const mca_base_var_enum_value_t delay_values[] = {
 	{ QCG_DELAY_NONE, "none" },
 	{ QCG_DELAY_FIXED, "fixed" },
@@ -98,6 +105,14 @@ mca_coll_qcg_mcast_register(void)
 	p->rcvbuf_kb = 4096;
 	reg("mcast_rcvbuf_kb", "Receive buffer asked for the multicast socket (KiB; the kernel "
 	    "caps it at net.core.rmem_max)", MCA_BASE_VAR_TYPE_INT, NULL, &p->rcvbuf_kb);
+	p->transport = QCG_TRANSPORT_UDP;
+	reg_enum("mcast_transport",
+	    "What carries the multicast datagrams: udp (default): UDP/IP multicast; verbs: "
+	    "InfiniBand UD multicast through rdma-core (the paper's hardware multicast; needs an "
+	    "RDMA device, a build with rdma-core, and coll_qcg_mcast_interface set to the node's "
+	    "IPoIB address; fragments must fit the IB MTU); auto: verbs where that is all given, "
+	    "else udp. A cluster where any member cannot open its transport uses the ordinary "
+	    "broadcast", transport_values, &p->transport);
 	p->drop_percent = 0;
 	reg("mcast_drop_percent",
 	    "Testing: the multicast root drops this share (0..100) of its datagrams instead of "
@@ -122,6 +137,9 @@ mca_coll_qcg_mcast_check_params(void)
 	struct qcg_mcast_params *p = &mca_coll_qcg_mcast_params;
 	if (p->mode != QCG_MCAST_OFF && p->mode != QCG_MCAST_ON && p->mode != QCG_MCAST_AUTO)
 		p->mode = QCG_MCAST_AUTO;
+	if (p->transport != QCG_TRANSPORT_UDP && p->transport != QCG_TRANSPORT_VERBS &&
+	    p->transport != QCG_TRANSPORT_AUTO)
+		p->transport = QCG_TRANSPORT_UDP;
 	if (p->delay != QCG_DELAY_NONE && p->delay != QCG_DELAY_FIXED && p->delay != QCG_DELAY_SYNC)
 		p->delay = QCG_DELAY_NONE;
 	clamp("mcast_frag_size", &p->frag_size, 64, QCG_MCAST_MAX_DGRAM - QCG_MCAST_HDR_BYTES,

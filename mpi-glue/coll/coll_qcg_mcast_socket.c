@@ -18,8 +18,8 @@
 #include "coll_qcg_mcast.h"
 
 /* The interface address to join and send on (INADDR_ANY: the route decides); -1 if invalid. */
-static int
-mcast_interface(struct in_addr *ifaddr, char *err, size_t errlen)
+int
+qcg_mcast_interface_addr(struct in_addr *ifaddr, char *err, size_t errlen)
 {
 	const char *s = mca_coll_qcg_mcast_params.interface;
 	ifaddr->s_addr = htonl(INADDR_ANY);
@@ -39,7 +39,7 @@ mcast_join(int fd, const struct sockaddr_in *group, char *err, size_t errlen)
 	struct ip_mreq mreq;
 	unsigned char ttl = 1, loop = 1;
 	int rcvbuf = mca_coll_qcg_mcast_params.rcvbuf_kb * 1024;
-	if (mcast_interface(&mreq.imr_interface, err, errlen) != 0)
+	if (qcg_mcast_interface_addr(&mreq.imr_interface, err, errlen) != 0)
 		return -1;
 	mreq.imr_multiaddr = group->sin_addr;
 	if (setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mreq, sizeof(mreq)) != 0) {

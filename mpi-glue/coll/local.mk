@@ -91,7 +91,8 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
 	mpi-glue/coll/coll_qcg_mcast.h mpi-glue/coll/coll_qcg_mcast.c \
 	mpi-glue/coll/coll_qcg_mcast_wire.h mpi-glue/coll/coll_qcg_mcast_wire.c \
 	mpi-glue/coll/coll_qcg_mcast_socket.c mpi-glue/coll/coll_qcg_mcast_group.c \
-	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c
+	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c \
+	mpi-glue/coll/coll_qcg_mcast_transport.c
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
 mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
 

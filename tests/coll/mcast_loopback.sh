@@ -7,6 +7,7 @@
 # to 1 MiB, every root, contiguous and vector datatypes. Then the loss cases: the multicast root
 # drops 50 % and then 100 % of its datagrams, and the ring must still deliver every byte.
 # Each run's counters (verbose 10 at communicator free) prove which path carried the data.
+# Last, the InfiniBand transport forced where there is no RDMA device: a stated fallback.
 if [ "$(id -u)" != 0 ]; then
 	echo "SKIP: needs root to make its own network namespace (unshare -n)"
 	exit 77
@@ -72,4 +73,17 @@ run delay-fixed 0 1 --mca coll_qcg_mcast_delay fixed --mca coll_qcg_mcast_root_d
 run delay-sync 20 1 --mca coll_qcg_mcast_delay sync --mca coll_qcg_mcast_frag_size 256 \
     --mca coll_qcg_mcast_ring_bytes 1000
 echo "root delays fixed and sync: correct"
+
+# The InfiniBand transport where there is no RDMA device (as here): every cluster says why and
+# falls back to its ordinary broadcast, and the results stay exact.
+out=$qcg_work/verbs-fallback.out
+qcg_mpirun 7 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
+    --mca coll_qcg_mcast on --mca coll_qcg_mcast_transport verbs \
+    --mca coll_qcg_mcast_interface 127.0.0.1 "$check" 1 >"$out" 2>&1
+grep -q "^mcast_check: [1-9][0-9]* checks on 7 ranks, 0 failures" "$out" ||
+	{ echo "FAIL: verbs fallback: mcast_check failed:"; head -40 "$out"; exit 1; }
+grep -q "mcast: .*\(rdma\|RDMA\).*; this cluster uses the ordinary broadcast" "$out" ||
+	{ echo "FAIL: verbs fallback: no reason given:"; grep "mcast" "$out" | head; exit 1; }
+[ "$(sum 1 "$out")" = 0 ] || { echo "FAIL: verbs fallback: fragments arrived by multicast"; exit 1; }
+echo "transport verbs without an RDMA device: $(grep -o 'mcast: [^;]*; this cluster uses the ordinary broadcast' "$out" | head -1)"
 grep -h "^mcast_check:" "$qcg_work"/*.out
