@@ -2,8 +2,9 @@
 # run_coll_bench.sh: qcg vs tuned vs han on one job (bench/coll/coll_bench), with the uninstalled
 # component from the build tree and a synthetic topology.
 #
-#   bench/coll/run_coll_bench.sh [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-c COLL,COLL...]
+#   bench/coll/run_coll_bench.sh [-n NP] [-t TOPOLOGY_FILE] [-r REPETITIONS] [-c COLL,COLL...]
 #       [-- extra mpirun args]           (-c keeps only those collectives)
+#   (REPETITIONS: timed calls per root and setting, the fastest kept; see README.md)
 #
 # Run from the build directory (or set top_builddir). Default: 8 ranks on loopback, 2 sites x
 # 2 nodes. On loopback every "site" is the same host: there is no WAN to save, so the ratios
@@ -19,7 +20,7 @@ while getopts n:t:r:c: opt; do
 	t) topo=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	c) only=$OPTARG ;;
-	*) echo "usage: $0 [-n NP] [-t TOPOLOGY_FILE] [-r ROUNDS] [-c COLL,...] [-- mpirun args]" >&2
+	*) echo "usage: $0 [-n NP] [-t TOPOLOGY_FILE] [-r REPETITIONS] [-c COLL,...] [-- mpirun args]" >&2
 	   exit 2 ;;
 	esac
 done
