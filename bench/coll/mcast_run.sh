@@ -54,7 +54,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 declare -A mode_args=(
 	[tuned]="--mca coll_qcg_priority 0"
 	[tree]="--mca coll_qcg_mcast off"
-	[mcast]="--mca coll_qcg_mcast on --mca coll_qcg_verbose 10"
+	[mcast]="--mca coll_qcg_mcast on --mca coll_qcg_mcast_max_bytes 1048576 --mca coll_qcg_verbose 10"
 )
 for p in $procs; do
 	topo=$work/topo-$p
