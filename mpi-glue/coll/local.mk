@@ -70,17 +70,24 @@ tests_coll_coll_check_LDADD = $(OMPI_LIBS)
 tests_coll_topo_check_SOURCES = tests/coll/topo_check.c
 tests_coll_topo_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo $(OMPI_CFLAGS)
 tests_coll_topo_check_LDADD = mpi-glue/topo/libqcgtopo.la $(OMPI_LIBS)
+# bench/coll's common clock (per-call latency), checked where the true offsets are known: 0.
+check_PROGRAMS += tests/coll/clock_check
+tests_coll_clock_check_SOURCES = tests/coll/clock_check.c bench/coll/coll_clock.c \
+	bench/coll/coll_clock.h
+tests_coll_clock_check_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench/coll $(OMPI_CFLAGS)
+tests_coll_clock_check_LDADD = $(OMPI_LIBS) -lm
 TESTS += \
+	tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_ompi_info.sh \
 	tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh \
 	tests/coll/qcg_coll_1site.sh \
 	tests/coll/qcg_coll_trees.sh \
-	tests/coll/qcg_topo_api.sh \
+	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_discovery_testbed.test
 EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_coll_trees.sh \
-	tests/coll/qcg_topo_api.sh \
+	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_discovery_testbed.test
 
 
