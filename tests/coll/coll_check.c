@@ -244,79 +244,8 @@ check_alltoall(MPI_Comm comm, int st, int sc, int rt, int rc, int inplace)
 	    pair_same(&p) & pair_same(&s));
 }
 
-/* Per-rank counts around c (every third rank none), blocks placed in reverse rank order with
- * one element of gap between them; returns the receive buffer's length in elements. */
-static int
-v_layout(int n, int c, int *counts, int *displs)
-{
-	int pos = 0;
-	for (int r = n - 1; r >= 0; r--) {
-		counts[r] = r % 3 == 1 ? 0 : c + r % 2;
-		displs[r] = pos;
-		pos += counts[r] + 1;
-	}
-	return pos;
-}
-
-static void
-check_allgatherv(MPI_Comm comm, int t, int c, int inplace)
-{
-	int me, n;
-	MPI_Comm_rank(comm, &me);
-	MPI_Comm_size(comm, &n);
-	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
-	int len = v_layout(n, c, counts, displs);
-	struct pair s = pair_new(t, counts[me], me);
-	struct pair p = pair_new(t, len, 80 + me);
-	ref_allgatherv(inplace ? MPI_IN_PLACE : s.ref, counts[me], types[t], p.ref, counts, displs,
-	    types[t], comm);
-	MPI_Allgatherv(inplace ? MPI_IN_PLACE : s.got, counts[me], types[t], p.got, counts, displs,
-	    types[t], comm);
-	report("allgatherv", t, c, -1, inplace, pair_same(&p) & pair_same(&s));
-	free(counts);
-	free(displs);
-}
-
-static void
-check_gatherv(MPI_Comm comm, int t, int c, int root, int inplace)
-{
-	int me, n;
-	MPI_Comm_rank(comm, &me);
-	MPI_Comm_size(comm, &n);
-	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
-	int len = v_layout(n, c, counts, displs), in_place = inplace && me == root;
-	struct pair s = pair_new(t, counts[me], me);
-	struct pair p = pair_new(t, len, in_place ? me : 60 + me);
-	ref_gatherv(in_place ? MPI_IN_PLACE : s.ref, counts[me], types[t], p.ref, counts, displs,
-	    types[t], root, comm);
-	MPI_Gatherv(in_place ? MPI_IN_PLACE : s.got, counts[me], types[t], p.got, counts, displs,
-	    types[t], root, comm);
-	report("gatherv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
-	free(counts);
-	free(displs);
-}
-
-static void
-check_scatterv(MPI_Comm comm, int t, int c, int root, int inplace)
-{
-	int me, n;
-	MPI_Comm_rank(comm, &me);
-	MPI_Comm_size(comm, &n);
-	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
-	int len = v_layout(n, c, counts, displs), in_place = inplace && me == root;
-	struct pair s = pair_new(t, len, 7);
-	struct pair p = pair_new(t, counts[me], 70 + me);
-	ref_scatterv(s.ref, counts, displs, types[t], in_place ? MPI_IN_PLACE : p.ref, counts[me],
-	    types[t], root, comm);
-	MPI_Scatterv(s.got, counts, displs, types[t], in_place ? MPI_IN_PLACE : p.got, counts[me],
-	    types[t], root, comm);
-	report("scatterv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
-	free(counts);
-	free(displs);
-}
-
-/* Block i -> j: none when (i + 2j) % 3 == 0, else c plus a little; symmetric in place (MPI
- * then uses the receive counts both ways). Blocks in reverse rank order with gaps. */
+/* Block i -> j of alltoallv: none when (i + 2j) % 3 == 0, else c plus a little; symmetric in
+ * place (MPI then uses the receive counts both ways). */
 static int
 a2av_count(int i, int j, int c, int symmetric)
 {
@@ -325,16 +254,89 @@ a2av_count(int i, int j, int c, int symmetric)
 	return (i + 2 * j) % 3 == 0 ? 0 : c + i % 2;
 }
 
-static int
-a2av_layout(int n, int me, int c, int sending, int symmetric, int *counts, int *displs)
+/* Whose counts a layout holds: per rank around c (every third rank none) for the v variants
+ * of gather, scatter and allgather; ours to or from every rank for alltoallv. */
+enum vkind { V_PER_RANK, V_A2A_SEND, V_A2A_RECV };
+
+/* Counts and displacements of n blocks, placed in reverse rank order with one element of gap
+ * between them (so that displacements matter); len is the buffer's length in elements. */
+struct vlay {
+	int *counts, *displs;
+	int len;
+};
+
+static struct vlay
+vlay_new(int n, int me, int c, enum vkind kind, int symmetric)
 {
-	int pos = 0;
+	struct vlay v = { malloc((size_t)n * sizeof(int)), malloc((size_t)n * sizeof(int)), 0 };
 	for (int r = n - 1; r >= 0; r--) {
-		counts[r] = sending ? a2av_count(me, r, c, symmetric) : a2av_count(r, me, c, symmetric);
-		displs[r] = pos;
-		pos += counts[r] + 1;
+		v.counts[r] = kind == V_PER_RANK ? (r % 3 == 1 ? 0 : c + r % 2) :
+		    kind == V_A2A_SEND ? a2av_count(me, r, c, symmetric) :
+		    a2av_count(r, me, c, symmetric);
+		v.displs[r] = v.len;
+		v.len += v.counts[r] + 1;
 	}
-	return pos;
+	return v;
+}
+
+static void
+vlay_free(struct vlay *v)
+{
+	free(v->counts);
+	free(v->displs);
+}
+
+static void
+check_allgatherv(MPI_Comm comm, int t, int c, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	struct vlay v = vlay_new(n, me, c, V_PER_RANK, 0);
+	struct pair s = pair_new(t, v.counts[me], me);
+	struct pair p = pair_new(t, v.len, 80 + me);
+	ref_allgatherv(inplace ? MPI_IN_PLACE : s.ref, v.counts[me], types[t], p.ref, v.counts,
+	    v.displs, types[t], comm);
+	MPI_Allgatherv(inplace ? MPI_IN_PLACE : s.got, v.counts[me], types[t], p.got, v.counts,
+	    v.displs, types[t], comm);
+	report("allgatherv", t, c, -1, inplace, pair_same(&p) & pair_same(&s));
+	vlay_free(&v);
+}
+
+static void
+check_gatherv(MPI_Comm comm, int t, int c, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	struct vlay v = vlay_new(n, me, c, V_PER_RANK, 0);
+	int in_place = inplace && me == root;
+	struct pair s = pair_new(t, v.counts[me], me);
+	struct pair p = pair_new(t, v.len, in_place ? me : 60 + me);
+	ref_gatherv(in_place ? MPI_IN_PLACE : s.ref, v.counts[me], types[t], p.ref, v.counts,
+	    v.displs, types[t], root, comm);
+	MPI_Gatherv(in_place ? MPI_IN_PLACE : s.got, v.counts[me], types[t], p.got, v.counts,
+	    v.displs, types[t], root, comm);
+	report("gatherv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
+	vlay_free(&v);
+}
+
+static void
+check_scatterv(MPI_Comm comm, int t, int c, int root, int inplace)
+{
+	int me, n;
+	MPI_Comm_rank(comm, &me);
+	MPI_Comm_size(comm, &n);
+	struct vlay v = vlay_new(n, me, c, V_PER_RANK, 0);
+	int in_place = inplace && me == root;
+	struct pair s = pair_new(t, v.len, 7);
+	struct pair p = pair_new(t, v.counts[me], 70 + me);
+	ref_scatterv(s.ref, v.counts, v.displs, types[t], in_place ? MPI_IN_PLACE : p.ref,
+	    v.counts[me], types[t], root, comm);
+	MPI_Scatterv(s.got, v.counts, v.displs, types[t], in_place ? MPI_IN_PLACE : p.got,
+	    v.counts[me], types[t], root, comm);
+	report("scatterv", t, c, root, inplace, pair_same(&p) & pair_same(&s));
+	vlay_free(&v);
 }
 
 static void
@@ -343,18 +345,17 @@ check_alltoallv(MPI_Comm comm, int t, int c, int inplace)
 	int me, n;
 	MPI_Comm_rank(comm, &me);
 	MPI_Comm_size(comm, &n);
-	int *sc = malloc((size_t)n * sizeof(int)), *sd = malloc((size_t)n * sizeof(int));
-	int *rc = malloc((size_t)n * sizeof(int)), *rd = malloc((size_t)n * sizeof(int));
-	int slen = a2av_layout(n, me, c, 1, inplace, sc, sd);
-	int rlen = a2av_layout(n, me, c, 0, inplace, rc, rd);
-	struct pair s = pair_new(t, slen, me);
-	struct pair p = pair_new(t, rlen, inplace ? me : 90 + me);
-	ref_alltoallv(inplace ? MPI_IN_PLACE : s.ref, sc, sd, types[t], p.ref, rc, rd, types[t],
-	    comm);
-	MPI_Alltoallv(inplace ? MPI_IN_PLACE : s.got, sc, sd, types[t], p.got, rc, rd, types[t],
-	    comm);
+	struct vlay sv = vlay_new(n, me, c, V_A2A_SEND, inplace);
+	struct vlay rv = vlay_new(n, me, c, V_A2A_RECV, inplace);
+	struct pair s = pair_new(t, sv.len, me);
+	struct pair p = pair_new(t, rv.len, inplace ? me : 90 + me);
+	ref_alltoallv(inplace ? MPI_IN_PLACE : s.ref, sv.counts, sv.displs, types[t], p.ref,
+	    rv.counts, rv.displs, types[t], comm);
+	MPI_Alltoallv(inplace ? MPI_IN_PLACE : s.got, sv.counts, sv.displs, types[t], p.got,
+	    rv.counts, rv.displs, types[t], comm);
 	report("alltoallv", t, c, -1, inplace, pair_same(&p) & pair_same(&s));
-	free(sc), free(sd), free(rc), free(rd);
+	vlay_free(&sv);
+	vlay_free(&rv);
 }
 
 /* scan / exscan; rank 0's exscan result is undefined, so only its input is compared. */
@@ -385,13 +386,13 @@ check_reduce_scatter(MPI_Comm comm, int t, MPI_Op op, int c, int inplace, int bl
 	int me, n;
 	MPI_Comm_rank(comm, &me);
 	MPI_Comm_size(comm, &n);
-	int *counts = malloc((size_t)n * sizeof(int)), *displs = malloc((size_t)n * sizeof(int));
-	int total = n * c;
-	if (!block)
-		total = v_layout(n, c, counts, displs) - n; /* the gaps do not count */
-	else
+	struct vlay v = vlay_new(n, me, c, V_PER_RANK, 0);
+	int *counts = v.counts, total = v.len - n; /* the gaps do not count */
+	if (block) {
+		total = n * c;
 		for (int r = 0; r < n; r++)
 			counts[r] = c;
+	}
 	struct pair s = pair_new(t, total, me);
 	struct pair p = pair_new(t, inplace ? total : counts[me], inplace ? me : 50 + me);
 	ref_reduce_scatter(inplace ? MPI_IN_PLACE : s.ref, p.ref, counts, types[t], op, comm);
@@ -406,8 +407,7 @@ check_reduce_scatter(MPI_Comm comm, int t, MPI_Op op, int c, int inplace, int bl
 	report(block ? (op == op_affine ? "reduce_scatter_block-noncommutative" :
 	    "reduce_scatter_block") : (op == op_affine ? "reduce_scatter-noncommutative" :
 	    "reduce_scatter"), t, c, -1, inplace, pair_same(&p) & pair_same(&s));
-	free(counts);
-	free(displs);
+	vlay_free(&v);
 }
 
 /* CLOCK_MONOTONIC is one clock for all processes of a host (MPI_Wtime need not be). */
