@@ -270,19 +270,23 @@ bound_us(int c, double m)
 	}
 }
 
+/* A duplicate of MPI_COMM_WORLD restricted to the components of `pref` (the info key is not
+ * inherited by MPI_Comm_dup, so every communicator is made from the world with its own). */
+static void
+dup_with_pref(const char *pref, MPI_Comm *out)
+{
+	MPI_Info info;
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "ompi_comm_coll_preference", pref);
+	MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, out);
+	MPI_Info_free(&info);
+}
+
 static void
 make_comms(MPI_Comm *comm)
 {
-	for (int k = 0; k < NCOMMS; k++) {
-		MPI_Info info = MPI_INFO_NULL;
-		if (comm_pref[k] != NULL) {
-			MPI_Info_create(&info);
-			MPI_Info_set(info, "ompi_comm_coll_preference", comm_pref[k]);
-		}
-		MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm[k]);
-		if (info != MPI_INFO_NULL)
-			MPI_Info_free(&info);
-	}
+	for (int k = 0; k < NCOMMS; k++)
+		dup_with_pref(comm_pref[k], &comm[k]);
 }
 
 /* Whether collective c is in the comma-separated list only (NULL: all). */
@@ -451,7 +455,8 @@ main(int argc, char **argv)
 			printf("# link %-4s one-way latency %8.1f us, bandwidth %8.1f MB/s\n",
 			    link_names[k], lat_us[k], bw[k]);
 	static struct sampler smp; /* static: the lateness record is large */
-	MPI_Comm_dup(comm[C_TUNED], &smp.ctl); /* its own: control never mixes with timed calls */
+	/* its own communicator, tuned: control never mixes with the timed calls */
+	dup_with_pref(comm_pref[C_TUNED], &smp.ctl);
 	smp.margin = 2 * ctl_reduction_s(smp.ctl) + 1e-3;
 	smp.shared_clock = coll_clock_shared(smp.ctl);
 	run_all(comm, &smp, reps, me, n, only);
