@@ -35,6 +35,8 @@ struct soap_server_settings {
 				    request before it is closed */
 	int max_idle;            /* kept-alive connections waiting at most; beyond, a connection
 				    is closed after its response */
+	int keep_alive_linger_us; /* how long a worker waits for the next request on the same
+				    connection before it parks it (0: at once) */
 };
 
 /* What a handler knows about the request it serves; soap->user points to it. */
@@ -53,7 +55,7 @@ struct soap_service {
 };
 
 /* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
- * max_keep_alive, keep_alive_idle, max_idle; defaults suit a small grid. */
+ * max_keep_alive, keep_alive_idle, max_idle, keep_alive_linger_us; defaults suit a small grid. */
 int soap_server_settings_from_config(const struct config *cfg, const char *section,
     struct soap_server_settings *out, char *err, size_t errlen);
 

@@ -46,9 +46,10 @@ for n in $CLIENTS_LIST; do
 	fi
 	((n > MAX_CLIENTS)) && MAX_CLIENTS=$n
 done
-# Every keep-alive client holds one broker worker for the whole run (gSOAP serves a connection
-# on one thread), so the pool needs one worker per client, plus two spares: one for the
-# keep-alive check and set-up calls, one so that a late connection never queues behind them.
+# One worker per client, plus two spares (the keep-alive check and set-up calls, and a late
+# connection): a client calling back to back keeps its worker (lib/soap_server.c lingers
+# keep_alive_linger_us for the next request before it parks the connection), so this measures
+# the broker, not queueing for workers. Idle kept-alive connections need no worker at all.
 WORKERS=$((MAX_CLIENTS + 2))
 ((WORKERS >= 10)) || WORKERS=10 # the reversal and new-connection rows use 8 clients
 
