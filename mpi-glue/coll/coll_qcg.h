@@ -94,6 +94,11 @@ typedef struct mca_coll_qcg_module_t {
 
 OBJ_CLASS_DECLARATION(mca_coll_qcg_module_t);
 
+/* coll_qcg_component.c: register one of the component's MCA parameters (level 9, read-only;
+ * ompi_info shows its help). */
+void mca_coll_qcg_register_var(const char *name, const char *help, mca_base_var_type_t type,
+    mca_base_var_enum_t *en, void *storage);
+
 /* coll_qcg_module.c */
 int mca_coll_qcg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority);

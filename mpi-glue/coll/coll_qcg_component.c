@@ -41,12 +41,18 @@ static const mca_base_var_enum_value_t tree_alg_values[] = {
 };
 
 /* Register one int parameter of the component at level 9 (all). */
+void
+mca_coll_qcg_register_var(const char *name, const char *help, mca_base_var_type_t type,
+    mca_base_var_enum_t *en, void *storage)
+{
+	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
+	    help, type, en, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
 static void
 register_int(const char *name, const char *help, mca_base_var_enum_t *en, int *storage)
 {
-	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
-	    help, MCA_BASE_VAR_TYPE_INT, en, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-	    storage);
+	mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, storage);
 }
 
 static void
@@ -79,9 +85,7 @@ register_level_algorithms(void)
 static void
 register_double(const char *name, const char *help, double *storage)
 {
-	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
-	    help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_9,
-	    MCA_BASE_VAR_SCOPE_READONLY, storage);
+	mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, storage);
 }
 
 /* Knobs of the startup discovery (coll_qcg_discovery.c, mpi-glue/topo/README.md). */
@@ -129,12 +133,11 @@ qcg_register(void)
 	    "Verbosity of coll qcg: 10 reports every selection decision (selected / stepping "
 	    "aside, with the reason), 20 the setup of hidden communicators", NULL, &c->verbose);
 	c->topology_file = NULL;
-	(void)mca_base_component_var_register(&c->super.collm_version, "topology_file",
+	mca_coll_qcg_register_var("topology_file",
 	    "File giving every rank's place in the grid, one line 'rank site cluster node' "
 	    "(integers, '#' comments). Used when $QCG_TOPOLOGY_COLORS (this rank's 'site,cluster,"
 	    "node', set by the launcher) is absent; falls back to $QCG_TOPOLOGY_FILE",
-	    MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-	    &c->topology_file);
+	    MCA_BASE_VAR_TYPE_STRING, NULL, &c->topology_file);
 	register_level_algorithms();
 	c->knomial_radix = 4;
 	register_int("knomial_radix",

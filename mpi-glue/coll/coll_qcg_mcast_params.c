@@ -32,13 +32,6 @@ static const mca_base_var_enum_value_t delay_values[] = {
 	{ 0, NULL },
 };
 
-static void
-reg(const char *name, const char *help, int type, mca_base_var_enum_t *en, void *storage)
-{
-	(void)mca_base_component_var_register(&mca_coll_qcg_component.super.collm_version, name,
-	    help, type, en, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, storage);
-}
-
 /* An enum parameter from values; its help text lists them. */
 static void
 reg_enum(const char *name, const char *help, const mca_base_var_enum_value_t *values, int *st)
@@ -46,7 +39,7 @@ reg_enum(const char *name, const char *help, const mca_base_var_enum_value_t *va
 	mca_base_var_enum_t *en = NULL;
 	if (OPAL_SUCCESS != mca_base_var_enum_create(name, values, &en))
 		en = NULL;
-	reg(name, help, MCA_BASE_VAR_TYPE_INT, en, st);
+	mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, st);
 	if (en != NULL)
 		OBJ_RELEASE(en);
 }
@@ -63,23 +56,24 @@ mca_coll_qcg_mcast_register(void)
 	    "more than 2 processes; on: always, drawing a random group from coll_qcg_mcast_range "
 	    "when there is no broker; off: never", mode_values, &p->mode);
 	p->min_bytes = 1;
-	reg("mcast_min_bytes", "Broadcasts smaller than this many bytes keep the tree",
+	mca_coll_qcg_register_var("mcast_min_bytes",
+	    "Broadcasts smaller than this many bytes keep the tree",
 	    MCA_BASE_VAR_TYPE_INT, NULL, &p->min_bytes);
 	/* bench/coll/mcast_results.md: at 64 KiB (47 datagrams per receiver) multicast stayed 7-16x
 	 * tuned as processes grew; up to 4 KiB its ratio fell with the process count. */
 	p->max_bytes = 8192;
-	reg("mcast_max_bytes",
+	mca_coll_qcg_register_var("mcast_max_bytes",
 	    "Broadcasts larger than this many bytes keep the tree (every datagram costs a system "
 	    "call at the root and at each receiver, and segmented pipelining wins for large "
 	    "messages); at most coll_qcg_mcast_frag_size x 4096",
 	    MCA_BASE_VAR_TYPE_INT, NULL, &p->max_bytes);
 	p->frag_size = 1400;
-	reg("mcast_frag_size",
+	mca_coll_qcg_register_var("mcast_frag_size",
 	    "Message bytes per multicast datagram: keep header (32 bytes) "
 	    "+ fragment + 28 within the LAN's MTU, or the kernel fragments the datagram and one "
 	    "lost piece loses it all. 64..65475", MCA_BASE_VAR_TYPE_INT, NULL, &p->frag_size);
 	p->ring_bytes = 32768;
-	reg("mcast_ring_bytes",
+	mca_coll_qcg_register_var("mcast_ring_bytes",
 	    "Bytes per message of the ring stage (rounded down to whole fragments, at least one): "
 	    "a process forwards a piece to its successor once it has all of its fragments, so "
 	    "larger pieces mean fewer MPI messages, smaller ones an earlier start down the ring. "
@@ -93,21 +87,22 @@ mca_coll_qcg_mcast_register(void)
 	    "call from a seed agreed at set-up (the paper's randomized single-process sync)",
 	    delay_values, &p->delay);
 	p->root_delay_us = 0;
-	reg("mcast_root_delay_us", "The root's sleep under coll_qcg_mcast_delay=fixed "
-	    "(microseconds, 0..1000000)", MCA_BASE_VAR_TYPE_INT, NULL, &p->root_delay_us);
+	mca_coll_qcg_register_var("mcast_root_delay_us",
+	    "The root's sleep under coll_qcg_mcast_delay=fixed (microseconds, 0..1000000)", MCA_BASE_VAR_TYPE_INT, NULL, &p->root_delay_us);
 	p->range = "239.255.0.0/16";
-	reg("mcast_range",
+	mca_coll_qcg_register_var("mcast_range",
 	    "IPv4 multicast range (A.B.C.D/bits) random groups are drawn from when there is no "
 	    "broker; the default is the administratively scoped local range (RFC 2365)",
 	    MCA_BASE_VAR_TYPE_STRING, NULL, &p->range);
 	p->interface = "";
-	reg("mcast_interface",
+	mca_coll_qcg_register_var("mcast_interface",
 	    "IPv4 address of the interface to join the group and send on; empty (default): the "
 	    "one the routing table gives for the group", MCA_BASE_VAR_TYPE_STRING, NULL,
 	    &p->interface);
 	p->rcvbuf_kb = 4096;
-	reg("mcast_rcvbuf_kb", "Receive buffer asked for the multicast socket (KiB; the kernel "
-	    "caps it at net.core.rmem_max)", MCA_BASE_VAR_TYPE_INT, NULL, &p->rcvbuf_kb);
+	mca_coll_qcg_register_var("mcast_rcvbuf_kb",
+	    "Receive buffer asked for the multicast socket (KiB; the kernel caps it at "
+	    "net.core.rmem_max)", MCA_BASE_VAR_TYPE_INT, NULL, &p->rcvbuf_kb);
 	p->transport = QCG_TRANSPORT_UDP;
 	reg_enum("mcast_transport",
 	    "What carries the multicast datagrams: udp (default): UDP/IP multicast; verbs: "
@@ -117,7 +112,7 @@ mca_coll_qcg_mcast_register(void)
 	    "else udp. A cluster where any member cannot open its transport uses the ordinary "
 	    "broadcast", transport_values, &p->transport);
 	p->drop_percent = 0;
-	reg("mcast_drop_percent",
+	mca_coll_qcg_register_var("mcast_drop_percent",
 	    "Testing: the multicast root drops this share (0..100) of its datagrams instead of "
 	    "sending them, so that the ring must repair the loss", MCA_BASE_VAR_TYPE_INT, NULL,
 	    &p->drop_percent);
