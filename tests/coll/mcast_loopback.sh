@@ -8,16 +8,7 @@
 # drops 50 % and then 100 % of its datagrams, and the ring must still deliver every byte.
 # Each run's counters (verbose 10 at communicator free) prove which path carried the data.
 # Last, the InfiniBand transport forced where there is no RDMA device: a stated fallback.
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root to make its own network namespace (unshare -n)"
-	exit 77
-fi
-if [ "${QCG_MCAST_IN_NETNS:-}" != 1 ]; then
-	command -v unshare >/dev/null 2>&1 || { echo "SKIP: unshare not found"; exit 77; }
-	QCG_MCAST_IN_NETNS=1 exec unshare -n -- sh "$0" "$@"
-fi
-ip link set lo up multicast on || { echo "FAIL: cannot set lo up with multicast"; exit 1; }
-ip route add 239.0.0.0/8 dev lo || { echo "FAIL: cannot route 239.0.0.0/8 to lo"; exit 1; }
+MCAST_NETNS_SHELL=sh . "$top_srcdir/tests/coll/mcast_netns.sh"
 . "$top_srcdir/tests/coll/lib.sh"
 check=$top_builddir/tests/coll/mcast_check
 topo=$qcg_work/two-sites

@@ -10,16 +10,7 @@
 #  - an MPI job run with the helper's socket and its job identity in the environment, with the
 #    default coll_qcg_mcast=auto, takes its groups from the broker (239.192.0.0/16, port 7000)
 #    and broadcasts correctly over them.
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: needs root to make its own network namespace (unshare -n)"
-	exit 77
-fi
-if [ "${QCG_MCAST_IN_NETNS:-}" != 1 ]; then
-	command -v unshare >/dev/null 2>&1 || { echo "SKIP: unshare not found"; exit 77; }
-	QCG_MCAST_IN_NETNS=1 exec unshare -n -- bash "$0" "$@"
-fi
-ip link set lo up multicast on || { echo "FAIL: cannot set lo up with multicast"; exit 1; }
-ip route add 239.0.0.0/8 dev lo || { echo "FAIL: cannot route 239.0.0.0/8 to lo"; exit 1; }
+MCAST_NETNS_SHELL=bash . "$top_srcdir/tests/coll/mcast_netns.sh"
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 QCG_FRONTEND=${QCG_FRONTEND:-$top_builddir/services/frontend/qcg-frontend}
 if [ ! -x "$QCG_FRONTEND" ] || [ ! -x "$QCG_HELPER" ]; then
