@@ -88,7 +88,8 @@ mca_coll_qcg_mcast_register(void)
 	    delay_values, &p->delay);
 	p->root_delay_us = 0;
 	mca_coll_qcg_register_var("mcast_root_delay_us",
-	    "The root's sleep under coll_qcg_mcast_delay=fixed (microseconds, 0..1000000)", MCA_BASE_VAR_TYPE_INT, NULL, &p->root_delay_us);
+	    "The root's sleep under coll_qcg_mcast_delay=fixed (microseconds, 0..1000000)",
+	    MCA_BASE_VAR_TYPE_INT, NULL, &p->root_delay_us);
 	p->range = "239.255.0.0/16";
 	mca_coll_qcg_register_var("mcast_range",
 	    "IPv4 multicast range (A.B.C.D/bits) random groups are drawn from when there is no "
