@@ -78,6 +78,13 @@ stats_timer_open(unsigned interval)
 	return fd;
 }
 
+/*
+ * The epoll tags of main's own descriptors. They must be addresses that serve() and main()
+ * both see: a parameter's address differs from the caller's variable, and an unmatched tag
+ * left the statistics timer unread, so its level-triggered tick woke the loop for ever.
+ */
+static const char signal_tag, stats_tag;
+
 /* Serve until a terminating signal. Returns the exit code. */
 static int
 serve(struct dl_line *line, int sigfd, int statfd)
@@ -91,7 +98,7 @@ serve(struct dl_line *line, int sigfd, int statfd)
 			log_error("epoll_wait: %s", strerror(errno));
 			return 1;
 		}
-		if (tag == &statfd) {
+		if (tag == &stats_tag) {
 			if (read(statfd, &ticks, sizeof(ticks)) > 0)
 				dl_line_print_stats(line, stderr);
 			continue;
@@ -144,10 +151,10 @@ main(int argc, char **argv)
 		fatal("signalfd: %s", strerror(errno));
 	if (dl_line_open(&line, &conf, err, sizeof(err)) < 0)
 		fatal("%s", err);
-	if (dl_line_watch(&line, sigfd, &sigfd) < 0)
+	if (dl_line_watch(&line, sigfd, (void *)&signal_tag) < 0)
 		fatal("epoll: %s", strerror(errno));
 	if (conf.stats_interval > 0 && ((statfd = stats_timer_open(conf.stats_interval)) < 0 ||
-					   dl_line_watch(&line, statfd, &statfd) < 0))
+					   dl_line_watch(&line, statfd, (void *)&stats_tag) < 0))
 		fatal("statistics timer: %s", strerror(errno));
 	if (conf.pid_file != NULL && write_pid_file(conf.pid_file) < 0)
 		fatal("pid file %s: %s", conf.pid_file, strerror(errno));
