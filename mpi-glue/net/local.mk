@@ -16,15 +16,22 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 	mpi-glue/net/qcgnet_method.c \
 	mpi-glue/net/qcgnet_origin.c \
 	mpi-glue/net/qcgnet_wrap.c \
+	mpi-glue/net/qcgnet_setpgid.c \
 	lib/model.c
 mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
 	-I$(top_srcdir)/services/proxy
 # Only the wrapped libc functions leave the library: its internals (and the helper client inside
 # it) must not interpose on anything of the program it is preloaded into.
 mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
-	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setsockopt)$$'
+	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setpgid|setsockopt)$$'
 mpi_glue_net_libqcgnet_la_LIBADD = services/helper/libqcghelperclient.la -ldl -lpthread
 EXTRA_DIST += mpi-glue/net/README.md
+
+# tests/net: plm_rsh's setpgid race, played with and without the library.
+check_PROGRAMS += tests/net/setpgid_race
+tests_net_setpgid_race_SOURCES = tests/net/setpgid_race.c
+TESTS += tests/net/test_qcgnet_setpgid.sh
+EXTRA_DIST += tests/net/test_qcgnet_setpgid.sh
 
 # tests/net: a plain-sockets probe under LD_PRELOAD with the real services on loopback.
 check_PROGRAMS += tests/net/qcgnet_probe

@@ -56,6 +56,7 @@ struct qn_real {
 	int (*connect)(int, const struct sockaddr *, socklen_t);
 	int (*close)(int);
 	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*setpgid)(pid_t, pid_t);
 	int (*setsockopt)(int, int, int, const void *, socklen_t);
 };
 extern struct qn_real qn_real;

@@ -44,5 +44,6 @@ qn_real_init(void)
 	qn_real.connect = must_find("connect");
 	qn_real.close = must_find("close");
 	qn_real.getpeername = must_find("getpeername");
+	qn_real.setpgid = must_find("setpgid");
 	__atomic_store_n(&qn_real.setsockopt, must_find("setsockopt"), __ATOMIC_RELEASE);
 }
