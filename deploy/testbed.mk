@@ -39,6 +39,7 @@ TESTBED_TESTS = \
 	tests/testbed/rate.test \
 	tests/testbed/mpi.test \
 	tests/testbed/cleanup.test \
+	tests/testbed/delayline_idle.test \
 	tests/testbed/services.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
