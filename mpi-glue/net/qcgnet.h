@@ -15,6 +15,7 @@
  *   qcgnet_connect.c  connect(): resolve, the method loop, reports
  *   qcgnet_method.c   carrying out one method (direct, hand-off, relay leg)
  *   qcgnet_wrap.c     close(), getpeername(), setsockopt()
+ *   qcgnet_setpgid.c  setpgid(): plm_rsh's parent losing the race to its child's exec
  */
 #ifndef QCG_QCGNET_H
 #define QCG_QCGNET_H
@@ -40,6 +41,7 @@ struct qn_config {
 	uint16_t port_min, port_max;   /* QCG_NET_PORTS window, 0/0 when none */
 	int connect_ms;            /* QCG_NET_CONNECT_TIMEOUT_MS: one direct/relay connect */
 	int handoff_ms;            /* QCG_NET_HANDOFF_TIMEOUT_MS: wait for a reversal/traversal */
+	int resolve_wait_ms;       /* QCG_NET_RESOLVE_WAIT_MS: retry a failing RESOLVE this long */
 	int debug;                 /* QCG_NET_DEBUG=1: say what happens on stderr */
 	char process[QCG_PROCESS_MAX]; /* identity sent with REGISTER */
 };

@@ -7,8 +7,9 @@
  * What counts as a job peer: an IPv4 stream socket connecting to an address that is not
  * loopback (QCG_NET_LOOPBACK=1 lifts that for tests on one machine), and that the broker knows
  * as an access point of the job. "Not found" means not a job peer: the plain connect() runs,
- * as it would without the shim; so does any connect() when the helper cannot be reached or the
- * first RESOLVE fails remotely (degraded, said once per call on stderr).
+ * as it would without the shim; so does any connect() when the helper cannot be reached at all
+ * (no agent on this host: the shim stands aside). A RESOLVE that fails on the way (the helper,
+ * front-end or broker failing) is asked again, bounded; then connect() fails, naming the cause.
  *
  * Non-blocking sockets: the set-up finishes before connect() returns, and it returns 0.
  * Open MPI takes 0 as "connected" on both of its paths (btl_tcp_endpoint.c,
@@ -23,7 +24,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "qcgnet.h"
 
@@ -50,9 +53,69 @@ give_up(int code, const char *to, uint16_t port, const char *err)
 	return -1;
 }
 
+/* Whether a failed RESOLVE may succeed if asked again: no answer from the helper (code 0), or
+ * the front-end, broker or helper failing or busy. A refusal or "no method" is final. */
+static int
+resolve_transient(int code)
+{
+	return code == 0 || code == HELPER_ERR_REMOTE || code == HELPER_ERR_TIMEOUT ||
+	    code == HELPER_ERR_LIMIT || code == HELPER_ERR_INTERNAL;
+}
+
+/* Sleep `ms` milliseconds, resuming after signals. */
+static void
+sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * RESOLVE with `after`, asked again while it fails transiently, for up to resolve_wait_ms from
+ * the first try (backing off from 100 ms to 2 s). A plain connect() is no fallback: from a NAT
+ * or firewalled site it reaches nothing, or comes from the gateway's address, which Open MPI
+ * drops, and the job hung in silence until its wall time. Returns 0 with d filled, or -1 with
+ * code and err saying why (for how long, when it gave up retrying).
+ */
+static int
+resolve_bounded(struct helper_client **c, const char *to, uint16_t port, int after,
+    struct helper_decision *d, int *code, char *err, size_t errlen)
+{
+	long start = qn_now_us(), backoff_ms = 100;
+	int tries = 0;
+
+	for (;;) {
+		tries++;
+		if (*c != NULL &&
+		    helper_client_resolve(*c, to, port, after, d, code, err, errlen) == 0)
+			return 0;
+		if (*c == NULL)
+			*code = 0; /* the control connection could not be reopened: err says why */
+		else if (*code == 0)
+			qn_ctl_drop(); /* no answer: the connection is unusable now */
+		long waited_ms = (qn_now_us() - start) / 1000;
+		if (!resolve_transient(*code) || waited_ms >= qn_cfg.resolve_wait_ms) {
+			if (tries > 1) {
+				size_t n = strlen(err);
+				snprintf(err + n, errlen - n, " (asked %d times over %ld ms)", tries,
+				    waited_ms);
+			}
+			return -1;
+		}
+		if (tries == 1)
+			qn_log("connect to %s:%u: %s; asking again for up to %d ms", to, port, err,
+			    qn_cfg.resolve_wait_ms);
+		sleep_ms(backoff_ms);
+		backoff_ms = backoff_ms * 2 > 2000 ? 2000 : backoff_ms * 2;
+		*c = qn_ctl_get(err, errlen);
+	}
+}
+
 /*
  * The method loop, with the control connection locked (a hand-off comes on it). Returns the
- * connected socket, -2 when the plain connect() should run instead, or -1 (errno set).
+ * connected socket, -2 when the plain connect() should run instead (the target is no job
+ * peer), or -1 (errno set).
  */
 static int
 method_loop(struct helper_client *c, int fd, const char *to, uint16_t port, int *method)
@@ -62,14 +125,9 @@ method_loop(struct helper_client *c, int fd, const char *to, uint16_t port, int 
 	int code, after = -1;
 	for (int round = 0; round < QN_METHOD_TRIES; round++) {
 		long t0 = qn_now_us();
-		if (helper_client_resolve(c, to, port, after, &d, &code, err, sizeof(err)) != 0) {
-			if (code == 0)
-				qn_ctl_drop(); /* no answer: the connection is unusable now */
-			if (after < 0 && code != HELPER_ERR_NO_METHOD) {
-				if (code != HELPER_ERR_NOT_FOUND)
-					qn_log("connect to %s:%u: %s; plain connect", to, port, err);
+		if (resolve_bounded(&c, to, port, after, &d, &code, err, sizeof(err)) != 0) {
+			if (after < 0 && code == HELPER_ERR_NOT_FOUND)
 				return -2;
-			}
 			return give_up(code, to, port, err);
 		}
 		int s = qn_method_run(c, fd, &d, err, sizeof(err));

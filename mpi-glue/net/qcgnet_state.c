@@ -30,6 +30,9 @@
 #define QN_DEFAULT_SKIP "qcg-rsh"
 #define QN_DEFAULT_CONNECT_MS 5000
 #define QN_DEFAULT_HANDOFF_MS 30000
+/* Long enough to ride over a broker or front-end restart, short enough that a job whose
+ * services stay away fails with the cause named, long before its wall time. */
+#define QN_DEFAULT_RESOLVE_WAIT_MS 30000
 #define QN_TIMEOUT_MAX_MS 600000
 
 int qn_active;
@@ -166,6 +169,7 @@ read_config(void)
 	}
 	qn_cfg.connect_ms = env_ms("QCG_NET_CONNECT_TIMEOUT_MS", QN_DEFAULT_CONNECT_MS);
 	qn_cfg.handoff_ms = env_ms("QCG_NET_HANDOFF_TIMEOUT_MS", QN_DEFAULT_HANDOFF_MS);
+	qn_cfg.resolve_wait_ms = env_ms("QCG_NET_RESOLVE_WAIT_MS", QN_DEFAULT_RESOLVE_WAIT_MS);
 	read_identity();
 }
 

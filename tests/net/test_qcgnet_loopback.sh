@@ -10,7 +10,9 @@
 # initiator's published address), traversal (b1 -> c1), relay through the proxy (b1 -> d1);
 # non-blocking connect + poll; accept readiness through poll, epoll and select; fall-through
 # when direct fails (REPORT failed, then the next method); listeners inside QCG_NET_PORTS;
-# sockets that are not the job's are untouched; and the connection log holds every method.
+# sockets that are not the job's are untouched; the connection log holds every method; and
+# during a broker outage connect() asks again, bounded, then fails naming the cause (no plain
+# connect), or succeeds when the broker is back in time.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
 PROBE=$top_builddir/tests/net/qcgnet_probe
@@ -201,5 +203,37 @@ else
 	fail without_QCG_NET_the_shim_is_inert "$out / $(contacts) / $(conn_log)"
 fi
 wait "$A_PID" 2>/dev/null
+
+# --- a broker outage: RESOLVE is asked again, bounded; then connect() fails, naming the cause,
+# and never falls back to a plain connect (from a NAT site that reaches nothing, or comes from
+# the gateway's address, and the job hung until its wall time) -------------------------------
+serve a1 "$D/outage.out" 127.0.0.2 1 block
+PO=$PORT O_PID=$LISTENER # registered while the broker lives; nobody has resolved it yet
+broker_kill9
+out=$(on b1 env QCG_NET_RESOLVE_WAIT_MS=3000 "$PROBE" connect-fail 127.0.0.2 "$PO" \
+	2>"$D/outage.err")
+if [ "$out" = "failed errno=ETIMEDOUT" ] && grep -q "asking again for up to 3000 ms" "$D/outage.err" &&
+	grep -Eq "connect to 127.0.0.2:$PO failed: .*broker.*\(asked [0-9]+ times over [0-9]+ ms\)" \
+	"$D/outage.err"; then
+	pass resolve_during_a_broker_outage_is_retried_then_fails_naming_the_broker
+else
+	fail resolve_during_a_broker_outage_is_retried_then_fails_naming_the_broker \
+		"$out / $(cat "$D/outage.err")"
+fi
+grep -q '^accepted' "$D/outage.out" &&
+	fail no_plain_connect_after_a_failed_resolve "$(cat "$D/outage.out")" ||
+	pass no_plain_connect_after_a_failed_resolve
+# The broker comes back while a connect() is asking again: that connect() succeeds.
+on b1 env QCG_NET_RESOLVE_WAIT_MS=60000 "$PROBE" connect 127.0.0.2 "$PO" >"$D/back.out" \
+	2>"$D/back.err" &
+BACK_PID=$!
+PIDS="$PIDS $BACK_PID"
+wait_for_log "$D/back.err" 'asking again' 30 || fail connect_during_the_outage_is_waiting "$(cat "$D/back.err")"
+broker_restart_same_port
+wait "$BACK_PID"
+case $(cat "$D/back.out") in "connect=0 getpeername=127.0.0.2:$PO got=echo:ping")
+	pass connect_waiting_through_a_broker_restart_succeeds ;;
+*) fail connect_waiting_through_a_broker_restart_succeeds "$(cat "$D/back.out" "$D/back.err")" ;; esac
+wait "$O_PID" 2>/dev/null
 [ "$FAILURES" -eq 0 ] || { echo "--- probes' stderr:"; tail -n 40 "$ERR"; }
 fixture_exit
