@@ -384,6 +384,19 @@ after_request(struct soap *soap)
 	return SOAP_OK;
 }
 
+/*
+ * The connection's last request under max_keep_alive: its answer must say "Connection: close".
+ * Closing after an answer that announced keep-alive loses the request a busy client has already
+ * sent on the connection: it is reset unread (TcpExtTCPAbortOnData), and a front-end's Resolve
+ * failed with "End of file or no input" once every max_keep_alive requests.
+ */
+static void
+last_request_closes(struct soap *soap)
+{
+	soap_clr_imode(soap, SOAP_IO_KEEPALIVE);
+	soap_clr_omode(soap, SOAP_IO_KEEPALIVE);
+}
+
 /* A worker's turn with a connection: serve what the client has sent, then park or close. */
 static void
 serve_turn(struct soap_server *srv, struct connection *c, void *worker_state)
@@ -395,6 +408,8 @@ serve_turn(struct soap_server *srv, struct connection *c, void *worker_state)
 	c->req.worker_state = worker_state;
 	do {
 		c->park = 0;
+		if (c->served + 1 >= srv->settings.max_keep_alive)
+			last_request_closes(c->soap);
 		srv->service.serve(c->soap); /* faults are sent by gSOAP; park stays 0 after one */
 	} while (c->park && next_request_soon(srv, c->soap));
 	if (!c->park || connection_park(srv, c) != 0)
@@ -451,6 +466,10 @@ idle_expire(struct soap_server *srv)
 	pthread_mutex_unlock(&srv->lock);
 	while ((c = expired) != NULL) {
 		expired = c->next;
+		/* A request that arrived as the connection expired is served, not reset unread. */
+		struct pollfd p = { .fd = c->soap->socket, .events = POLLIN };
+		if (poll(&p, 1, 0) > 0 && queue_push(srv, c) == 0)
+			continue;
 		log_debug("closing idle connection from %s", c->req.peer_address);
 		connection_close(c);
 	}

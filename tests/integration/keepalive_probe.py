@@ -11,6 +11,11 @@ MODE:
            with fewer workers than N; one that keeps a worker per idle connection cannot.
   expire   open N connections, one GetHealth each, wait SECONDS in silence, then count how many
            the service has closed. Prints "closed=K".
+  burst    N GetHealth back to back, each sent as soon as the previous answer is read, on one
+           connection for as long as the service keeps it: a new connection only after an
+           answer that said "Connection: close" (what an HTTP/1.1 client relies on). Prints
+           "answered=K reconnects=R": a service that closes a connection it announced as kept
+           alive loses the request already sent on it.
 Each answer must come within 10 s.
 """
 import socket
@@ -30,8 +35,9 @@ def connect(host, port, ctx):
     return ctx.wrap_socket(raw, server_hostname=host)
 
 
-def ask(conn, host, port):
-    """One GetHealth on conn; True when a 200 answer without a fault came back whole."""
+def ask(conn, host, port, said_close=None):
+    """One GetHealth on conn; True when a 200 answer without a fault came back whole. When
+    said_close is a list, appends whether the answer's header said "Connection: close"."""
     head = (f"POST / HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: text/xml; charset=utf-8\r\n"
             f"Content-Length: {len(BODY)}\r\nConnection: keep-alive\r\n\r\n").encode()
     try:
@@ -48,6 +54,8 @@ def ask(conn, host, port):
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":
                 length = int(value.strip())
+            if said_close is not None and name.strip().lower() == b"connection":
+                said_close.append(value.strip().lower() == b"close")
         if length is None:  # chunked: read to the terminating chunk
             while not body.endswith(b"0\r\n\r\n"):
                 chunk = conn.recv(65536)
@@ -82,6 +90,19 @@ def main():
     ctx.load_verify_locations(capath=ca_dir)
     ctx.check_hostname = False
     ctx.load_cert_chain(cert, key)
+    if mode == "burst":
+        answered = reconnects = 0
+        conn = connect(host, port, ctx)
+        for _ in range(n):
+            said_close = []
+            answered += ask(conn, host, port, said_close)
+            if said_close and said_close[-1]:
+                conn.close()
+                conn = connect(host, port, ctx)
+                reconnects += 1
+        conn.close()
+        print(f"answered={answered} reconnects={reconnects}")
+        return 0
     held = []
     first = 0
     for _ in range(n):

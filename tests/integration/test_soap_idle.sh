@@ -3,7 +3,9 @@
 # with 2 workers serves 6 clients that each keep their connection open and idle, a 7th that
 # comes meanwhile, and a second request on each of the 6 (a service holding a worker per idle
 # connection answers only 2 of them and the 7th after keep_alive_idle); an idle connection is
-# closed after keep_alive_idle; with max_idle = 2 the others are closed after their answer.
+# closed after keep_alive_idle; with max_idle = 2 the others are closed after their answer; and
+# the last answer a connection gets under max_keep_alive says "Connection: close" (a server
+# that closes a connection it announced as kept alive resets the request already sent on it).
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 D=$FIXTURE_DIR
 fixture_init
@@ -23,6 +25,12 @@ broker_start -s broker.workers=2 -s broker.keep_alive_idle=1
 out=$(probe expire 3 3)
 [[ $out == "closed=3" ]] && pass idle_connection_closed_after_keep_alive_idle ||
 	fail idle_connection_closed_after_keep_alive_idle "$out (keep_alive_idle 1 s, 3 s silent)"
+fixture_stop qcg-broker "$BROKER_PID"
+
+broker_start -s broker.workers=2 -s broker.max_keep_alive=3
+out=$(probe burst 10)
+[[ $out == "answered=10 reconnects=3" ]] && pass last_kept_alive_answer_says_close ||
+	fail last_kept_alive_answer_says_close "$out (max_keep_alive 3, 10 requests back to back)"
 fixture_stop qcg-broker "$BROKER_PID"
 
 broker_start -s broker.workers=2 -s broker.keep_alive_idle=60 -s broker.max_idle=2
