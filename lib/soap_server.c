@@ -173,6 +173,35 @@ soap_fault_server(struct soap *soap, const char *fmt, ...)
 	return rc;
 }
 
+int
+soap_require_body(struct soap *soap, const void *body, const char *operation)
+{
+	if (body != NULL)
+		return SOAP_OK;
+	return soap_fault_client(soap, "%s: the request element is missing or nil", operation);
+}
+
+int
+soap_has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+int
+soap_require_name(struct soap *soap, const char *value, size_t max, const char *what)
+{
+	if (value == NULL || value[0] == '\0')
+		return soap_fault_client(soap, "%s is required", what);
+	if (strlen(value) >= max)
+		return soap_fault_client(soap, "%s is longer than %zu bytes", what, max - 1);
+	if (soap_has_control_char(value))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
+	return SOAP_OK;
+}
+
 /* Limits and modes every connection gets, on the master and on each connection's copy. */
 static void
 apply_limits(struct soap *soap, const struct soap_server_settings *s)
