@@ -39,7 +39,8 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")))
 		return rc;
 	if (req->accessPoint == NULL)
 		return soap_fault_client(soap, "accessPoint is required");
@@ -111,6 +112,7 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 	int rc, cached = 0;
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "Resolve")) ||
 	    (rc = require_own_node(soap, node, req->fromNode, "fromNode")))
 		return rc;
 	if (req->job == NULL || !req->job[0] || strlen(req->job) >= QCG_NAME_MAX ||
@@ -141,7 +143,8 @@ __qf__ReportOutcome(struct soap *soap, struct _qf__ReportOutcome *req,
 	const struct fe_node *node;
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "ReportOutcome")))
 		return rc;
 	if (req->connection == NULL)
 		return soap_fault_client(soap, "connection is required");

@@ -41,7 +41,8 @@ __qf__AllocateMulticastGroup(struct soap *soap, struct _qf__AllocateMulticastGro
 	const struct fe_node *node;
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "AllocateMulticastGroup")))
 		return rc;
 	if (req->job == NULL || !req->job[0] || strlen(req->job) >= QCG_NAME_MAX)
 		return soap_fault_client(soap, "job (1-%d bytes) is required", QCG_NAME_MAX - 1);

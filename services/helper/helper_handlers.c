@@ -107,7 +107,7 @@ __qh__Deliver(struct soap *soap, struct _qh__Deliver *req, struct _qh__DeliverRe
 {
 	struct helper *h = helper_of(soap);
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Deliver")))
 		return rc;
 	if (req->__sizeevent < 1 || req->__sizeevent > 1024)
 		return soap_fault_client(soap, "Deliver takes 1..1024 events");
@@ -124,7 +124,7 @@ __qh__Launch(struct soap *soap, struct _qh__Launch *req, struct _qh__LaunchRespo
 	struct helper *h = helper_of(soap);
 	char id[LAUNCH_ID_MAX], err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Launch")))
 		return rc;
 	if (req->job == NULL || req->account == NULL)
 		return soap_fault_client(soap, "job and account are required");
@@ -156,7 +156,7 @@ __qh__ReadOutput(struct soap *soap, struct _qh__ReadOutput *req,
 	struct launch_result res;
 	char err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "ReadOutput")))
 		return rc;
 	if (req->launchId == NULL)
 		return soap_fault_client(soap, "launchId is required");
@@ -193,7 +193,7 @@ __qh__Signal(struct soap *soap, struct _qh__Signal *req, struct _qh__SignalRespo
 	struct helper *h = helper_of(soap);
 	char err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Signal")))
 		return rc;
 	if (req->launchId == NULL)
 		return soap_fault_client(soap, "launchId is required");
