@@ -26,9 +26,11 @@ itself counts as required when it has a required child): accepting such a reques
 field was read as a default the caller never sent.
 
 Prints one "FAIL ..." line per bad answer and a last line "OP requests=N failures=K died=yes|no";
-exit code 0 when every answer was good, 1 otherwise, 2 on a usage error. Stops at the first
+exit code 0 when every answer was good, 1 otherwise, 2 on a usage error. With NIL_VERBOSE=1 in
+the environment, every good answer is printed too ("ok ..." with its fault string). Stops at the first
 request after which the daemon is gone (nothing more can be learnt from a dead process).
 """
+import os
 import socket
 import ssl
 import sys
@@ -40,6 +42,7 @@ WSDL = "http://schemas.xmlsoap.org/wsdl/"
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
 TIMEOUT = 15
+VERBOSE = os.environ.get("NIL_VERBOSE") == "1"  # print every good answer too
 
 
 class Schema:
@@ -241,6 +244,14 @@ def judge(status, body, op_response, fault_required):
     return None
 
 
+def summary(body):
+    """The fault string of a good answer, or "answered"."""
+    if b"<faultstring>" in body:
+        return "fault: " + body.split(b"<faultstring>")[1].split(b"</faultstring>")[0].decode(
+            errors="replace")
+    return "answered"
+
+
 def alive(pid):
     """The daemon runs (a crashed child stays a zombie until the shell reaps it)."""
     try:
@@ -277,6 +288,8 @@ def main(argv):
             requests += 1
             status, answer = send(host, port, ca_dir, cert, key, envelope(schema, body))
             why = judge(status, answer, op + "Response", fault_required)
+            if VERBOSE and not why:
+                print("ok   %s %s as %s: %s" % (op, label, name, summary(answer)))
             if why:
                 failures += 1
                 print("FAIL %s %s as %s: %s" % (op, label, name, why))
