@@ -132,6 +132,11 @@ soap_fault_va(struct soap *soap, int sender, const char *kind, const char *fmt, 
 {
 	char reason[512], code[64];
 	vsnprintf(reason, sizeof(reason), fmt, ap);
+	/* A reason often quotes the request (an unknown node, a job id); a control character
+	 * there would make the fault invalid XML 1.0, which standard clients cannot read. */
+	for (unsigned char *p = (unsigned char *)reason; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	/* gSOAP copies the strings into its per-request memory */
 	if (kind != NULL) {
 		/* SOAP 1.1 refines a code with dots: the subcode is written as the faultcode */
