@@ -24,6 +24,10 @@ convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, 
 	}
 	if (strlen(src) >= dstlen)
 		return soap_fault_client(soap, "%s is longer than %zu bytes", what, dstlen - 1);
+	/* what is stored comes back in every listing: one control character there would make
+	 * ListJobs or ListClusters invalid XML for every standard client */
+	if (soap_has_control_char(src))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
 	strcpy(dst, src);
 	return SOAP_OK;
 }

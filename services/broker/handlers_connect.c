@@ -178,9 +178,10 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	/* who may wait depends on the queue named, so the request is read before authorizing */
 	if ((rc = soap_require_body(soap, req, "WaitEvents")))
 		return rc;
-	if (req->cluster == NULL || strlen(req->cluster) >= EVENTS_QUEUE_MAX)
-		return soap_fault_client(soap, "cluster must name a queue of under %d bytes",
-		    EVENTS_QUEUE_MAX);
+	if (req->cluster == NULL || strlen(req->cluster) >= EVENTS_QUEUE_MAX ||
+	    soap_has_control_char(req->cluster))
+		return soap_fault_client(soap, "cluster must name a queue of under %d bytes, without "
+		    "control characters", EVENTS_QUEUE_MAX);
 	if (req->timeoutSeconds < 0 || req->timeoutSeconds > BROKER_WAIT_MAX_SECONDS)
 		return soap_fault_client(soap, "timeoutSeconds must be in [0, %d]",
 		    BROKER_WAIT_MAX_SECONDS);

@@ -88,6 +88,9 @@ __qb__UnregisterProxy(struct soap *soap, struct _qb__UnregisterProxy *req,
 		return rc;
 	if (req->endpoint == NULL)
 		return soap_fault_client(soap, "UnregisterProxy: endpoint is missing");
+	if (soap_has_control_char(req->endpoint))
+		return soap_fault_client(soap, "UnregisterProxy: endpoint must not hold control "
+		    "characters");
 	if ((rc = broker_registry_fault(soap, &call, registry_delete_proxy(call.reg, req->endpoint,
 		 call.caller_dn, broker_is_admin(&call)), "UnregisterProxy")))
 		return rc;
@@ -134,6 +137,17 @@ post_job_ended(struct broker_call *call, const char *job)
 		events_post(call->broker->events, &ev);
 	}
 	free(clusters);
+}
+
+/* 1 when s may be XML 1.0 character data: no control character but tab, newline and carriage
+ * return (a description is free text of several lines, a name is not). */
+static int
+xml_text_allowed(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+			return 0;
+	return 1;
 }
 
 /* A job's owner, a front-end or an admin may end a job's registrations. The job (NULL when
@@ -192,6 +206,9 @@ __qb__RecordJob(struct soap *soap, struct _qb__RecordJob *req, struct _qb__Recor
 	if (job.description && strlen(job.description) > REGISTRY_DESCRIPTION_MAX)
 		return soap_fault_client(soap, "job.description is longer than %d bytes",
 		    REGISTRY_DESCRIPTION_MAX);
+	if (job.description && !xml_text_allowed(job.description))
+		return soap_fault_client(soap, "job.description holds a control character other than "
+		    "tab, newline or carriage return (GetJob could not return it as XML)");
 	snprintf(job.owner_dn, sizeof(job.owner_dn), "%s", call.caller_dn);
 	job.submitted = (int64_t)time(NULL);
 	if ((rc = broker_registry_fault(soap, &call, registry_put_job(call.reg, &job), "RecordJob")))

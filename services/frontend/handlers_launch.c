@@ -39,8 +39,12 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 	int rc;
 
 	if ((rc = fe_require_user(soap, &call, &account)) ||
-	    (rc = soap_require_body(soap, req, "Reserve")))
+	    (rc = soap_require_body(soap, req, "Reserve")) ||
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Reserve: job")))
 		return rc;
+	for (int i = 0; i < req->__sizenode; i++)
+		if ((rc = soap_require_name(soap, req->node[i], QCG_NAME_MAX, "Reserve: node")))
+			return rc;
 	long timeout = req->timeoutSeconds == 0 ? cfg->reservation_timeout : req->timeoutSeconds;
 	if (timeout < 0 || timeout > cfg->reservation_timeout_max)
 		return soap_fault_client(soap, "timeoutSeconds must be 0 (the default, %ld) to %ld, "
@@ -133,6 +137,11 @@ check_launch_request(struct soap *soap, const struct _qf__Launch *req)
 	if (req->__sizeargument < 1 || req->argument == NULL || req->argument[0] == NULL ||
 	    req->argument[0][0] == '\0')
 		return soap_fault_client(soap, "Launch needs at least one argument (the program)");
+	for (int i = 1; i < req->__sizeargument; i++)
+		if (req->argument[i] == NULL) /* a nil argument; the helper's argv has no holes */
+			return soap_fault_client(soap, "Launch argument %d is nil", i);
+	if (req->node != NULL && soap_has_control_char(req->node))
+		return soap_fault_client(soap, "Launch: node must not hold control characters");
 	if (req->__sizeargument > FE_LAUNCH_ARGS_MAX || req->__sizeenvironment > FE_LAUNCH_ARGS_MAX)
 		return soap_fault_client(soap, "Launch takes at most %d arguments and %d environment "
 		    "entries", FE_LAUNCH_ARGS_MAX, FE_LAUNCH_ARGS_MAX);
