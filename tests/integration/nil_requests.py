@@ -15,6 +15,8 @@ plausible value) and then sent in these variants:
   nil:PATH         the element at PATH as xsi:nil, the rest as in full, for every element at
                    every depth (and every occurrence of a repeated one)
   missing:PATH     the element at PATH left out
+  control:PATH     the qcg:Name at PATH holding a newline and a control character: every
+                   service must refuse it (it would forge log lines and end up in answers)
 each from every identity WHO (a certificate of the grid CA: authorized for some operations,
 unmapped for all). After every request the daemon PID must still run and PROBE_OP (sent in
 full from the first identity) must be answered, so a request that kills a worker thread, and
@@ -23,7 +25,9 @@ with it the process, is named right away.
 An answer is good when it is HTTP and its body an XML SOAP envelope holding a Fault or OP's
 response element. It must hold a Fault when a required element is nil or missing (the wrapper
 itself counts as required when it has a required child): accepting such a request means some
-field was read as a default the caller never sent.
+field was read as a default the caller never sent; and when a name holds a control character.
+The probe's answer must be well-formed XML too, so with ListJobs as the broker's probe a job
+id recorded with a control character fails every later check.
 
 Prints one "FAIL ..." line per bad answer and a last line "OP requests=N failures=K died=yes|no";
 exit code 0 when every answer was good, 1 otherwise, 2 on a usage error. With NIL_VERBOSE=1 in
@@ -42,6 +46,9 @@ WSDL = "http://schemas.xmlsoap.org/wsdl/"
 SOAP_ENV = "http://schemas.xmlsoap.org/soap/envelope/"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
 TIMEOUT = 15
+# A qcg:Name (a job, cluster or node) with a newline, which would forge a log line, and a
+# character XML 1.0 forbids, which would make every later answer holding it invalid XML.
+CONTROL_NAME = "nil-test&#10;2026-01-01 00:00:00.000 qcg[info] forged&#1;"
 VERBOSE = os.environ.get("NIL_VERBOSE") == "1"  # print every good answer too
 
 
@@ -92,6 +99,7 @@ class Schema:
             node["text"] = builtin_sample(local, decl.get("name"))
             return node
         t, tns = self.named[local]
+        node["is_name"] = local == "Name"
         if t.tag == "{%s}simpleType" % XS:
             enum = t.find(".//{%s}enumeration" % XS)
             node["text"] = enum.get("value") if enum is not None else "nil-test"
@@ -133,12 +141,20 @@ def paths(node, prefix=()):
     return out
 
 
+def node_at(root, path):
+    for i in path:
+        root = root["children"][i]
+    return root
+
+
 def render(node, prefixes, change=None, path=()):
-    """XML text of node; change = (path, "nil"|"missing") alters one element."""
+    """XML text of node; change = (path, "nil"|"missing"|"control") alters one element."""
     tag = "%s:%s" % (prefixes[node["ns"]], node["name"])
     if change and change[0] == path:
         if change[1] == "missing":
             return ""
+        if change[1] == "control":
+            return "<%s>%s</%s>" % (tag, CONTROL_NAME, tag)
         return '<%s xsi:nil="true"/>' % tag
     if "children" in node:
         inner = "".join(render(c, prefixes, change, path + (i,))
@@ -167,6 +183,8 @@ def variants(schema, element):
         label = path_label(root, p)
         for how in ("nil", "missing"):
             out.append(("%s:%s" % (how, label), render(root, prefixes, (p, how)), required))
+        if node_at(root, p).get("is_name"):
+            out.append(("control:%s" % label, render(root, prefixes, (p, "control")), True))
     return out
 
 

@@ -7,7 +7,8 @@
 # that are authorized for the operation (mapped user, front-end, helper, proxy) and from one
 # that is not (bob). Each answer must be a SOAP Fault, or the operation's response when no
 # required element was left out, and the daemon must still run and answer a normal request
-# after each (tests/integration/nil_requests.py). A daemon that dies is named with the request
+# after each (tests/integration/nil_requests.py). Names (qcg:Name elements) holding a newline
+# and a control character must be refused as well. A daemon that dies is named with the request
 # that killed it, restarted, and the remaining operations are still tried, so that one run
 # counts every operation that crashes.
 set -u
@@ -73,7 +74,7 @@ check_service() {
 		out=$($NIL send "$wsdl" "$TYPES" "$op" 127.0.0.1 "$("${svc}_port")" \
 			"$D/ca/certificates" "$("${svc}_pid")" "$probe" $(who "$@") 2>&1)
 		case $out in
-		*"died=no") echo "$out"
+		*" failures=0 died=no") echo "$out"
 			pass "${svc}_${op}_answers_nil_empty_and_missing_elements_with_a_fault" ;;
 		*"died=yes")
 			CRASHED="$CRASHED $svc.$op"
@@ -85,7 +86,7 @@ check_service() {
 	done
 }
 
-check_service broker GetHealth jane gw-a proxy-1 bob
+check_service broker ListJobs jane gw-a proxy-1 bob
 check_service frontend Commit jane a1 bob
 check_service helper ReadOutput gw-sa bob
 check_service proxy GetStatistics jane bob
