@@ -31,8 +31,8 @@ id recorded with a control character fails every later check.
 
 Prints one "FAIL ..." line per bad answer and a last line "OP requests=N failures=K died=yes|no";
 exit code 0 when every answer was good, 1 otherwise, 2 on a usage error. With NIL_VERBOSE=1 in
-the environment, every good answer is printed too ("ok ..." with its fault string). Stops at the first
-request after which the daemon is gone (nothing more can be learnt from a dead process).
+the environment, every good answer is printed too ("ok ..." with its fault string). Stops at the
+first request after which the daemon is gone (nothing more can be learnt from a dead process).
 """
 import os
 import socket
@@ -171,20 +171,25 @@ def envelope(schema, body):
             % (SOAP_ENV, XSI, schema.tns, schema.types_ns, body)).encode()
 
 
+MISSING = "a required element was nil or missing"
+CONTROL = "a name held control characters"
+
+
 def variants(schema, element):
-    """[(label, body, fault_required)] for one request element."""
+    """[(label, body, why a Fault is required or None)] for one request element."""
     root = schema.sample(schema.elements[element], schema.tns)
     prefixes = {schema.tns: "s", schema.types_ns: "qcg"}
-    wrapper_required = any(c["required"] for c in root.get("children", []))
-    out = [("wrapper-nil", '<s:%s xsi:nil="true"/>' % element, wrapper_required),
-           ("wrapper-empty", "<s:%s/>" % element, wrapper_required),
-           ("full", render(root, prefixes), False)]
+    wrapper = MISSING if any(c["required"] for c in root.get("children", [])) else None
+    out = [("wrapper-nil", '<s:%s xsi:nil="true"/>' % element, wrapper),
+           ("wrapper-empty", "<s:%s/>" % element, wrapper),
+           ("full", render(root, prefixes), None)]
     for p, required in paths(root):
         label = path_label(root, p)
         for how in ("nil", "missing"):
-            out.append(("%s:%s" % (how, label), render(root, prefixes, (p, how)), required))
+            out.append(("%s:%s" % (how, label), render(root, prefixes, (p, how)),
+                        MISSING if required else None))
         if node_at(root, p).get("is_name"):
-            out.append(("control:%s" % label, render(root, prefixes, (p, "control")), True))
+            out.append(("control:%s" % label, render(root, prefixes, (p, "control")), CONTROL))
     return out
 
 
@@ -239,7 +244,7 @@ def dechunk(data):
     return out
 
 
-def judge(status, body, op_response, fault_required):
+def judge(status, body, op_response, must_refuse):
     """None when the answer is good, else why not."""
     if status is None:
         return "no answer (%s)" % body
@@ -257,8 +262,8 @@ def judge(status, body, op_response, fault_required):
         return None
     if first.tag.split("}")[-1] != op_response:
         return "%s holding <%s>, neither a Fault nor %s" % (status, first.tag, op_response)
-    if fault_required:
-        return "accepted (%s) although a required element was nil or missing" % status
+    if must_refuse:
+        return "accepted (%s) although %s" % (status, must_refuse)
     return None
 
 
@@ -301,11 +306,11 @@ def main(argv):
         return 2
     probe_body = envelope(schema, variants(schema, ops[probe_op])[2][1])
     requests = failures = 0
-    for label, body, fault_required in variants(schema, ops[op]):
+    for label, body, must_refuse in variants(schema, ops[op]):
         for name, cert, key in who:
             requests += 1
             status, answer = send(host, port, ca_dir, cert, key, envelope(schema, body))
-            why = judge(status, answer, op + "Response", fault_required)
+            why = judge(status, answer, op + "Response", must_refuse)
             if VERBOSE and not why:
                 print("ok   %s %s as %s: %s" % (op, label, name, summary(answer)))
             if why:
@@ -321,11 +326,11 @@ def main(argv):
                 print("%s requests=%d failures=%d died=yes" % (op, requests, failures + 1))
                 return 1
             pstatus, panswer = send(host, port, ca_dir, who[0][1], who[0][2], probe_body)
-            if judge(pstatus, panswer, probe_op + "Response", False):
+            probe_why = judge(pstatus, panswer, probe_op + "Response", None)
+            if probe_why:
                 failures += 1
-                print("FAIL %s %s as %s: afterwards %s is not answered: %s" % (
-                    op, label, name, probe_op, judge(pstatus, panswer, probe_op + "Response",
-                                                     False)))
+                print("FAIL %s %s as %s: afterwards %s is not answered well: %s" % (
+                    op, label, name, probe_op, probe_why))
     print("%s requests=%d failures=%d died=no" % (op, requests, failures))
     return 1 if failures else 0
 
