@@ -43,6 +43,16 @@ log_level_parse(const char *name)
 	return -1;
 }
 
+/* Replace control characters with '?' in place: messages quote what clients sent (job ids,
+ * node names), and a newline there would forge a log line of the attacker's choosing. */
+static void
+log_defang(char *line)
+{
+	for (unsigned char *p = (unsigned char *)line; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+}
+
 static void
 log_emit(enum log_level level, const char *fmt, va_list ap)
 {
@@ -51,6 +61,7 @@ log_emit(enum log_level level, const char *fmt, va_list ap)
 	if (level > log_threshold)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	log_defang(line);
 	if (log_to_syslog) {
 		syslog(log_syslog_priorities[level], "%s", line);
 		return;

@@ -132,6 +132,11 @@ soap_fault_va(struct soap *soap, int sender, const char *kind, const char *fmt, 
 {
 	char reason[512], code[64];
 	vsnprintf(reason, sizeof(reason), fmt, ap);
+	/* A reason often quotes the request (an unknown node, a job id); a control character
+	 * there would make the fault invalid XML 1.0, which standard clients cannot read. */
+	for (unsigned char *p = (unsigned char *)reason; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	/* gSOAP copies the strings into its per-request memory */
 	if (kind != NULL) {
 		/* SOAP 1.1 refines a code with dots: the subcode is written as the faultcode */
@@ -171,6 +176,35 @@ soap_fault_server(struct soap *soap, const char *fmt, ...)
 	int rc = soap_fault_va(soap, 0, NULL, fmt, ap);
 	va_end(ap);
 	return rc;
+}
+
+int
+soap_require_body(struct soap *soap, const void *body, const char *operation)
+{
+	if (body != NULL)
+		return SOAP_OK;
+	return soap_fault_client(soap, "%s: the request element is missing or nil", operation);
+}
+
+int
+soap_has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+int
+soap_require_name(struct soap *soap, const char *value, size_t max, const char *what)
+{
+	if (value == NULL || value[0] == '\0')
+		return soap_fault_client(soap, "%s is required", what);
+	if (strlen(value) >= max)
+		return soap_fault_client(soap, "%s is longer than %zu bytes", what, max - 1);
+	if (soap_has_control_char(value))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
+	return SOAP_OK;
 }
 
 /* Limits and modes every connection gets, on the master and on each connection's copy. */

@@ -83,4 +83,22 @@ int soap_fault_server(struct soap *soap, const char *fmt, ...) __attribute__((fo
 int soap_fault_client_kind(struct soap *soap, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Checks of a request's elements. gSOAP hands a handler the document/literal wrapper of its
+ * request as a pointer that is NULL when the client sent the wrapper as xsi:nil (Perl
+ * SOAP::Lite does for a call without arguments), and any string or struct inside it is NULL
+ * when that element was nil or absent: no handler reads one unchecked. Call these after the
+ * caller is authorized, unless authorizing needs the element (a job's owner, say). */
+
+/* SOAP_OK when the request element body is there; else a Client fault "OPERATION: the request
+ * element is missing or nil" for the handler to return. */
+int soap_require_body(struct soap *soap, const void *body, const char *operation);
+
+/* SOAP_OK when value is a usable name or id: 1 to max - 1 bytes, no control character (an id
+ * goes into log lines, where a newline forges a line, and into XML answers, where XML 1.0
+ * forbids most of them). Else a Client fault naming what, e.g. "GetJob: id is required". */
+int soap_require_name(struct soap *soap, const char *value, size_t max, const char *what);
+
+/* 1 when s holds a control character (below 0x20, or 0x7f). */
+int soap_has_control_char(const char *s);
+
 #endif

@@ -13,9 +13,15 @@ TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_ow
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
+	tests/integration/nil_requests.py \
 	tests/integration/keepalive_probe.py \
 	tests/integration/grid_fixture.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
+
+# Every operation of all four services with nil, empty and missing request elements (the
+# operations come from wsdl/, so a new one is covered without touching the test).
+TESTS += tests/integration/test_nil_requests.sh
+EXTRA_DIST += tests/integration/test_nil_requests.sh
 
 # The life of a job's multicast groups in the registry (mca_coll_qcg's multicast broadcast).
 check_PROGRAMS += tests/unit/test_mcast_registry

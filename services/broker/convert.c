@@ -24,6 +24,10 @@ convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, 
 	}
 	if (strlen(src) >= dstlen)
 		return soap_fault_client(soap, "%s is longer than %zu bytes", what, dstlen - 1);
+	/* what is stored comes back in every listing: one control character there would make
+	 * ListJobs or ListClusters invalid XML for every standard client */
+	if (soap_has_control_char(src))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
 	strcpy(dst, src);
 	return SOAP_OK;
 }
@@ -51,6 +55,8 @@ convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct clus
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "cluster is required");
 	if ((rc = convert_string_in(soap, out->name, sizeof(out->name), in->name, "cluster.name", 1)) ||
 	    (rc = convert_string_in(soap, out->public_address, sizeof(out->public_address),
 		 in->publicAddress, "cluster.publicAddress", 0)) ||
@@ -94,6 +100,8 @@ convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *o
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "proxy is required");
 	if ((rc = convert_string_in(soap, out->endpoint, sizeof(out->endpoint), in->endpoint,
 		 "proxy.endpoint", 1)) ||
 	    (rc = convert_string_in(soap, out->networks, sizeof(out->networks), in->networks,
@@ -125,6 +133,8 @@ int
 convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "job is required");
 	int rc = convert_string_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
 	if (rc)
 		return rc;
@@ -157,6 +167,8 @@ convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "accessPoint is required");
 	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "accessPoint.job", 1)) ||
 	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
 		 "accessPoint.cluster", 1)) ||
@@ -191,6 +203,8 @@ convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "connection is required");
 	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
 	    (rc = convert_string_in(soap, out->from_cluster, sizeof(out->from_cluster),
 		 in->fromCluster, "connection.fromCluster", 1)) ||

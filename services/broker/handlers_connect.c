@@ -54,11 +54,20 @@ resolve_in_snapshot(struct soap *soap, struct broker_call *call, const struct re
 	return rc;
 }
 
-int
-__qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResponse *resp)
+/* The request's elements into req, each required one checked (r, and any string in it, is
+ * NULL when the element was nil or missing). */
+static int
+resolve_request_in(struct soap *soap, const struct _qb__Resolve *r, struct resolve_request *req)
 {
-	struct broker_call call = broker_call_of(soap);
-	struct resolve_request req = {
+	int rc;
+
+	if ((rc = soap_require_body(soap, r, "Resolve")) ||
+	    (rc = soap_require_name(soap, r->job, QCG_NAME_MAX, "Resolve: job")) ||
+	    (rc = soap_require_name(soap, r->fromCluster, QCG_NAME_MAX, "Resolve: fromCluster")) ||
+	    (rc = soap_require_name(soap, r->fromNode, QCG_NAME_MAX, "Resolve: fromNode")) ||
+	    (rc = soap_require_name(soap, r->toAddress, QCG_ADDR_MAX, "Resolve: toAddress")))
+		return rc;
+	*req = (struct resolve_request){
 		.job = r->job,
 		.from_cluster = r->fromCluster,
 		.from_node = r->fromNode,
@@ -68,11 +77,20 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 		.to_port = r->toPort,
 		.after = r->after ? (int)*r->after : -1,
 	};
+	return SOAP_OK;
+}
+
+int
+__qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	struct resolve_request req;
 	struct resolve_result res;
 	enum resolve_status status = RESOLVE_ERROR;
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = resolve_request_in(soap, r, &req)) ||
 	    (rc = resolve_in_snapshot(soap, &call, &req, &res, &status)))
 		return rc;
 	switch (status) {
@@ -114,6 +132,7 @@ __qb__ReportOutcome(struct soap *soap, struct _qb__ReportOutcome *req,
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, req, "ReportOutcome")) ||
 	    (rc = convert_connection_in(soap, req->connection, &rec)) ||
 	    (rc = broker_require_cluster_owner(soap, &call, rec.from_cluster)))
 		return rc;
@@ -156,9 +175,13 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	struct broker_event *events;
 	int rc;
 
-	if (req->cluster == NULL || strlen(req->cluster) >= EVENTS_QUEUE_MAX)
-		return soap_fault_client(soap, "cluster must name a queue of under %d bytes",
-		    EVENTS_QUEUE_MAX);
+	/* who may wait depends on the queue named, so the request is read before authorizing */
+	if ((rc = soap_require_body(soap, req, "WaitEvents")))
+		return rc;
+	if (req->cluster == NULL || strlen(req->cluster) >= EVENTS_QUEUE_MAX ||
+	    soap_has_control_char(req->cluster))
+		return soap_fault_client(soap, "cluster must name a queue of under %d bytes, without "
+		    "control characters", EVENTS_QUEUE_MAX);
 	if (req->timeoutSeconds < 0 || req->timeoutSeconds > BROKER_WAIT_MAX_SECONDS)
 		return soap_fault_client(soap, "timeoutSeconds must be in [0, %d]",
 		    BROKER_WAIT_MAX_SECONDS);

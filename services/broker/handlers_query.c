@@ -69,7 +69,9 @@ __qb__ListJobs(struct soap *soap, struct _qb__ListJobs *req, struct _qb__ListJob
 	size_t n = 0;
 	int rc;
 
-	size_t limit = req->limit && *req->limit > 0 && *req->limit < BROKER_LIST_MAX
+	/* limit is the only element and optional: a nil ListJobs (SOAP::Lite's call without
+	 * arguments) asks for the default, as an empty one does */
+	size_t limit = req && req->limit && *req->limit > 0 && *req->limit < BROKER_LIST_MAX
 	    ? (size_t)*req->limit : 100;
 	if ((rc = broker_require_reader(soap, &call)) ||
 	    (rc = broker_registry_fault(soap, &call,
@@ -90,7 +92,9 @@ __qb__GetJob(struct soap *soap, struct _qb__GetJob *req, struct _qb__GetJobRespo
 	struct job job;
 	int rc;
 
-	if ((rc = broker_require_reader(soap, &call)))
+	if ((rc = broker_require_reader(soap, &call)) ||
+	    (rc = soap_require_body(soap, req, "GetJob")) ||
+	    (rc = soap_require_name(soap, req->id, QCG_NAME_MAX, "GetJob: id")))
 		return rc;
 	rc = registry_get_job(call.reg, req->id, &job);
 	if (rc == REGISTRY_NOT_FOUND)
@@ -114,6 +118,8 @@ __qb__ListAccessPoints(struct soap *soap, struct _qb__ListAccessPoints *req,
 	int rc;
 
 	if ((rc = broker_require_reader(soap, &call)) ||
+	    (rc = soap_require_body(soap, req, "ListAccessPoints")) ||
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "ListAccessPoints: job")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_list_access_points(call.reg, req->job, &rows, &n), "ListAccessPoints")))
 		return rc;
@@ -135,6 +141,8 @@ __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
 	int rc;
 
 	if ((rc = broker_require_reader(soap, &call)) ||
+	    (rc = soap_require_body(soap, req, "ListConnections")) ||
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "ListConnections: job")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_list_connections(call.reg, req->job, &rows, &n), "ListConnections")))
 		return rc;

@@ -25,6 +25,7 @@ __qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, req, "RegisterCluster")) ||
 	    (rc = convert_cluster_in(soap, req->cluster, &c)))
 		return rc;
 	if ((rc = broker_registry_fault(soap, &call,
@@ -43,7 +44,9 @@ __qb__UnregisterCluster(struct soap *soap, struct _qb__UnregisterCluster *req,
 	struct broker_call call = broker_call_of(soap);
 	int rc;
 
-	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)))
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, req, "UnregisterCluster")) ||
+	    (rc = soap_require_name(soap, req->name, QCG_NAME_MAX, "UnregisterCluster: name")))
 		return rc;
 	if ((rc = broker_registry_fault(soap, &call,
 		 registry_delete_cluster(call.reg, req->name, call.caller_dn), "UnregisterCluster")))
@@ -63,6 +66,7 @@ __qb__RegisterProxy(struct soap *soap, struct _qb__RegisterProxy *req,
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
+	    (rc = soap_require_body(soap, req, "RegisterProxy")) ||
 	    (rc = convert_proxy_in(soap, req->proxy, &p)) ||
 	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p,
 		 call.caller_dn, broker_is_admin(&call), &id), "RegisterProxy")))
@@ -79,10 +83,14 @@ __qb__UnregisterProxy(struct soap *soap, struct _qb__UnregisterProxy *req,
 	struct broker_call call = broker_call_of(soap);
 	int rc;
 
-	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)))
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
+	    (rc = soap_require_body(soap, req, "UnregisterProxy")))
 		return rc;
 	if (req->endpoint == NULL)
 		return soap_fault_client(soap, "UnregisterProxy: endpoint is missing");
+	if (soap_has_control_char(req->endpoint))
+		return soap_fault_client(soap, "UnregisterProxy: endpoint must not hold control "
+		    "characters");
 	if ((rc = broker_registry_fault(soap, &call, registry_delete_proxy(call.reg, req->endpoint,
 		 call.caller_dn, broker_is_admin(&call)), "UnregisterProxy")))
 		return rc;
@@ -100,6 +108,7 @@ __qb__RegisterAccessPoint(struct soap *soap, struct _qb__RegisterAccessPoint *re
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")) ||
 	    (rc = convert_access_point_in(soap, req->accessPoint, &ap)) ||
 	    (rc = broker_require_cluster_owner(soap, &call, ap.cluster)) ||
 	    (rc = broker_registry_fault(soap, &call, registry_put_access_point(call.reg, &ap),
@@ -130,12 +139,31 @@ post_job_ended(struct broker_call *call, const char *job)
 	free(clusters);
 }
 
-/* A job's owner, a front-end or an admin may end a job's registrations. */
+/* 1 when s may be XML 1.0 character data: no control character but tab, newline and carriage
+ * return (a description is free text of several lines, a name is not). */
 static int
-require_job_owner_or_service(struct soap *soap, struct broker_call *call, const char *job_id)
+xml_text_allowed(const char *s)
 {
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+			return 0;
+	return 1;
+}
+
+/* A job's owner, a front-end or an admin may end a job's registrations. The job (NULL when
+ * the element was nil or missing) is checked first: who may call depends on it. */
+static int
+require_job_owner_or_service(struct soap *soap, struct broker_call *call, const char *job_id,
+    const char *operation)
+{
+	char what[64];
 	struct job job;
-	int rc = registry_get_job(call->reg, job_id, &job);
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: job", operation);
+	if ((rc = soap_require_name(soap, job_id, QCG_NAME_MAX, what)))
+		return rc;
+	rc = registry_get_job(call->reg, job_id, &job);
 	if (rc != 0)
 		return broker_registry_fault(soap, call, rc, "job");
 	int owner = strcmp(job.owner_dn, call->caller_dn) == 0;
@@ -153,7 +181,8 @@ __qb__RemoveJobAccessPoints(struct soap *soap, struct _qb__RemoveJobAccessPoints
 	size_t removed = 0;
 	int rc;
 
-	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	if ((rc = soap_require_body(soap, req, "RemoveJobAccessPoints")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "RemoveJobAccessPoints")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_delete_job_access_points(call.reg, req->job, &removed),
 		 "RemoveJobAccessPoints")))
@@ -170,11 +199,16 @@ __qb__RecordJob(struct soap *soap, struct _qb__RecordJob *req, struct _qb__Recor
 	struct job job;
 	int rc;
 
-	if ((rc = broker_require_user(soap, &call)) || (rc = convert_job_in(soap, req->job, &job)))
+	if ((rc = broker_require_user(soap, &call)) ||
+	    (rc = soap_require_body(soap, req, "RecordJob")) ||
+	    (rc = convert_job_in(soap, req->job, &job)))
 		return rc;
 	if (job.description && strlen(job.description) > REGISTRY_DESCRIPTION_MAX)
 		return soap_fault_client(soap, "job.description is longer than %d bytes",
 		    REGISTRY_DESCRIPTION_MAX);
+	if (job.description && !xml_text_allowed(job.description))
+		return soap_fault_client(soap, "job.description holds a control character other than "
+		    "tab, newline or carriage return (GetJob could not return it as XML)");
 	snprintf(job.owner_dn, sizeof(job.owner_dn), "%s", call.caller_dn);
 	job.submitted = (int64_t)time(NULL);
 	if ((rc = broker_registry_fault(soap, &call, registry_put_job(call.reg, &job), "RecordJob")))
@@ -193,6 +227,8 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
 	int rc;
 
 	if ((rc = broker_require_user(soap, &call)) ||
+	    (rc = soap_require_body(soap, req, "SetJobState")) ||
+	    (rc = soap_require_name(soap, req->id, QCG_NAME_MAX, "SetJobState: id")) ||
 	    (rc = broker_registry_fault(soap, &call, registry_get_job(call.reg, req->id, &job),
 		 "SetJobState")))
 		return rc;
@@ -223,7 +259,8 @@ __qb__AllocateMulticastGroup(struct soap *soap, struct _qb__AllocateMulticastGro
 	struct multicast_group group;
 	int rc;
 
-	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	if ((rc = soap_require_body(soap, req, "AllocateMulticastGroup")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "AllocateMulticastGroup")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_allocate_multicast_group(call.reg, req->job, &group),
 		 "AllocateMulticastGroup")))
@@ -242,7 +279,8 @@ __qb__ReleaseMulticastGroups(struct soap *soap, struct _qb__ReleaseMulticastGrou
 	struct broker_call call = broker_call_of(soap);
 	int rc;
 
-	if ((rc = require_job_owner_or_service(soap, &call, req->job)) ||
+	if ((rc = soap_require_body(soap, req, "ReleaseMulticastGroups")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "ReleaseMulticastGroups")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_release_multicast_groups(call.reg, req->job), "ReleaseMulticastGroups")))
 		return rc;

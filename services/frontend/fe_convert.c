@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fe_convert.h"
+#include "soap_server.h"
 
 #define FE_SOAP_NEW(soap, type, n) ((type *)soap_malloc((soap), sizeof(type) * (size_t)(n)))
 
@@ -18,6 +19,10 @@ copy_in(char *dst, size_t dstlen, const char *src, const char *what, char *err, 
 		src = "";
 	if (strlen(src) >= dstlen) {
 		snprintf(err, errlen, "%s is longer than %zu bytes", what, dstlen - 1);
+		return -1;
+	}
+	if (soap_has_control_char(src)) { /* it goes into logs and on to the broker */
+		snprintf(err, errlen, "%s must not hold control characters", what);
 		return -1;
 	}
 	strcpy(dst, src);

@@ -23,6 +23,8 @@ require_own_node(struct soap *soap, const struct fe_node *node, const char *name
 {
 	if (named == NULL || named[0] == '\0' || strcmp(named, node->name) == 0)
 		return SOAP_OK;
+	if (soap_has_control_char(named))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
 	log_warn("denied: the helper of node %s tried to act for node %.63s (%s)", node->name,
 	    named, what);
 	return soap_fault_client(soap, "not authorized: the helper of node %s may not act for node "
@@ -39,7 +41,8 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")))
 		return rc;
 	if (req->accessPoint == NULL)
 		return soap_fault_client(soap, "accessPoint is required");
@@ -111,12 +114,12 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 	int rc, cached = 0;
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "Resolve")) ||
 	    (rc = require_own_node(soap, node, req->fromNode, "fromNode")))
 		return rc;
-	if (req->job == NULL || !req->job[0] || strlen(req->job) >= QCG_NAME_MAX ||
-	    req->toAddress == NULL || !req->toAddress[0] || strlen(req->toAddress) >= QCG_ADDR_MAX)
-		return soap_fault_client(soap, "job (1-%d bytes) and toAddress (1-%d bytes) are "
-		    "required", QCG_NAME_MAX - 1, QCG_ADDR_MAX - 1);
+	if ((rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Resolve: job")) ||
+	    (rc = soap_require_name(soap, req->toAddress, QCG_ADDR_MAX, "Resolve: toAddress")))
+		return rc;
 	if (req->after != NULL) /* that answer failed: never replay it */
 		resolve_cache_forget(call.fe->cache, req->job, req->toAddress, req->toPort);
 	else
@@ -141,7 +144,8 @@ __qf__ReportOutcome(struct soap *soap, struct _qf__ReportOutcome *req,
 	const struct fe_node *node;
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "ReportOutcome")))
 		return rc;
 	if (req->connection == NULL)
 		return soap_fault_client(soap, "connection is required");

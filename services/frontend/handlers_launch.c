@@ -38,8 +38,13 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Reserve")) ||
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Reserve: job")))
 		return rc;
+	for (int i = 0; i < req->__sizenode; i++)
+		if ((rc = soap_require_name(soap, req->node[i], QCG_NAME_MAX, "Reserve: node")))
+			return rc;
 	long timeout = req->timeoutSeconds == 0 ? cfg->reservation_timeout : req->timeoutSeconds;
 	if (timeout < 0 || timeout > cfg->reservation_timeout_max)
 		return soap_fault_client(soap, "timeoutSeconds must be 0 (the default, %ld) to %ld, "
@@ -87,7 +92,8 @@ __qf__Commit(struct soap *soap, struct _qf__Commit *req, struct _qf__CommitRespo
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Commit")))
 		return rc;
 	enum resv_status st = resv_commit(call.fe->reservations, fe_now(),
 	    req->reservationId ? req->reservationId : "", call.caller_dn, err, sizeof(err));
@@ -107,7 +113,8 @@ __qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseRe
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Release")))
 		return rc;
 	struct resv_launch_info *launches = soap_malloc(soap, max * sizeof(*launches));
 	if (launches == NULL)
@@ -130,6 +137,11 @@ check_launch_request(struct soap *soap, const struct _qf__Launch *req)
 	if (req->__sizeargument < 1 || req->argument == NULL || req->argument[0] == NULL ||
 	    req->argument[0][0] == '\0')
 		return soap_fault_client(soap, "Launch needs at least one argument (the program)");
+	for (int i = 1; i < req->__sizeargument; i++)
+		if (req->argument[i] == NULL) /* a nil argument; the helper's argv has no holes */
+			return soap_fault_client(soap, "Launch argument %d is nil", i);
+	if (req->node != NULL && soap_has_control_char(req->node))
+		return soap_fault_client(soap, "Launch: node must not hold control characters");
 	if (req->__sizeargument > FE_LAUNCH_ARGS_MAX || req->__sizeenvironment > FE_LAUNCH_ARGS_MAX)
 		return soap_fault_client(soap, "Launch takes at most %d arguments and %d environment "
 		    "entries", FE_LAUNCH_ARGS_MAX, FE_LAUNCH_ARGS_MAX);
@@ -148,7 +160,8 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 	char err[256], id[RESV_ID_LEN];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)) || (rc = check_launch_request(soap, req)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Launch")) || (rc = check_launch_request(soap, req)))
 		return rc;
 	const struct fe_node *node = fe_config_node(&call.fe->cfg, req->node ? req->node : "");
 	enum resv_status st = resv_launch_check(call.fe->reservations, fe_now(),
@@ -189,7 +202,8 @@ __qf__ReadOutput(struct soap *soap, struct _qf__ReadOutput *req,
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "ReadOutput")))
 		return rc;
 	if (req->timeoutSeconds < 0 || req->timeoutSeconds > call.fe->cfg.output_wait_max ||
 	    req->standardOutputOffset < 0 || req->standardErrorOffset < 0)
@@ -227,7 +241,8 @@ __qf__Signal(struct soap *soap, struct _qf__Signal *req, struct _qf__SignalRespo
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)))
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Signal")))
 		return rc;
 	if (req->signal < 1 || req->signal > FE_SIGNAL_MAX)
 		return soap_fault_client(soap, "signal must be 1-%d, got %d", FE_SIGNAL_MAX,

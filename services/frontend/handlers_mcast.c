@@ -41,10 +41,11 @@ __qf__AllocateMulticastGroup(struct soap *soap, struct _qf__AllocateMulticastGro
 	const struct fe_node *node;
 	int rc;
 
-	if ((rc = fe_require_helper(soap, &call, &node)))
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "AllocateMulticastGroup")))
 		return rc;
-	if (req->job == NULL || !req->job[0] || strlen(req->job) >= QCG_NAME_MAX)
-		return soap_fault_client(soap, "job (1-%d bytes) is required", QCG_NAME_MAX - 1);
+	if ((rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "AllocateMulticastGroup: job")))
+		return rc;
 	struct soap *broker = broker_pool_borrow(call.fe->brokers);
 	struct _qb__AllocateMulticastGroup breq = { .job = req->job };
 	struct _qb__AllocateMulticastGroupResponse bresp = { NULL };

@@ -40,6 +40,8 @@ copy_in(struct soap *soap, char *dst, size_t cap, const char *src, const char *w
 		return soap_fault_client(soap, "%s is required", what);
 	if (strlen(src) >= cap)
 		return soap_fault_client(soap, "%s is longer than %zu bytes", what, cap - 1);
+	if (soap_has_control_char(src))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
 	strcpy(dst, src);
 	return SOAP_OK;
 }
@@ -88,6 +90,8 @@ deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
 	int rc;
 	if (e->kind == NULL || e->job == NULL)
 		return soap_fault_client(soap, "event.kind and event.job are required");
+	if (soap_has_control_char(e->job)) /* logged when the job ends */
+		return soap_fault_client(soap, "event.job must not hold control characters");
 	if (strcmp(e->kind, "job-ended") == 0) {
 		helper_jobs_forget(h->jobs, e->job);
 		log_info("job %s ended: its tokens and waiting sockets are gone", e->job);
@@ -107,7 +111,7 @@ __qh__Deliver(struct soap *soap, struct _qh__Deliver *req, struct _qh__DeliverRe
 {
 	struct helper *h = helper_of(soap);
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Deliver")))
 		return rc;
 	if (req->__sizeevent < 1 || req->__sizeevent > 1024)
 		return soap_fault_client(soap, "Deliver takes 1..1024 events");
@@ -124,10 +128,11 @@ __qh__Launch(struct soap *soap, struct _qh__Launch *req, struct _qh__LaunchRespo
 	struct helper *h = helper_of(soap);
 	char id[LAUNCH_ID_MAX], err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Launch")))
 		return rc;
-	if (req->job == NULL || req->account == NULL)
-		return soap_fault_client(soap, "job and account are required");
+	if ((rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Launch: job")) ||
+	    (rc = soap_require_name(soap, req->account, QCG_NAME_MAX, "Launch: account")))
+		return rc;
 	struct launch_request lr = { .job = req->job, .account = req->account,
 		.argv = req->argument, .argc = req->__sizeargument, .env = req->environment,
 		.envc = req->__sizeenvironment, .workdir = req->workingDirectory };
@@ -156,7 +161,7 @@ __qh__ReadOutput(struct soap *soap, struct _qh__ReadOutput *req,
 	struct launch_result res;
 	char err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "ReadOutput")))
 		return rc;
 	if (req->launchId == NULL)
 		return soap_fault_client(soap, "launchId is required");
@@ -193,7 +198,7 @@ __qh__Signal(struct soap *soap, struct _qh__Signal *req, struct _qh__SignalRespo
 	struct helper *h = helper_of(soap);
 	char err[512];
 	int rc;
-	if ((rc = require_frontend(soap)))
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "Signal")))
 		return rc;
 	if (req->launchId == NULL)
 		return soap_fault_client(soap, "launchId is required");
