@@ -14,7 +14,7 @@ TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_ow
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/keepalive_probe.py \
-	tests/integration/grid_fixture.sh \
+	tests/integration/grid_fixture.sh tests/wait.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
 
 # The life of a job's multicast groups in the registry (mca_coll_qcg's multicast broadcast).
