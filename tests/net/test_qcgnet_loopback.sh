@@ -43,7 +43,7 @@ site() {
 		-s "helper.listen=127.0.0.1:$port"
 	echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
 	eval "SOCK_$node=\$HELPER_SOCKET"
-	wait_for_log "$D/fe-$s.log" 'registered' 10 || { echo "site-$s did not register"; exit 99; }
+	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
 }
 site a open a1 127.0.0.2 no
 site b nat b1 127.0.0.3 yes
@@ -65,7 +65,7 @@ serve() {
 	on "$node" env "$@" "$PROBE" listen "$addr" 0 "$count" "$mode" >"$out" 2>&1 &
 	PIDS="$PIDS $!"
 	LISTENER=$!
-	wait_for_log "$out" '^listening' 10 || { echo "probe did not listen: $(cat "$out")"; exit 99; }
+	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }
 	PORT=$(sed -n 's/^listening //p' "$out")
 }
 conn_log() { query_as jane connections job-1 2>&1; }
@@ -174,7 +174,7 @@ case $out in "local ok tcp-peer=127.0.0.1:"*) pass unix_udp_and_loopback_tcp_are
 "$PROBE" listen 127.0.0.7 0 1 block >"$D/plain.out" 2>&1 &
 PIDS="$PIDS $!"
 P_PID=$!
-wait_for_log "$D/plain.out" '^listening' 10
+wait_for_log "$D/plain.out" '^listening'
 PP=$(sed -n 's/^listening //p' "$D/plain.out")
 out=$(on b1 "$PROBE" connect 127.0.0.7 "$PP" 2>>"$ERR")
 wait "$P_PID"
@@ -190,7 +190,7 @@ if conn_log | grep -q ":$PP "; then fail non_job_connect_is_not_reported "$(conn
 on a1 env -u QCG_NET "$PROBE" listen 127.0.0.2 0 1 poll >"$D/inert.out" 2>&1 &
 PIDS="$PIDS $!"
 I_PID=$!
-wait_for_log "$D/inert.out" '^listening' 10
+wait_for_log "$D/inert.out" '^listening'
 PI=$(sed -n 's/^listening //p' "$D/inert.out")
 out=$(on b1 env -u QCG_NET "$PROBE" connect 127.0.0.2 "$PI" 2>>"$ERR")
 wait "$I_PID"
