@@ -80,8 +80,8 @@ if wait_for "$D/wait1.out" '^handoff'; then
 	*"peer=127.0.0.1:$RDV_PORT "*) pass handoff_carries_the_initiators_endpoint ;;
 	*) fail handoff_carries_the_initiators_endpoint "$line" ;;
 	esac
-	# While the process holds the socket, the helper must hold no descriptor for it (a leak stays). It
-	# closes its copy after sending, which the receiver may see first: wait for the close.
+	# While the process holds the socket, the helper must hold no descriptor for it. It closes
+	# its copy after sending, which the receiver may see first: wait for the close (a leak stays).
 	helper_has_inode() { ls -l "/proc/$HELPER_PID/fd" | grep -q "socket:\[$inode\]"; }
 	if ! wait_while 300 helper_has_inode; then
 		fail helper_keeps_no_copy_of_the_handed_socket "socket:[$inode] is among the helper's fds"

@@ -67,7 +67,8 @@ chain_relays_both_ways(bool near_leg_first)
 	forward(&a, &id, b.host, b.port); /* ... and the near one is told where to take it */
 	if (near_leg_first) {
 		leg_a = tp_leg(&a, &id);
-		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, TP_STATE_WAIT_MS), 1); /* A's dial parks at B */
+		/* A's dial parks at B */
+		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, TP_STATE_WAIT_MS), 1);
 		leg_b = tp_leg(&b, &id);
 	} else {
 		leg_b = tp_leg(&b, &id);

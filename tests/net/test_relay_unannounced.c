@@ -112,7 +112,8 @@ never_announced_leg_is_refused_after_the_wait(void)
 	CHECK(ms >= 400 && ms < 2000);
 	CHECK_INT_EQ(tp_wait_stat(&p, "ids_unknown", 1, TP_STATE_WAIT_MS), 1);
 	CHECK_INT_EQ(tp_stat(&p, "legs_unannounced"), 0);
-	CHECK_INT_EQ(tp_stat(&p, "legs_open"), 0);
+	/* the proxy counts the leg closed after close(): we may see the close first */
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
@@ -213,7 +214,8 @@ many_relays_racing_their_announcements_carry_every_byte(void)
 			ok += legs[i][s].ok;
 		}
 	CHECK_INT_EQ(ok, 2 * STRESS_RELAYS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", STRESS_RELAYS, TP_STATE_WAIT_MS), STRESS_RELAYS);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", STRESS_RELAYS, TP_STATE_WAIT_MS),
+	    STRESS_RELAYS);
 	CHECK_INT_EQ(tp_stat(&p, "ids_unknown"), 0);
 	pthread_barrier_destroy(&go);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
