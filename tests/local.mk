@@ -15,7 +15,7 @@ EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_pro
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/nil_requests.py \
 	tests/integration/keepalive_probe.py \
-	tests/integration/grid_fixture.sh \
+	tests/integration/grid_fixture.sh tests/wait.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
 
 # Every operation of all four services with nil, empty and missing request elements (the

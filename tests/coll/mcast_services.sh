@@ -36,7 +36,7 @@ frontend_start "$D/fe-a.conf" "$D/fe-a.log"
 trap 'frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
 helper_start n1 127.0.0.1 "$FRONTEND_URL" -s "helper.listen=127.0.0.1:$PA"
 for j in job-1 job-2 job-3 unknown-job; do echo "$j $TOKEN root" >>"$HELPER_TOKENS"; done
-wait_for_log "$D/fe-a.log" 'registered' 10 || { echo "front-end did not register"; exit 99; }
+wait_for_log "$D/fe-a.log" 'registered' || { echo "front-end did not register"; exit 99; }
 
 ask() { "$CALL" "$HELPER_SOCKET" "$1" "${2:-$TOKEN}" 2>&1; }
 

@@ -3,6 +3,7 @@
 # directory on its command line, so leftovers are found by that).
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
+. "$top_srcdir/tests/wait.sh"
 
 QCG_DEPLOY="$top_srcdir/deploy/qcg-deploy"
 QCG_CA="$top_srcdir/deploy/qcg-ca"
@@ -14,7 +15,12 @@ deploy_cleanup() {
 	local pid pids
 	for pid in $PIDS; do kill "$pid" 2>/dev/null; done
 	for pid in $PIDS; do wait "$pid" 2>/dev/null; done
-	pids=$(pgrep -f -- "$T/") && { kill $pids 2>/dev/null; sleep 0.5; kill -9 $pids 2>/dev/null; }
+	if pids=$(pgrep -f -- "$T/"); then
+		kill $pids 2>/dev/null
+		wait_gone 20 $pids || kill -9 $pids 2>/dev/null
+		# The directory goes next: nothing of ours may still have a file open in it.
+		wait_gone 300 $pids || echo "note: processes $pids outlived SIGKILL for 30 s"
+	fi
 	rm -rf "$T"
 }
 trap deploy_cleanup EXIT

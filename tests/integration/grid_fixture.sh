@@ -16,6 +16,8 @@ QCG_BROKER="$top_builddir/services/broker/qcg-broker"
 QCG_QUERY="$top_builddir/launcher/qcg-query"
 BROKER_CALL="$top_builddir/tests/integration/broker_call"
 
+. "$top_srcdir/tests/wait.sh"
+
 FIXTURE_DIR=$(mktemp -d /tmp/qcg-test.XXXXXX)
 BROKER_PID=""
 FAILURES=0
@@ -36,11 +38,10 @@ fixture_kill_leftovers() {
 	local pids
 	pids=$(pgrep -f -- "$FIXTURE_DIR/") || return 0
 	kill $pids 2>/dev/null
-	for _ in $(seq 1 20); do
-		pgrep -f -- "$FIXTURE_DIR/" >/dev/null || return 0
-		sleep 0.1
-	done
-	pids=$(pgrep -f -- "$FIXTURE_DIR/") && kill -9 $pids 2>/dev/null
+	wait_gone 20 $pids && return 0
+	kill -9 $pids 2>/dev/null
+	# The directory goes next: nothing of ours may still have a file open in it.
+	wait_gone 300 $pids || echo "note: processes $pids outlived SIGKILL for 30 s"
 	return 0
 }
 trap fixture_cleanup EXIT
@@ -56,18 +57,18 @@ fixture_exit() {
 	[ "$FAILURES" -eq 0 ]
 }
 
-# fixture_wait_ready NAME PID FILE LOG: wait (up to 5 s) until daemon PID has written FILE (its
-# port or ready file); exit 99 with its log if it dies first or never does.
+# fixture_wait_ready NAME PID FILE LOG: wait (up to 30 s: a TLS service starts slowly on a
+# loaded machine) until daemon PID has written FILE (its port or ready file); exit 99 with its
+# log if it dies first or never does.
 fixture_wait_ready() {
 	local name=$1 pid=$2 file=$3 log=$4
-	for _ in $(seq 1 100); do
-		[ -s "$file" ] && return 0
-		kill -0 "$pid" 2>/dev/null || { echo "$name died:"; cat "$log"; exit 99; }
-		sleep 0.05
-	done
-	echo "$name did not start"
+	wait_until 300 fixture_ready_or_dead "$file" "$pid"
+	[ -s "$file" ] && return 0
+	kill -0 "$pid" 2>/dev/null || { echo "$name died:"; cat "$log"; exit 99; }
+	echo "$name did not start within 30 s:"; cat "$log"
 	exit 99
 }
+fixture_ready_or_dead() { [ -s "$1" ] || ! kill -0 "$2" 2>/dev/null; }
 
 # fixture_stop PID...: stop these daemons and reap them.
 fixture_stop() {
@@ -237,14 +238,8 @@ frontend_as() {
 }
 
 # wait_for_log FILE PATTERN [SECONDS]: wait until a line of FILE matches the grep pattern.
-wait_for_log() {
-	local i
-	for i in $(seq 1 $((${3:-10} * 10))); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+log_has() { grep -q -- "$2" "$1" 2>/dev/null; }
+wait_for_log() { wait_until $((${3:-30} * 10)) log_has "$1" "$2"; }
 
 # --- qcg-helper (services/helper) ----------------------------------------------------------
 #   helper_start NAME ADDRESS FRONTEND-URL [qcg-helper args]  # node NAME; sets HELPER_PID,
@@ -421,7 +416,7 @@ site_start() {
 	for node in $ports; do
 		site_helper_start "${node%%:*}" "${node##*:}" "$site" "$SITE_URL"
 	done
-	wait_for_log "$d/site-$site.log" "cluster $site registered" 10 ||
+	wait_for_log "$d/site-$site.log" "cluster $site registered" ||
 		{ echo "front-end of $site did not register:"; cat "$d/site-$site.log"; exit 99; }
 }
 
@@ -432,14 +427,23 @@ site_helper_start() {
 	sed -i "s/^listen = 127.0.0.1:0$/listen = 127.0.0.1:$port/" "$d/helper-$name.conf"
 	"$QCG_HELPER" -c "$d/helper-$name.conf" >>"$d/helper-$name.log" 2>&1 &
 	HELPER_PIDS="$HELPER_PIDS $!"
-	for _ in $(seq 1 100); do
-		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
-			2>/dev/null && return 0
-		kill -0 "$!" 2>/dev/null || { echo "qcg-helper $name died:"; cat "$d/helper-$name.log"; exit 99; }
-		sleep 0.05
-	done
-	echo "qcg-helper $name did not start"; exit 99
+	fixture_wait_listening "qcg-helper $name" "$!" "$port" "$d/helper-$name.log"
 }
+
+# fixture_wait_listening NAME PID PORT LOG: like fixture_wait_ready, for a daemon with a fixed
+# port and no port file: until 127.0.0.1:PORT accepts a connection.
+fixture_wait_listening() {
+	local name=$1 pid=$2 port=$3 log=$4
+	wait_until 300 fixture_listening_or_dead "$port" "$pid"
+	kill -0 "$pid" 2>/dev/null || { echo "$name died:"; cat "$log"; exit 99; }
+	fixture_listening "$port" && return 0
+	echo "$name did not listen on $port within 30 s:"; cat "$log"
+	exit 99
+}
+fixture_listening() {
+	/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null
+}
+fixture_listening_or_dead() { fixture_listening "$1" || ! kill -0 "$2" 2>/dev/null; }
 
 user_proxy_file() {
 	local f=$FIXTURE_DIR/$1-credential.pem

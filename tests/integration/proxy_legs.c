@@ -99,7 +99,7 @@ receive_and_check(int fd, const uint8_t *want, size_t len, const char *who)
 	} else if (memcmp(got, want, len) != 0) {
 		fprintf(stderr, "%s: the bytes differ from those sent\n", who);
 		rc = -1;
-	} else if (tp_wait_closed(fd, 5000, NULL) < 0) {
+	} else if (tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL) < 0) {
 		fprintf(stderr, "%s: the half-close did not come through\n", who);
 		rc = -1;
 	}

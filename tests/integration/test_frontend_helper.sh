@@ -53,17 +53,11 @@ helper_start() {
 	CONF
 	"$QCG_HELPER" -c "$D/$1.conf" >>"$D/$1.log" 2>&1 &
 	HELPER_PIDS="$HELPER_PIDS $!"
-	for _ in $(seq 1 100); do
-		/usr/bin/python3 -c "import socket; socket.create_connection(('127.0.0.1', $2), 1)" \
-			2>/dev/null && return 0
-		kill -0 "$!" 2>/dev/null || { echo "qcg-helper $1 died:"; cat "$D/$1.log"; exit 99; }
-		sleep 0.05
-	done
-	echo "qcg-helper $1 did not start"; cat "$D/$1.log"; exit 99
+	fixture_wait_listening "qcg-helper $1" "$!" "$2" "$D/$1.log"
 }
 helper_start b1 "$P1"
 helper_start b2 "$P2"
-wait_for_log "$FELOG" 'cluster site-f registered' 10 || { echo "front-end did not register"; exit 99; }
+wait_for_log "$FELOG" 'cluster site-f registered' || { echo "front-end did not register"; exit 99; }
 
 # --- launching -------------------------------------------------------------------------------
 out=$(frontend_as jane reserve job-l 2 30 1 b1 b2)
@@ -98,12 +92,13 @@ else
 	fail signal_reaches_the_launched_process "signal: $sig; status: $st"
 fi
 
-out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 31.5)
+out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 131.5)
 L=$(echo "$out" | sed -n 's/^launch=//p')
-pgrep -f 'sleep 31.5' >/dev/null || fail setup "sleep 31.5 did not start: $(frontend_as jane read "$L" 0 0 1 2>&1)"
+pgrep -f 'sleep 131.5' >/dev/null || fail setup "sleep 131.5 did not start: $(frontend_as jane read "$L" 0 0 1 2>&1)"
 frontend_as jane release "$R" >/dev/null
-for _ in $(seq 1 30); do pgrep -f 'sleep 31.5' >/dev/null || break; sleep 0.1; done
-pgrep -f 'sleep 31.5' >/dev/null && fail release_kills_what_ran_under_the_reservation "still running" ||
+# Bounded well below the sleep's own 131.5 s: a sleep that ended by itself proves nothing.
+wait_while 300 pgrep -f 'sleep 131.5' >/dev/null
+pgrep -f 'sleep 131.5' >/dev/null && fail release_kills_what_ran_under_the_reservation "still running" ||
 	pass release_kills_what_ran_under_the_reservation
 
 # A wall time (2 s from the commit) is kept by the front-end itself, launcher or not: the
@@ -111,12 +106,12 @@ pgrep -f 'sleep 31.5' >/dev/null && fail release_kills_what_ran_under_the_reserv
 out=$(frontend_as jane --walltime 2 reserve job-w 1 30 1 b1)
 R=$(echo "$out" | sed -n 's/^reservation=//p')
 frontend_as jane commit "$R" >/dev/null || fail setup "commit of the wall-time reservation failed"
-out=$(frontend_as jane --wd /tmp launch "$R" b1 /bin/sleep 32.5)
-pgrep -f 'sleep 32.5' >/dev/null || fail setup "sleep 32.5 did not start: $out"
-for _ in $(seq 1 80); do pgrep -f 'sleep 32.5' >/dev/null || break; sleep 0.1; done
+out=$(frontend_as jane --wd /tmp launch "$R" b1 /bin/sleep 132.5)
+pgrep -f 'sleep 132.5' >/dev/null || fail setup "sleep 132.5 did not start: $out"
+wait_while 300 pgrep -f 'sleep 132.5' >/dev/null
 gone=$(frontend_as jane launch "$R" b1 /bin/true 2>&1)
-if pgrep -f 'sleep 32.5' >/dev/null; then
-	fail walltime_releases_the_reservation_and_kills_its_launches "still running after 8 s"
+if pgrep -f 'sleep 132.5' >/dev/null; then
+	fail walltime_releases_the_reservation_and_kills_its_launches "still running after 30 s"
 elif [[ $gone != *"reached its wall time (2 s)"* ]]; then
 	fail walltime_releases_the_reservation_and_kills_its_launches "launch afterwards: $gone"
 else
@@ -128,13 +123,13 @@ call_as jane record-job job-c >/dev/null || fail setup "record-job job-c failed"
 out=$(frontend_as jane reserve job-c 1 30 1 b2)
 R=$(echo "$out" | sed -n 's/^reservation=//p')
 frontend_as jane commit "$R" >/dev/null || fail setup "commit of job-c's reservation failed"
-out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 33.5)
-pgrep -f 'sleep 33.5' >/dev/null || fail setup "sleep 33.5 did not start: $out"
+out=$(frontend_as jane --wd /tmp launch "$R" b2 /bin/sleep 133.5)
+pgrep -f 'sleep 133.5' >/dev/null || fail setup "sleep 133.5 did not start: $out"
 call_as jane set-job-state job-c cancelled >/dev/null || fail setup "set-job-state failed"
-for _ in $(seq 1 80); do pgrep -f 'sleep 33.5' >/dev/null || break; sleep 0.1; done
+wait_while 300 pgrep -f 'sleep 133.5' >/dev/null
 gone=$(frontend_as jane release "$R" 2>&1)
-if pgrep -f 'sleep 33.5' >/dev/null; then
-	fail ended_job_loses_its_reservations_after_the_grace "still running after 8 s"
+if pgrep -f 'sleep 133.5' >/dev/null; then
+	fail ended_job_loses_its_reservations_after_the_grace "still running after 30 s"
 elif [[ $gone != *"released by the front-end: its job job-c ended"* ]]; then
 	fail ended_job_loses_its_reservations_after_the_grace "release afterwards: $gone"
 else
@@ -153,7 +148,7 @@ call_as gw-a register-cluster site-a open 127.0.0.1 10.1.0.0/24 >/dev/null || fa
 call_as gw-a resolve job-e site-a a1 127.0.0.1 5001 >/dev/null || fail setup "resolve failed"
 # broker_call gives no rendezvous address, so b1's helper refuses the event, in its own words:
 # either way the front-end's log shows which helper answered.
-if wait_for_log "$FELOG" 'helper of node b1 refused connect event [0-9]* (job job-e): .*reversal event needs\|delivered connect event [0-9]* (job job-e) to node b1' 10; then
+if wait_for_log "$FELOG" 'helper of node b1 refused connect event [0-9]* (job job-e): .*reversal event needs\|delivered connect event [0-9]* (job job-e) to node b1'; then
 	pass connect_event_reaches_the_target_nodes_helper
 else
 	fail connect_event_reaches_the_target_nodes_helper "front-end log: $(grep -i 'event' "$FELOG" | tail -3)"
@@ -161,7 +156,7 @@ fi
 grep -q 'job-e' "$D/b2.log" && fail connect_event_reaches_no_other_helper "b2's log: $(grep job-e "$D/b2.log")" ||
 	pass connect_event_reaches_no_other_helper
 call_as jane remove-aps job-e >/dev/null || fail setup "remove-aps failed"
-if wait_for_log "$D/b1.log" 'job job-e ended' 10 && wait_for_log "$D/b2.log" 'job job-e ended' 10; then
+if wait_for_log "$D/b1.log" 'job job-e ended' && wait_for_log "$D/b2.log" 'job job-e ended'; then
 	pass job_ended_reaches_every_helper
 else
 	fail job_ended_reaches_every_helper "b1: $(tail -2 "$D/b1.log"); b2: $(tail -2 "$D/b2.log")"

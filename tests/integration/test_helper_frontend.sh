@@ -45,7 +45,7 @@ SOCK_B=$HELPER_SOCKET
 echo "job-1 $TOKEN root" >>"$HELPER_TOKENS"
 # both front-ends have registered their clusters once they log it
 for log in "$D/fe-a.log" "$D/fe-b.log"; do
-	wait_for_log "$log" 'registered' 10 || { echo "front-end did not register: $(cat "$log")"; exit 99; }
+	wait_for_log "$log" 'registered' || { echo "front-end did not register: $(cat "$log")"; exit 99; }
 done
 
 on() { local sock=$1; shift; "$HELPER_LOCAL" "$sock" job-1 "$TOKEN" "$@"; }
@@ -65,7 +65,7 @@ fi
 # --- reversal round trip --------------------------------------------------------------------
 "$HELPER_LOCAL" "$SOCK_B" job-1 "$TOKEN" wait 40000 1 >"$D/wait.out" 2>&1 &
 WAITER=$!
-wait_for_log "$D/wait.out" '^waiting' 5
+wait_for_log "$D/wait.out" '^waiting' || fail setup "the waiting process did not start: $(cat "$D/wait.out")"
 start=$(date +%s%N)
 out=$(on "$SOCK_A" resolve 127.0.0.3 40000 2>&1)
 ms=$((($(date +%s%N) - start) / 1000000))
@@ -85,7 +85,7 @@ grep -q '^handoff method=2 peer=127.0.0.2:' "$D/wait.out" && pass target_sees_th
 # --- report: the same connection resolves, connects and reports; the broker logs it ---------
 "$HELPER_LOCAL" "$SOCK_B" job-1 "$TOKEN" wait 40000 1 >"$D/wait2.out" 2>&1 &
 WAITER=$!
-wait_for_log "$D/wait2.out" '^waiting' 5
+wait_for_log "$D/wait2.out" '^waiting' || fail setup "the waiting process did not start: $(cat "$D/wait2.out")"
 out=$(on "$SOCK_A" connect 127.0.0.3 40000 2>&1)
 case $out in *"reported method=2 ok"*) ;; *) fail report_through_frontend "$out" ;; esac
 wait "$WAITER"

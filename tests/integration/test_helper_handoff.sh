@@ -14,14 +14,8 @@ fixture_init
 helper_start n1 127.0.0.1 https://127.0.0.1:9/
 echo "job-1 $TOKEN root" >>"$HELPER_TOKENS"
 
-# wait_for FILE PATTERN: up to 10 s for a line matching PATTERN.
-wait_for() {
-	for _ in $(seq 1 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_for FILE PATTERN: the fixture's wait_for_log (30 s).
+wait_for() { wait_for_log "$1" "$2"; }
 
 # peer_endpoint MODE PORTFILE OUTFILE [BIND-ADDRESS]: a one-shot TCP endpoint playing the other
 # side. MODE rendezvous/proxy: listen, accept, expect the 24-byte hello with $ID; traversal:
@@ -86,17 +80,17 @@ if wait_for "$D/wait1.out" '^handoff'; then
 	*"peer=127.0.0.1:$RDV_PORT "*) pass handoff_carries_the_initiators_endpoint ;;
 	*) fail handoff_carries_the_initiators_endpoint "$line" ;;
 	esac
-	# While the process holds the socket, the helper must hold no descriptor for it.
-	if ls -l "/proc/$HELPER_PID/fd" | grep -q "socket:\[$inode\]"; then
+	# While the process holds the socket, the helper must hold no descriptor for it. It closes
+	# its copy after sending, which the receiver may see first: wait for the close (a leak stays).
+	helper_has_inode() { ls -l "/proc/$HELPER_PID/fd" | grep -q "socket:\[$inode\]"; }
+	if ! wait_while 300 helper_has_inode; then
 		fail helper_keeps_no_copy_of_the_handed_socket "socket:[$inode] is among the helper's fds"
 	else
 		pass helper_keeps_no_copy_of_the_handed_socket
 	fi
+	socket_count_back() { [ "$(socket_fds)" -eq "$sockets_before" ]; }
 	same=no
-	for _ in $(seq 1 40); do
-		[ "$(socket_fds)" -eq "$sockets_before" ] && { same=yes; break; }
-		sleep 0.05
-	done
+	wait_until 300 socket_count_back && same=yes
 	[ $same = yes ] && pass helper_socket_count_unchanged_after_handoff ||
 		fail helper_socket_count_unchanged_after_handoff "before $sockets_before, now $(socket_fds)"
 	echo "reversal hand-off: Deliver to handed socket in ${handoff_ms} ms"
@@ -133,7 +127,9 @@ peer_endpoint rendezvous "$D/rdv3.port" "$D/rdv3.out"
 PEER=$!
 wait_for "$D/rdv3.port" .
 helper_as gw-a deliver-connect job-1 n1 40002 reversal "$ID" 127.0.0.1 "$(cat "$D/rdv3.port")" >/dev/null 2>&1
-sleep 0.3
+# Deliver only starts the set-up: wait until the socket is parked, or the case tests nothing.
+wait_for "$D/helper-n1.log" 'reversal socket for port 40002 handed over' ||
+	fail socket_parked_until_the_process_waits "the helper never parked the socket: $(tail -3 "$D/helper-n1.log")"
 helper_local_as job-1 "$TOKEN" wait 40002 1 >"$D/wait3.out" 2>&1 &
 WAITER=$!
 wait "$PEER"

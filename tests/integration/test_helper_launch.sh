@@ -54,7 +54,9 @@ grep -q 'already has a different token' "$D/launch.err" && pass conflicting_job_
 
 # --- signal reaches the process group (the shell and its child) ------------------------------
 id=$(launch job-S nobody -e PATH=/usr/bin:/bin -- sh -c 'sleep 60 & sleep 60; echo not reached')
-sleep 0.3
+# Launch returns once sh runs; both sleeps must run too, or a signal to sh alone would pass.
+two_sleeps() { [ "$(pgrep -c -u nobody -f '^sleep 60$')" -eq 2 ]; }
+wait_until 300 two_sleeps || fail signal_setup "the two sleeps did not start: $(pgrep -a -u nobody sleep)"
 start=$(date +%s%N)
 out=$(helper_as gw-a signal "$id" 15 2>&1)
 [ "$out" = ok ] || fail signal_accepted "$out"
@@ -63,7 +65,9 @@ ms=$((($(date +%s%N) - start) / 1000000))
 grep -q '^--- signal=15$' "$D/c3.out" && ! grep -q 'not reached' "$D/c3.out" &&
 	pass signal_kills_a_sleeping_command || fail signal_kills_a_sleeping_command "$(cat "$D/c3.out")"
 echo "signal to reported exit: ${ms} ms"
-pgrep -u nobody -f 'sleep 60' >/dev/null && fail signal_reaches_the_whole_group "a sleep survived" ||
+# The background sleep is no child the collect waited for: give its exit time (bounded).
+wait_while 300 pgrep -u nobody -f '^sleep 60$' >/dev/null
+pgrep -u nobody -f '^sleep 60$' >/dev/null && fail signal_reaches_the_whole_group "a sleep survived" ||
 	pass signal_reaches_the_whole_group
 out=$(helper_as gw-a signal "$id" 15 2>&1)
 case $out in *"has exited already"*) pass signal_after_exit_refused ;; *) fail signal_after_exit_refused "$out" ;; esac
@@ -102,13 +106,14 @@ case $out in *"no launch 'no-such-launch'"*) pass read_of_unknown_launch_refused
 
 # --- shutdown kills what still runs -----------------------------------------------------------
 id=$(launch job-K nobody -e PATH=/usr/bin:/bin -- sleep 300)
-sleep 0.2
+# Launch answers after the exec (launch_exec's status pipe): the sleep runs already.
 pid=$(pgrep -u nobody -f '^sleep 300$' | head -1)
 kill "$HELPER_PID"
 wait "$HELPER_PID"
 HELPER_PIDS=""
-sleep 0.2
-if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+# The helper signals its launches as it stops; the sleep, now init's, may still be exiting.
+[ -n "$pid" ] && wait_gone 300 "$pid"
+if [ -n "$pid" ] && ! pid_alive "$pid"; then
 	pass helper_shutdown_kills_its_launches
 else
 	fail helper_shutdown_kills_its_launches "sleep pid '$pid' survived"

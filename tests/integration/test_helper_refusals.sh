@@ -60,14 +60,18 @@ for p in 1 2 3; do
 	"$HELPER_LOCAL" "$HELPER_SOCKET" job-1 "$TOKEN" wait "4100$p" 1 >"$D/idle$p.out" 2>&1 &
 	eval "IDLE$p=\$!"
 done
-sleep 0.5
+# Each prints 'waiting' once the helper answered it: only then does it hold one of the 3.
+for p in 1 2 3; do
+	wait_for_log "$D/idle$p.out" '^waiting' || fail connection_limit_setup "idle $p: $(cat "$D/idle$p.out")"
+done
 out=$(helper_local_as job-1 "$TOKEN" hello 2>&1)
 case $out in *"serves 3 connections already"*) pass connection_limit_enforced ;;
 *) fail connection_limit_enforced "$out" ;; esac
 kill "$IDLE1" "$IDLE2" "$IDLE3" 2>/dev/null
 wait "$IDLE1" "$IDLE2" "$IDLE3" 2>/dev/null
-sleep 0.3
-out=$(helper_local_as job-1 "$TOKEN" hello 2>&1)
+# The helper frees a slot when its session thread sees the close: wait for that, bounded.
+hello_ok() { out=$(helper_local_as job-1 "$TOKEN" hello 2>&1) && [ "$out" = ok ]; }
+wait_until 300 hello_ok
 [ "$out" = ok ] && pass local_api_serves_again_after_refusals || fail local_api_serves_again_after_refusals "$out"
 
 # --- SOAP -----------------------------------------------------------------------------------

@@ -156,10 +156,10 @@ random_100mb_each_way_at_once_arrive_identical(void)
 	printf("2 x 100 MiB relayed in %lld ms\n", ms);
 	close(leg[0]);
 	close(leg[1]);
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, 2000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, TP_STATE_WAIT_MS), 1);
 	CHECK_INT_EQ(tp_stat(&p, "bytes_first_to_second"), BULK_BYTES);
 	CHECK_INT_EQ(tp_stat(&p, "bytes_second_to_first"), BULK_BYTES);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 1000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
 
@@ -188,11 +188,11 @@ half_close_goes_through_and_the_other_way_keeps_flowing(void)
 	CHECK_INT_EQ(tp_stat(&p, "relays_active"), 1); /* one way closed is not the end */
 	CHECK(shutdown(b, SHUT_WR) == 0);
 	CHECK_INT_EQ(read(a, buf, sizeof(buf)), 0); /* EOF propagated back */
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, 2000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, TP_STATE_WAIT_MS), 1);
 	CHECK_INT_EQ(tp_stat(&p, "relays_aborted"), 0);
 	/* With both ways closed the proxy closes both legs: each end sees its socket end. */
-	CHECK(tp_wait_closed(a, 2000, NULL) >= 0);
-	CHECK(tp_wait_closed(b, 2000, NULL) >= 0);
+	CHECK(tp_wait_closed(a, TP_STATE_WAIT_MS, NULL) >= 0);
+	CHECK(tp_wait_closed(b, TP_STATE_WAIT_MS, NULL) >= 0);
 	close(a);
 	close(b);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
@@ -215,14 +215,14 @@ bytes_sent_before_the_partner_arrives_are_delivered(void)
 	memcpy(early + RELAY_HELLO_SIZE, "early", 5);
 	int a = tp_connect(p.host, p.port);
 	CHECK(a >= 0 && tp_write_all(a, early, sizeof(early)) == 0 && shutdown(a, SHUT_WR) == 0);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_waiting", 1, 2000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_waiting", 1, TP_STATE_WAIT_MS), 1);
 	int b = tp_leg(&p, &id);
 	CHECK(tp_read_all(b, buf, 5) == 0 && memcmp(buf, "early", 5) == 0);
 	CHECK_INT_EQ(read(b, buf, sizeof(buf)), 0);
 	CHECK(tp_write_all(b, "late", 4) == 0 && shutdown(b, SHUT_WR) == 0);
 	CHECK(tp_read_all(a, buf, 4) == 0 && memcmp(buf, "late", 4) == 0);
 	CHECK_INT_EQ(read(a, buf, sizeof(buf)), 0);
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, 2000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", 1, TP_STATE_WAIT_MS), 1);
 	close(a);
 	close(b);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);

@@ -67,17 +67,18 @@ chain_relays_both_ways(bool near_leg_first)
 	forward(&a, &id, b.host, b.port); /* ... and the near one is told where to take it */
 	if (near_leg_first) {
 		leg_a = tp_leg(&a, &id);
-		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, 2000), 1); /* A's dial parks at B */
+		/* A's dial parks at B */
+		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, TP_STATE_WAIT_MS), 1);
 		leg_b = tp_leg(&b, &id);
 	} else {
 		leg_b = tp_leg(&b, &id);
-		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, 2000), 1);
+		CHECK_INT_EQ(tp_wait_stat(&b, "legs_waiting", 1, TP_STATE_WAIT_MS), 1);
 		leg_a = tp_leg(&a, &id);
 	}
 	send_and_check(leg_a, leg_b, 1);
 	send_and_check(leg_b, leg_a, 2);
-	CHECK_INT_EQ(tp_wait_stat(&a, "relays_completed", 1, 2000), 1);
-	CHECK_INT_EQ(tp_wait_stat(&b, "relays_completed", 1, 2000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&a, "relays_completed", 1, TP_STATE_WAIT_MS), 1);
+	CHECK_INT_EQ(tp_wait_stat(&b, "relays_completed", 1, TP_STATE_WAIT_MS), 1);
 	CHECK_INT_EQ(tp_stat(&a, "relays_forwarded"), 1);
 	CHECK_INT_EQ(tp_stat(&b, "relays_forwarded"), 0);
 	CHECK_INT_EQ(tp_stat(&a, "bytes_first_to_second"), CHAIN_BYTES);
@@ -116,10 +117,10 @@ unreachable_next_hop_closes_the_leg(void)
 	tp_random_id(&id);
 	forward(&a, &id, "127.0.0.1", ntohs(sin.sin_port));
 	int leg = tp_leg(&a, &id);
-	long ms = tp_wait_closed(leg, 5000, NULL);
+	long ms = tp_wait_closed(leg, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < 1000);
-	CHECK_INT_EQ(tp_wait_stat(&a, "forwards_failed", 1, 1000), 1);
-	CHECK_INT_EQ(tp_wait_stat(&a, "legs_open", 0, 1000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&a, "forwards_failed", 1, TP_STATE_WAIT_MS), 1);
+	CHECK_INT_EQ(tp_wait_stat(&a, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	close(leg);
 	close(hole);
 	CHECK_INT_EQ(tp_proxy_stop(&a, false), 0);
@@ -138,14 +139,14 @@ next_hop_that_does_not_expect_the_id_ends_the_relay(void)
 	tp_random_id(&id); /* B was never told */
 	forward(&a, &id, b.host, b.port);
 	int leg = tp_leg(&a, &id);
-	long ms = tp_wait_closed(leg, 5000, NULL);
+	long ms = tp_wait_closed(leg, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < 1000);
-	CHECK_INT_EQ(tp_wait_stat(&b, "ids_unknown", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&b, "ids_unknown", 1, TP_STATE_WAIT_MS), 1);
 	/* B's close reached the leg as EOF; A keeps the other way open (half-close semantics)
 	 * until the leg closes too. */
 	close(leg);
-	CHECK_INT_EQ(tp_wait_stat(&a, "relays_active", 0, 1000), 0);
-	CHECK_INT_EQ(tp_wait_stat(&a, "legs_open", 0, 1000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&a, "relays_active", 0, TP_STATE_WAIT_MS), 0);
+	CHECK_INT_EQ(tp_wait_stat(&a, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&a, false), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&b, false), 0);
 }

@@ -139,7 +139,7 @@ thousand_concurrent_relays_all_complete_correctly(void)
 		legs[i].side = i / RELAYS; /* all first legs, then all second legs */
 		legs[i].fd = tp_leg(&p, &ids[legs[i].relay]);
 	}
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_active", RELAYS, 10000), RELAYS);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_active", RELAYS, TP_STATE_WAIT_MS), RELAYS);
 	CHECK_INT_EQ(tp_stat(&p, "legs_open"), LEGS);
 
 	long long start = tp_now_ms();
@@ -157,10 +157,10 @@ thousand_concurrent_relays_all_complete_correctly(void)
 		close(legs[i].fd);
 	}
 	CHECK_INT_EQ(wrong, 0);
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", RELAYS, 5000), RELAYS);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_completed", RELAYS, TP_STATE_WAIT_MS), RELAYS);
 	CHECK_INT_EQ(tp_stat(&p, "relays_aborted"), 0);
 	CHECK_INT_EQ(tp_stat(&p, "bytes_first_to_second"), (long long)RELAYS * PAYLOAD);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 2000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 	free(legs);
 }

@@ -30,9 +30,9 @@ unknown_id_is_closed_at_once(void)
 	tp_proxy_start(&p, long_timeouts);
 	tp_random_id(&id); /* never announced */
 	int fd = tp_leg(&p, &id);
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "ids_unknown", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "ids_unknown", 1, TP_STATE_WAIT_MS), 1);
 	CHECK_INT_EQ(tp_stat(&p, "legs_waiting"), 0);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
@@ -47,9 +47,9 @@ bad_magic_is_closed_at_once(void)
 	tp_proxy_start(&p, long_timeouts);
 	int fd = tp_connect(p.host, p.port);
 	CHECK(fd >= 0 && tp_write_all(fd, http, sizeof(http) - 1) == 0);
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "hellos_rejected", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "hellos_rejected", 1, TP_STATE_WAIT_MS), 1);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
@@ -68,9 +68,9 @@ bad_version_is_closed_at_once(void)
 	hello[4] = RELAY_HELLO_VERSION + 1;
 	int fd = tp_connect(p.host, p.port);
 	CHECK(fd >= 0 && tp_write_all(fd, hello, sizeof(hello)) == 0);
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "hellos_rejected", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "hellos_rejected", 1, TP_STATE_WAIT_MS), 1);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
@@ -89,17 +89,17 @@ reused_id_is_closed_at_once(void)
 	/* The pair is joined: a byte goes through. */
 	CHECK(tp_write_all(a, &byte, 1) == 0 && tp_read_all(b, &byte, 1) == 0 && byte == 'x');
 	int third = tp_leg(&p, &id); /* while the relay runs */
-	long ms = tp_wait_closed(third, 5000, NULL);
+	long ms = tp_wait_closed(third, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
 	close(third);
 	close(a);
 	close(b);
-	CHECK_INT_EQ(tp_wait_stat(&p, "relays_active", 0, 2000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "relays_active", 0, TP_STATE_WAIT_MS), 0);
 	int fourth = tp_leg(&p, &id); /* after it ended */
-	ms = tp_wait_closed(fourth, 5000, NULL);
+	ms = tp_wait_closed(fourth, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
 	close(fourth);
-	CHECK_INT_EQ(tp_wait_stat(&p, "ids_reused", 2, 1000), 2);
+	CHECK_INT_EQ(tp_wait_stat(&p, "ids_reused", 2, TP_STATE_WAIT_MS), 2);
 	CHECK_INT_EQ(tp_stat(&p, "relays_joined"), 1);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
@@ -115,15 +115,15 @@ lonely_leg_times_out_and_late_partner_is_refused(void)
 	tp_random_id(&id);
 	tp_expect(&p, &id, 60);
 	int fd = tp_leg(&p, &id);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_waiting", 1, 1000), 1);
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_waiting", 1, TP_STATE_WAIT_MS), 1);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	/* Not before the timeout, and not much after it (timer granularity is 50 ms). */
 	CHECK(ms >= 250 && ms < 300 + AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "timeouts_partner", 1, 1000), 1);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 1000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "timeouts_partner", 1, TP_STATE_WAIT_MS), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	close(fd);
 	int late = tp_leg(&p, &id);
-	ms = tp_wait_closed(late, 5000, NULL);
+	ms = tp_wait_closed(late, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
 	close(late);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
@@ -143,9 +143,9 @@ slow_hello_times_out(void)
 	relay_hello_encode(hello, &id, 0);
 	int fd = tp_connect(p.host, p.port);
 	CHECK(fd >= 0 && tp_write_all(fd, hello, 10) == 0); /* and then nothing: slowloris */
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 250 && ms < 300 + AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "timeouts_hello", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "timeouts_hello", 1, TP_STATE_WAIT_MS), 1);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
@@ -160,15 +160,15 @@ legs_beyond_max_legs_are_refused(void)
 	tp_proxy_start(&p, args);
 	for (int i = 0; i < 4; i++)
 		fds[i] = tp_connect(p.host, p.port); /* silent legs hold their slots */
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 4, 2000), 4);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 4, TP_STATE_WAIT_MS), 4);
 	int extra = tp_connect(p.host, p.port);
-	long ms = tp_wait_closed(extra, 5000, NULL);
+	long ms = tp_wait_closed(extra, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_refused", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_refused", 1, TP_STATE_WAIT_MS), 1);
 	close(extra);
 	for (int i = 0; i < 4; i++)
 		close(fds[i]);
-	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, 2000), 0);
+	CHECK_INT_EQ(tp_wait_stat(&p, "legs_open", 0, TP_STATE_WAIT_MS), 0);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }
 
@@ -183,9 +183,9 @@ expired_announcement_is_unknown(void)
 	tp_expect(&p, &id, 1);
 	usleep(1100 * 1000);
 	int fd = tp_leg(&p, &id);
-	long ms = tp_wait_closed(fd, 5000, NULL);
+	long ms = tp_wait_closed(fd, TP_STATE_WAIT_MS, NULL);
 	CHECK(ms >= 0 && ms < AT_ONCE_MS);
-	CHECK_INT_EQ(tp_wait_stat(&p, "ids_unknown", 1, 1000), 1);
+	CHECK_INT_EQ(tp_wait_stat(&p, "ids_unknown", 1, TP_STATE_WAIT_MS), 1);
 	close(fd);
 	CHECK_INT_EQ(tp_proxy_stop(&p, false), 0);
 }

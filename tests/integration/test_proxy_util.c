@@ -28,7 +28,7 @@
 #include "test_proxy_util.h"
 
 #define TP_MAX_ARGS 32
-#define TP_START_TIMEOUT_MS 5000
+#define TP_START_TIMEOUT_MS 30000 /* qcg-proxy starts slowly on a loaded machine */
 #define TP_IO_TIMEOUT_S 10
 
 long long

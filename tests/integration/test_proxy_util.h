@@ -15,6 +15,10 @@
 
 #include "relay_hello.h"
 
+/* How long a test waits for a state that must come (a statistic, a close): generous, since it
+ * costs time only when the test fails, and a loaded machine may take seconds. */
+#define TP_STATE_WAIT_MS 30000
+
 struct tp_proxy {
 	pid_t pid;
 	char dir[32];       /* temporary directory: control socket, ready file, log */

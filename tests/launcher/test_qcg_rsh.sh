@@ -45,18 +45,20 @@ fi
 for sig in TERM INT HUP; do
 	# Started directly (not through a shell function) so that $! is qcg-rsh itself.
 	X509_USER_PROXY=$(user_proxy_file jane) X509_CERT_DIR=$D/ca/certificates QCG_RSH_MAP=$D/map \
-		QCG_RSH_WORKDIR=/tmp "$QCG_RSH" b2 'exec sleep 41.5' >/dev/null 2>&1 &
+		QCG_RSH_WORKDIR=/tmp "$QCG_RSH" b2 'exec sleep 141.5' >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 1 50); do pgrep -f '^sleep 41.5' >/dev/null && break; sleep 0.1; done
+	# Signalled before the remote sleep runs, the check below would pass with nothing to end.
+	wait_until 300 pgrep -f '^sleep 141.5' >/dev/null ||
+		fail "sig${sig}_setup" "the remote sleep did not start"
 	kill -$sig $pid
 	wait $pid
 	rc=$?
 	num=$(kill -l $sig)
-	for _ in $(seq 1 30); do pgrep -f '^sleep 41.5' >/dev/null || break; sleep 0.1; done
-	if [ $rc = $((128 + num)) ] && ! pgrep -f '^sleep 41.5' >/dev/null; then
+	wait_while 300 pgrep -f '^sleep 141.5' >/dev/null # well below its 141.5 s
+	if [ $rc = $((128 + num)) ] && ! pgrep -f '^sleep 141.5' >/dev/null; then
 		pass "sig${sig}_to_qcg_rsh_ends_the_remote_command_and_gives_128_plus_signal"
 	else
-		fail "sig${sig}_to_qcg_rsh_ends_the_remote_command_and_gives_128_plus_signal" "rc=$rc; $(pgrep -af 'sleep 41.5')"
+		fail "sig${sig}_to_qcg_rsh_ends_the_remote_command_and_gives_128_plus_signal" "rc=$rc; $(pgrep -af 'sleep 141.5')"
 	fi
 done
 

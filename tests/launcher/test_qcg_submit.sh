@@ -73,19 +73,23 @@ else
 fi
 [ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 
-# qcg-cancel in mid-run: the stand-in mpirun (sleep 47.5) is stopped, the state is cancelled,
+# qcg-cancel in mid-run: the stand-in mpirun (sleep 147.5) is stopped, the state is cancelled,
 # and the reservation is released; qcg-status shows it.
-printf '#!/bin/sh\nexec sleep 47.5\n' >"$D/fake-mpirun"; chmod +x "$D/fake-mpirun"
+printf '#!/bin/sh\nexec sleep 147.5\n' >"$D/fake-mpirun"; chmod +x "$D/fake-mpirun"
 released_before=$(grep -c 'released' "$D/site-sa.log")
 QCG_MPIRUN=$D/fake-mpirun submit jane "$D/ok.qcg" >"$D/run.log" 2>&1 &
 spid=$!
-for _ in $(seq 1 100); do grep -q 'processes on' "$D/run.log" && break; sleep 0.1; done
+wait_for_log "$D/run.log" 'processes on' || fail qcg_cancel_setup "the job did not start: $(cat "$D/run.log")"
 id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+# Cancelled before the stand-in runs, 'no sleep left' below would pass with nothing to stop.
+wait_until 300 pgrep -f '^sleep 147.5' >/dev/null || fail qcg_cancel_setup "the stand-in mpirun did not start"
 as_user jane "$top_builddir/launcher/qcg-cancel" --broker "$BROKER_URL" "$id" >/dev/null 2>&1
-for _ in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+wait_gone 300 $spid
+kill -0 $spid 2>/dev/null && kill $spid # 30 s after the cancel: let the check below say so
 wait $spid; rc=$?
+wait_while 300 pgrep -f '^sleep 147.5' >/dev/null # the killed stand-in may still be exiting
 st=$(as_user jane "$top_builddir/launcher/qcg-status" --broker "$BROKER_URL" "$id" 2>&1)
-if echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 47.5' >/dev/null &&
+if echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 147.5' >/dev/null &&
 	[ "$(grep -c 'released' "$D/site-sa.log")" -gt "$released_before" ] && echo "$st" | grep -q "clusters sa@sa:1"; then
 	pass qcg_cancel_stops_the_job_and_qcg_status_shows_it
 else

@@ -173,9 +173,25 @@ net4_ns() {
 
 # No rank, orted, mpirun or qcg-rsh on any node or on user, and no socket in the job's windows
 # (TIME-WAIT is the kernel's, not a process's). Processes share the machine's pid namespace:
-# only those in each host's network namespace count.
+# only those in each host's network namespace count. mpirun's exit does not wait for every
+# remote orted to be gone nor for every FIN across the delay line: wait (bounded) for a clean
+# state, then check it.
 net4_check_leftovers() {
-	local left="" socks="" n ps lo hi
+	local left socks # set by net4_leftovers (bash scoping is dynamic)
+	wait_until 300 net4_leftovers_none
+	net4_leftovers
+	check "no rank, orted, mpirun or qcg-rsh is left on any node" '[[ -z $left ]]'
+	[[ -z $left ]] || echo "$left"
+	check "no socket in the job's port windows is left on any node" '[[ -z $socks ]]'
+	[[ -z $socks ]] || echo "$socks"
+	return 0
+}
+net4_leftovers_none() { net4_leftovers; [[ -z $left && -z $socks ]]; }
+
+# Sets left and socks to what net4_check_leftovers looks for ("" when none).
+net4_leftovers() {
+	local n ps lo hi
+	left="" socks=""
 	lo=$NET4_PORT_BASE hi=$((NET4_PORT_BASE + NET4_WINDOW * (${#NET4_NODES[@]} + 1) - 1))
 	for n in user "${NET4_NODES[@]}"; do
 		ps=$(for p in $(ip netns pids "$(net4_ns "$n")" 2>/dev/null); do
@@ -187,9 +203,4 @@ net4_check_leftovers() {
 			$1 != "TIME-WAIT" { n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p <= hi) print }')
 		[[ -z $ps ]] || socks+="$n: $ps; "
 	done
-	check "no rank, orted, mpirun or qcg-rsh is left on any node" '[[ -z $left ]]'
-	[[ -z $left ]] || echo "$left"
-	check "no socket in the job's port windows is left on any node" '[[ -z $socks ]]'
-	[[ -z $socks ]] || echo "$socks"
-	return 0
 }

@@ -4,7 +4,8 @@
 # helper's socket pointing nowhere) says nothing and never tries the helper. The same run with
 # QCG_NET=1 does try it (and says that it cannot reach it): the check can fail. A program
 # named in QCG_NET_SKIP (mpirun's rsh agent inherits the job's environment) stays inert.
-: "${top_builddir:?}"
+: "${top_srcdir:?}" "${top_builddir:?}"
+. "$top_srcdir/tests/wait.sh"
 LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
 PROBE=$top_builddir/tests/net/qcgnet_probe
 [ -f "$LIB" ] || { echo "SKIP: $LIB is not built"; exit 77; }
@@ -20,7 +21,7 @@ run() {
 		QCG_JOB_TOKEN=0123456789abcdef0123 "$PROBE" listen 127.0.0.2 0 1 poll \
 		>"$D/$name.out" 2>"$D/$name.err" &
 	L=$!
-	for _ in $(seq 50); do grep -q '^listening' "$D/$name.out" && break; sleep 0.1; done
+	wait_until 300 grep -q '^listening' "$D/$name.out"
 	local port
 	port=$(sed -n 's/^listening //p' "$D/$name.out")
 	env -u QCG_NET ${act:+QCG_NET=$act} ${SKIP:+QCG_NET_SKIP=$SKIP} LD_PRELOAD="$LIB" QCG_NET_LOOPBACK=1 \

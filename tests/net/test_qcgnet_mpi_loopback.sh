@@ -41,7 +41,7 @@ site() {
 		-s "helper.listen=127.0.0.1:$port"
 	echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
 	eval "SOCK_$node=\$HELPER_SOCKET"
-	wait_for_log "$D/fe-$s.log" 'registered' 10 || { echo "site-$s did not register"; exit 99; }
+	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
 }
 site a open a1
 site b nat b1

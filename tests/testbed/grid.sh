@@ -69,7 +69,7 @@ grid_connect() {
 	local from=$1 to=$2 addr=$3 port=$4 job=$5 token=$6 i waiter
 	grid_local "$to" "$job" "$token" wait "$port" 1 >"$TB_DIR/run/wait.out" 2>&1 &
 	waiter=$!
-	for ((i = 0; i < 50; i++)); do grep -q '^waiting' "$TB_DIR/run/wait.out" && break; sleep 0.1; done
+	wait_until 300 grep -q '^waiting' "$TB_DIR/run/wait.out" # GRID_WAITED shows it if never
 	GRID_CONN=$(grid_on "$from" "$GRID_TB_CONNECT" "$TB_DIR/run/helper-$from.sock" "$job" \
 		"$token" "$addr" "$port" 2>&1 || true)
 	wait "$waiter" || true

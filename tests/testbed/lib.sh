@@ -6,6 +6,7 @@
 
 : "${top_srcdir:?run through make check, or set top_srcdir and top_builddir}"
 : "${top_builddir:?run through make check, or set top_srcdir and top_builddir}"
+. "$top_srcdir/tests/wait.sh"
 QTB="$top_srcdir/deploy/qcg-testbed"
 TBTOOL="$top_srcdir/tests/testbed/tbtool.py"
 PY=/usr/bin/python3
@@ -63,11 +64,5 @@ MEASURE=(nice -n -15 "$PY" "$TBTOOL")
 tb_listen() { tbx "$1" "${MEASURE[@]}" serve "$2" >/dev/null 2>&1 & }
 
 # Wait until host $1 answers on port $3 at address $2 from host $4 (bounded).
-tb_wait_listener() {
-	local i
-	for ((i = 0; i < 50; i++)); do
-		[[ $(tbx "$4" "$PY" "$TBTOOL" probe 1 "$2:$3") == *" $1" ]] && return 0
-		sleep 0.1
-	done
-	fail "listener on $1 ($2:$3) did not come up"
-}
+tb_wait_listener() { wait_until 300 tb_answers "$@" || fail "listener on $1 ($2:$3) did not come up"; }
+tb_answers() { [[ $(tbx "$4" "$PY" "$TBTOOL" probe 1 "$2:$3") == *" $1" ]]; }

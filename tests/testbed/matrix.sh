@@ -75,7 +75,17 @@ matrix_listen_all() {
 	for h in "${HOSTS[@]}"; do tb_listen "$h" "$PORT_OUT,$PORT_IN"; done
 	tb_wait_listener "${HOSTS[-1]}" "$(matrix_addr "${HOSTS[-1]}" "${HOSTS[-1]}")" "$PORT_OUT" \
 		"${HOSTS[-1]}"
-	sleep 0.5 # the others started earlier than the last one
+	# Every listener, both ports (a thread each), not only the last one started: a cell probed
+	# before its listener is up reads as blocked. Seen inside the namespace, past any firewall.
+	for h in "${HOSTS[@]}"; do
+		wait_until 300 matrix_listening "$h" || fail "the listener on $h did not listen on both ports"
+	done
+}
+
+# Whether host $1 has sockets listening on both matrix ports.
+matrix_listening() {
+	local out
+	out=$(tbx "$1" ss -Hltn) && [[ $out == *":$PORT_OUT "* && $out == *":$PORT_IN "* ]]
 }
 
 # Probe every cell, all sources at once; results in $TB_DIR/probe-<src>.
