@@ -112,7 +112,8 @@ events_wait_watching(struct event_queue *q, const char *queue, const char *reade
     int64_t after, int timeout_ms, events_gone_fn gone, void *arg, bool *was_gone,
     struct broker_event *out, size_t max)
 {
-	struct timespec deadline = deadline_in(timeout_ms), now, slice;
+	struct timespec deadline = deadline_in(timeout_ms), now, until;
+	struct timespec next_check = deadline_in(EVENTS_WATCH_SLICE_MS);
 	size_t n;
 
 	if (was_gone != NULL)
@@ -124,13 +125,10 @@ events_wait_watching(struct event_queue *q, const char *queue, const char *reade
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (reached(&now, &deadline))
 			break;
-		/* Wait a slice at most, then ask whether the poller is still there: an event wakes
-		 * us at once, a closed connection is seen within EVENTS_WATCH_SLICE_MS. */
-		slice = gone != NULL ? deadline_in(EVENTS_WATCH_SLICE_MS) : deadline;
-		if (reached(&slice, &deadline))
-			slice = deadline;
-		if (pthread_cond_timedwait(&q->changed, &q->lock, &slice) == ETIMEDOUT &&
-		    gone != NULL) {
+		/* Every EVENTS_WATCH_SLICE_MS, whatever woke us (the condition is shared by every
+		 * queue, so wake-ups for others may come more often than the slice), ask whether
+		 * the poller is still there. */
+		if (gone != NULL && reached(&now, &next_check)) {
 			/* the check is a system call on the poller's socket: not under the lock */
 			pthread_mutex_unlock(&q->lock);
 			bool g = gone(arg);
@@ -141,7 +139,11 @@ events_wait_watching(struct event_queue *q, const char *queue, const char *reade
 				n = 0;
 				break;
 			}
+			next_check = deadline_in(EVENTS_WATCH_SLICE_MS);
+			continue; /* an event may have come while unlocked */
 		}
+		until = gone != NULL && !reached(&next_check, &deadline) ? next_check : deadline;
+		pthread_cond_timedwait(&q->changed, &q->lock, &until);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return n;
