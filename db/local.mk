@@ -5,7 +5,8 @@
 db_migrations = \
 	db/migrations/001_initial.sql \
 	db/migrations/002_proxy_control_endpoint.sql \
-	db/migrations/003_proxy_owner_dn.sql
+	db/migrations/003_proxy_owner_dn.sql \
+	db/migrations/004_liveness.sql
 
 noinst_LIBRARIES += db/libqcgdb.a
 db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)
@@ -18,7 +19,8 @@ db_libqcgdb_a_SOURCES = \
 	db/registry_jobs.c \
 	db/registry_access_points.c \
 	db/registry_connections.c \
-	db/registry_multicast.c
+	db/registry_multicast.c \
+	db/registry_liveness.c
 nodist_db_libqcgdb_a_SOURCES = db/migrations_embedded.c
 
 # The migrations become a C table at build time (never committed). Prerequisites are found

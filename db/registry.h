@@ -65,6 +65,27 @@ int registry_list_proxies(struct registry *reg, struct proxy **out, size_t *coun
 /* Add delta (may be negative, floor 0) to a proxy's load. */
 int registry_add_proxy_load(struct registry *reg, const char *endpoint, int64_t delta);
 
+/* Leases of the services that long-poll the broker (db/migrations/004_liveness.sql): a
+ * front-end's, kept on its cluster's row, and a proxy's. Times are unix seconds. */
+enum registry_lease_kind {
+	REGISTRY_LEASE_CLUSTER = 0, /* name = the cluster, owner = its frontend_dn */
+	REGISTRY_LEASE_PROXY = 1,   /* name = the endpoint, owner = its owner_dn */
+};
+/* A poll from the owner: last_seen = now, lease_expires = expires, no longer withdrawn.
+ * *was_withdrawn (may be NULL) says whether it had been withdrawn (it is back).
+ * REGISTRY_NOT_FOUND when owner_dn owns no such row (an admin's poll renews nothing). */
+int registry_renew_lease(struct registry *reg, enum registry_lease_kind kind, const char *name,
+    const char *owner_dn, int64_t now, int64_t expires, bool *was_withdrawn);
+/* Withdraw name at `now` (its poll's connection closed); *withdrawn (may be NULL) says
+ * whether this call did (false: absent or withdrawn already). */
+int registry_withdraw(struct registry *reg, enum registry_lease_kind kind, const char *name,
+    int64_t now, bool *withdrawn);
+/* Withdraw every live row whose lease ended before now. *names (malloc'ed, NULL when none; the
+ * caller frees it) gets the keys this call withdrew, *count how many. Writes nothing when no
+ * lease has ended. */
+int registry_withdraw_expired(struct registry *reg, enum registry_lease_kind kind, int64_t now,
+    char (**names)[QCG_ENDPOINT_MAX], size_t *count);
+
 /* Jobs. */
 int registry_put_job(struct registry *reg, const struct job *j);
 int registry_set_job_state(struct registry *reg, const char *id, enum job_state state,

@@ -10,6 +10,8 @@
 
 #define CLUSTER_COLUMNS "name, policy, port_min, port_max, public_address, private_networks, " \
 	"traversal_allowed, frontend_endpoint, frontend_dn"
+/* What a read returns: the columns written on put, then the lease (registry_liveness.c). */
+#define CLUSTER_READ_COLUMNS CLUSTER_COLUMNS ", last_seen, lease_expires, withdrawn_at"
 
 /* Bind every field of c but the DN to ?1..?8. */
 static int
@@ -37,7 +39,7 @@ bind_cluster(struct registry *reg, sqlite3_stmt *st, const struct cluster *c, co
 	return 0;
 }
 
-/* Read a row of CLUSTER_COLUMNS into a struct cluster. */
+/* Read a row of CLUSTER_READ_COLUMNS into a struct cluster. */
 static int
 read_cluster(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op)
 {
@@ -54,7 +56,8 @@ read_cluster(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op)
 	    reg_column_text(reg, st, 5, c->private_networks, sizeof(c->private_networks), op) != 0 ||
 	    reg_column_range(reg, st, 6, 0, 1, &traversal, op) != 0 ||
 	    reg_column_text(reg, st, 7, c->frontend_endpoint, sizeof(c->frontend_endpoint), op) != 0 ||
-	    reg_column_text(reg, st, 8, c->frontend_dn, sizeof(c->frontend_dn), op) != 0)
+	    reg_column_text(reg, st, 8, c->frontend_dn, sizeof(c->frontend_dn), op) != 0 ||
+	    reg_read_liveness(reg, st, 9, &c->live, op) != 0)
 		return -1;
 	if (cluster_policy_parse(policy, &c->policy) != 0)
 		return reg_failf(reg, "%s: cluster '%s' has unknown policy '%s'", op, c->name, policy);
@@ -108,7 +111,7 @@ registry_get_cluster(struct registry *reg, const char *name, struct cluster *out
 {
 	const char *op = "registry_get_cluster";
 	sqlite3_stmt *st = reg_stmt(reg, STMT_CLUSTER_GET,
-	    "SELECT " CLUSTER_COLUMNS " FROM clusters WHERE name = ?1", op);
+	    "SELECT " CLUSTER_READ_COLUMNS " FROM clusters WHERE name = ?1", op);
 	int rc = -1, step;
 
 	if (st == NULL)
@@ -187,7 +190,7 @@ registry_list_clusters(struct registry *reg, struct cluster **out, size_t *count
 {
 	const char *op = "registry_list_clusters";
 	sqlite3_stmt *st = reg_stmt(reg, STMT_CLUSTER_LIST,
-	    "SELECT " CLUSTER_COLUMNS " FROM clusters ORDER BY name", op);
+	    "SELECT " CLUSTER_READ_COLUMNS " FROM clusters ORDER BY name", op);
 
 	void *rows;
 

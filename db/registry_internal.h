@@ -55,6 +55,14 @@ enum reg_stmt {
 	STMT_MCAST_INSERT,
 	STMT_MCAST_RELEASE,
 	STMT_MCAST_LIST,
+	STMT_LEASE_RENEW_CLUSTER,
+	STMT_LEASE_RENEW_PROXY,
+	STMT_LEASE_STATE_CLUSTER,
+	STMT_LEASE_STATE_PROXY,
+	STMT_LEASE_WITHDRAW_CLUSTER,
+	STMT_LEASE_WITHDRAW_PROXY,
+	STMT_LEASE_EXPIRED_CLUSTER,
+	STMT_LEASE_EXPIRED_PROXY,
 	STMT_COUNT
 };
 
@@ -102,6 +110,10 @@ int reg_column_range(struct registry *reg, sqlite3_stmt *st, int col, int64_t mi
 int reg_begin(struct registry *reg, const char *op);
 int reg_commit(struct registry *reg, const char *op);
 void reg_rollback(struct registry *reg);
+
+/* Read the lease columns last_seen, lease_expires, withdrawn_at from col, col+1, col+2. */
+int reg_read_liveness(struct registry *reg, sqlite3_stmt *st, int col, struct liveness *out,
+    const char *op);
 
 /* Reads one row of st into dst (an element of a list); 0 or -1 with the error set. */
 typedef int (*reg_row_reader)(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op);

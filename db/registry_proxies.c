@@ -12,7 +12,8 @@
 /* A single load change larger than this is a caller's bug, not a count of relays. */
 #define PROXY_LOAD_DELTA_MAX (INT64_C(1) << 32)
 
-#define PROXY_COLUMNS "id, endpoint, networks, cluster, load, control_endpoint, owner_dn"
+#define PROXY_COLUMNS "id, endpoint, networks, cluster, load, control_endpoint, owner_dn, " \
+	"last_seen, lease_expires, withdrawn_at"
 
 /* Bind the caller: a DN is required even of an admin (it owns what it creates). */
 static int
@@ -100,7 +101,8 @@ read_proxy(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op)
 	    reg_column_text(reg, st, 3, p->cluster, sizeof(p->cluster), op) != 0 ||
 	    reg_column_range(reg, st, 4, 0, INT64_MAX, &p->load, op) != 0 ||
 	    reg_column_text(reg, st, 5, p->control_endpoint, sizeof(p->control_endpoint), op) != 0 ||
-	    reg_column_text(reg, st, 6, p->owner_dn, sizeof(p->owner_dn), op) != 0)
+	    reg_column_text(reg, st, 6, p->owner_dn, sizeof(p->owner_dn), op) != 0 ||
+	    reg_read_liveness(reg, st, 7, &p->live, op) != 0)
 		return -1;
 	return 0;
 }

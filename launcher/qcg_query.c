@@ -69,6 +69,42 @@ format_time(LONG64 *t, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* A service's last sign of life as one phrase: "alive, seen 2 s ago", "withdrawn 40 s ago
+ * (seen 45 s ago)"; "-" from a broker that does not say. */
+static const char *
+liveness_text(const struct qcg__Liveness *l, char *buf, size_t len)
+{
+	char seen[48] = "";
+	if (l == NULL)
+		return "-";
+	if (l->secondsSinceSeen)
+		snprintf(seen, sizeof(seen), "seen %lld s ago", (long long)*l->secondsSinceSeen);
+	if (l->alive)
+		snprintf(buf, len, "alive%s%s", seen[0] ? ", " : "", seen);
+	else if (l->withdrawnSecondsAgo)
+		snprintf(buf, len, "withdrawn %lld s ago%s%s%s", (long long)*l->withdrawnSecondsAgo,
+		    seen[0] ? " (" : "", seen, seen[0] ? ")" : "");
+	else
+		snprintf(buf, len, "withdrawn");
+	return buf;
+}
+
+static void
+json_liveness(struct json_writer *w, const struct qcg__Liveness *l)
+{
+	if (l == NULL)
+		return;
+	json_object_open(w, "liveness");
+	json_bool(w, "alive", l->alive);
+	if (l->lastSeen)
+		json_int(w, "lastSeen", *l->lastSeen);
+	if (l->secondsSinceSeen)
+		json_int(w, "secondsSinceSeen", *l->secondsSinceSeen);
+	if (l->withdrawnSecondsAgo)
+		json_int(w, "withdrawnSecondsAgo", *l->withdrawnSecondsAgo);
+	json_object_close(w);
+}
+
 static void
 print_clusters(const struct _qb__ListClustersResponse *r, bool json)
 {
@@ -77,17 +113,21 @@ print_clusters(const struct _qb__ListClustersResponse *r, bool json)
 		json_begin(&w, stdout);
 		json_array_open(&w, NULL);
 	} else
-		printf("%-16s %-11s %-13s %-18s %-24s %-9s %s\n", "CLUSTER", "POLICY", "PORTS",
-		    "PUBLIC ADDRESS", "PRIVATE NETWORKS", "TRAVERSAL", "FRONT-END");
+		printf("%-16s %-11s %-13s %-18s %-24s %-9s %-28s %s\n", "CLUSTER", "POLICY",
+		    "PORTS", "PUBLIC ADDRESS", "PRIVATE NETWORKS", "TRAVERSAL", "FRONT-END",
+		    "FRONT-END STATE");
 	for (int i = 0; i < r->__sizecluster; i++) {
 		const struct qcg__Cluster *c = &r->cluster[i];
 		char ports[16] = "-";
 		if (c->portMin && c->portMax)
 			snprintf(ports, sizeof(ports), "%u-%u", *c->portMin, *c->portMax);
 		if (!json) {
-			printf("%-16s %-11s %-13s %-18s %-24s %-9s %s\n", c->name, policy_text(c->policy),
-			    ports, opt_text(c->publicAddress), opt_text(c->privateNetworks),
-			    c->traversalAllowed ? "yes" : "no", opt_text(c->frontendEndpoint));
+			char state[96];
+			printf("%-16s %-11s %-13s %-18s %-24s %-9s %-28s %s\n", c->name,
+			    policy_text(c->policy), ports, opt_text(c->publicAddress),
+			    opt_text(c->privateNetworks), c->traversalAllowed ? "yes" : "no",
+			    opt_text(c->frontendEndpoint),
+			    liveness_text(c->liveness, state, sizeof(state)));
 			continue;
 		}
 		json_object_open(&w, NULL);
@@ -102,6 +142,7 @@ print_clusters(const struct _qb__ListClustersResponse *r, bool json)
 		json_bool(&w, "traversalAllowed", c->traversalAllowed);
 		json_string(&w, "frontendEndpoint", c->frontendEndpoint);
 		json_string(&w, "frontendDN", c->frontendDN);
+		json_liveness(&w, c->liveness);
 		json_object_close(&w);
 	}
 	if (json) {
@@ -137,6 +178,12 @@ fetch_proxy_stats(const struct query_options *o, const struct _qb__ListProxiesRe
 		if (url == NULL || soap == NULL) {
 			snprintf(live[i].why, sizeof(live[i].why), "%s",
 			    url == NULL ? "it registered no control service" : err);
+			continue;
+		}
+		/* A withdrawn proxy is gone as far as the broker knows: asking would only cost
+		 * the timeout (a vanished host) for an answer that is known. */
+		if (r->proxy[i].liveness && !r->proxy[i].liveness->alive) {
+			snprintf(live[i].why, sizeof(live[i].why), "withdrawn by the broker");
 			continue;
 		}
 		if (soap_call___qp__GetStatistics(soap, url, NULL, &req, &live[i].st) == SOAP_OK)
@@ -176,20 +223,22 @@ print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live 
 		json_begin(&w, stdout);
 		json_array_open(&w, NULL);
 	} else
-		printf("%-28s %-36s %-16s %5s %8s %8s %14s\n", "ENDPOINT", "NETWORKS", "CLUSTER",
-		    "LOAD", "LEGS", "ACTIVE", "BYTES");
+		printf("%-28s %-36s %-16s %5s %8s %8s %14s  %s\n", "ENDPOINT", "NETWORKS",
+		    "CLUSTER", "LOAD", "LEGS", "ACTIVE", "BYTES", "STATE");
 	for (int i = 0; i < r->__sizeproxy; i++) {
 		const struct qcg__Proxy *p = &r->proxy[i];
 		long long load = p->load ? *p->load : 0;
 		if (!json) {
 			printf("%-28s %-36s %-16s %5lld ", p->endpoint, p->networks,
 			    p->cluster ? p->cluster : "-", load);
+			char state[96];
 			if (live[i].ok)
-				printf("%8lld %8lld %14lld\n", (long long)live[i].st.legs,
+				printf("%8lld %8lld %14lld", (long long)live[i].st.legs,
 				    (long long)live[i].st.activeRelays,
 				    (long long)live[i].st.bytesForwarded);
 			else
-				printf("%8s %8s %14s\n", "-", "-", "-");
+				printf("%8s %8s %14s", "-", "-", "-");
+			printf("  %s\n", liveness_text(p->liveness, state, sizeof(state)));
 			continue;
 		}
 		json_object_open(&w, NULL);
@@ -199,6 +248,7 @@ print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live 
 		json_int(&w, "load", load);
 		json_string(&w, "controlEndpoint", p->controlEndpoint);
 		print_proxy_stats_json(&w, &live[i]);
+		json_liveness(&w, p->liveness);
 		json_object_close(&w);
 	}
 	if (json) {

@@ -37,6 +37,14 @@ enum connect_method {
 };
 #define METHOD_COUNT 6 /* number of real methods (NONE excluded) */
 
+/* A long-polling service's sign of life (db/migrations/004_liveness.sql); unix seconds, 0 for
+ * never. Set by the registry, never taken from the wire. */
+struct liveness {
+	int64_t last_seen;     /* the last WaitEvents poll (or registration) */
+	int64_t lease_expires; /* alive until then without another poll; 0: no lease yet */
+	int64_t withdrawn_at;  /* when it was withdrawn; 0 while alive */
+};
+
 struct cluster {
 	char name[QCG_NAME_MAX];
 	enum cluster_policy policy;
@@ -46,6 +54,7 @@ struct cluster {
 	bool traversal_allowed;                /* may its nodes take part in TCP traversal */
 	char frontend_endpoint[QCG_ENDPOINT_MAX];
 	char frontend_dn[QCG_DN_MAX];          /* who registered it; only they may change it */
+	struct liveness live;                  /* its front-end's lease */
 };
 
 struct proxy {
@@ -59,6 +68,7 @@ struct proxy {
 	char owner_dn[QCG_DN_MAX];        /* the DN that registered it (set by the registry, never
 	                                   * taken from the wire); "" for a row of schema 2 not
 	                                   * registered since */
+	struct liveness live;             /* its lease: a withdrawn proxy relays nothing */
 };
 
 enum job_state {

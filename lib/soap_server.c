@@ -17,6 +17,8 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <stdbool.h>
 
 #include <openssl/ssl.h>
 
@@ -25,6 +27,10 @@
 #include "config_file.h"
 #include "log.h"
 #include "soap_server.h"
+
+/* How long a new connection may take to send its first byte before the TLS handshake simply
+ * starts (closed_before_sending). */
+#define SOAP_SERVER_FIRST_BYTE_WAIT_MS 1000
 
 /* One client connection, from accept until it is closed. Between requests a kept-alive
  * connection is parked in the idle set (an epoll set watched by one thread), not on a worker:
@@ -280,6 +286,20 @@ queue_push(struct soap_server *srv, struct connection *c)
 	return 0;
 }
 
+/* Whether the peer closed without sending a byte. A TLS client sends its hello at once, so
+ * waiting for the first byte (or the end) costs it nothing; the wait is bounded, after which
+ * the handshake goes on as usual. */
+static bool
+closed_before_sending(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	char byte;
+
+	if (poll(&p, 1, SOAP_SERVER_FIRST_BYTE_WAIT_MS) != 1)
+		return false;
+	return recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 /* TLS handshake and the peer's identity, on a worker (a slow or hostile client holds one
  * worker for at most io_timeout, never the accept loop). 0 when the connection may be served. */
 static int
@@ -297,6 +317,13 @@ connection_handshake(struct soap_server *srv, struct connection *c)
 	c->fd = SOAP_INVALID_SOCKET; /* the soap owns it now */
 	c->soap->user = &c->req;
 	c->soap->fserveloop = after_request;
+	if (closed_before_sending(c->soap->socket)) {
+		/* It was checking that the port answers (a front-end's helper probe, a monitor):
+		 * not a failed handshake worth a warning. */
+		log_debug("connection from %s closed before the TLS handshake (a port probe)",
+		    c->req.peer_address);
+		return -1;
+	}
 	int accepted = soap_ssl_accept(c->soap) == SOAP_OK;
 	const char *refused = tls_refusal_reason(c->soap);
 	if (refused != NULL) {

@@ -14,6 +14,7 @@
 #include "events.h"
 #include "gridmap.h"
 
+struct liveness_watch;
 struct registry;
 struct soap;
 
@@ -27,6 +28,7 @@ struct broker {
 	struct event_queue *events;
 	pthread_mutex_t cursor_lock;    /* guards cursor */
 	struct decision_cursor cursor;  /* round-robin over proxies, grid-wide */
+	struct liveness_watch *liveness; /* leases of front-ends and proxies (liveness.h) */
 	time_t started;
 };
 

@@ -16,6 +16,7 @@
 #include "broker.h"
 #include "config_file.h"
 #include "daemon_args.h"
+#include "liveness.h"
 #include "log.h"
 #include "prune.h"
 #include "registry.h"
@@ -93,6 +94,7 @@ main(int argc, char **argv)
 	struct soap_server *server;
 	struct prune_settings prune;
 	struct pruner *pruner;
+	struct liveness_settings liveness;
 	const char *port_file = NULL;
 	char err[512];
 
@@ -106,8 +108,10 @@ main(int argc, char **argv)
 		sizeof(err)) != 0 ||
 	    load_policies(&broker, &cfg, err, sizeof(err)) != 0 ||
 	    prune_settings_from_config(&cfg, &prune, err, sizeof(err)) != 0 ||
+	    liveness_settings_from_config(&cfg, &liveness, err, sizeof(err)) != 0 ||
 	    prepare_registry(&broker, &cfg, err, sizeof(err)) != 0 ||
-	    pruner_start(broker.db_path, &prune, &pruner, err, sizeof(err)) != 0)
+	    pruner_start(broker.db_path, &prune, &pruner, err, sizeof(err)) != 0 ||
+	    liveness_start(broker.db_path, &liveness, &broker.liveness, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	broker.events = events_new();
 	if (broker.events == NULL)
@@ -133,6 +137,7 @@ main(int argc, char **argv)
 	events_shutdown(broker.events);
 	pruner_stop(pruner);
 	soap_server_close(server);
+	liveness_stop(broker.liveness);
 	events_free(broker.events);
 	acl_free(&broker.acl);
 	gridmap_free(&broker.gridmap);

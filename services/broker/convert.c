@@ -95,6 +95,25 @@ convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Clu
 	out->frontendDN = soap_strdup(soap, in->frontend_dn);
 }
 
+void
+convert_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
+    struct qcg__Liveness **out)
+{
+	struct qcg__Liveness *l = soap_malloc(soap, sizeof(*l));
+	*out = l;
+	if (l == NULL)
+		return;
+	memset(l, 0, sizeof(*l));
+	l->alive = in->withdrawn_at == 0 ? xsd__boolean__true_ : xsd__boolean__false_;
+	if (in->last_seen > 0) {
+		l->lastSeen = long_out(soap, in->last_seen);
+		l->secondsSinceSeen = long_out(soap, now > in->last_seen ? now - in->last_seen : 0);
+	}
+	if (in->withdrawn_at > 0)
+		l->withdrawnSecondsAgo = long_out(soap,
+		    now > in->withdrawn_at ? now - in->withdrawn_at : 0);
+}
+
 int
 convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out)
 {

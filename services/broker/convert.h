@@ -37,4 +37,9 @@ void convert_event_out(struct soap *soap, const struct broker_event *in, struct 
 void convert_multicast_out(struct soap *soap, const struct multicast_group *in,
     struct qcg__MulticastGroup *out);
 
+/* A service's lease as the state queries show it, ages taken at now (unix seconds); *out is
+ * NULL when out of memory. */
+void convert_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
+    struct qcg__Liveness **out);
+
 #endif

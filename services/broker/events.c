@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -85,25 +86,75 @@ collect(struct event_queue *q, const char *queue, const char *reader_dn, int64_t
 	return n;
 }
 
+/* The monotonic time ms from now. */
+static struct timespec
+deadline_in(int ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+static bool
+reached(const struct timespec *now, const struct timespec *t)
+{
+	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
+}
+
+size_t
+events_wait_watching(struct event_queue *q, const char *queue, const char *reader_dn,
+    int64_t after, int timeout_ms, events_gone_fn gone, void *arg, bool *was_gone,
+    struct broker_event *out, size_t max)
+{
+	struct timespec deadline = deadline_in(timeout_ms), now, until;
+	struct timespec next_check = deadline_in(EVENTS_WATCH_SLICE_MS);
+	size_t n;
+
+	if (was_gone != NULL)
+		*was_gone = false;
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		if ((n = collect(q, queue, reader_dn, after, out, max)) > 0 || q->shutting_down)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (reached(&now, &deadline))
+			break;
+		/* Every EVENTS_WATCH_SLICE_MS, whatever woke us (the condition is shared by every
+		 * queue, so wake-ups for others may come more often than the slice), ask whether
+		 * the poller is still there. */
+		if (gone != NULL && reached(&now, &next_check)) {
+			/* the check is a system call on the poller's socket: not under the lock */
+			pthread_mutex_unlock(&q->lock);
+			bool g = gone(arg);
+			pthread_mutex_lock(&q->lock);
+			if (g) {
+				if (was_gone != NULL)
+					*was_gone = true;
+				n = 0;
+				break;
+			}
+			next_check = deadline_in(EVENTS_WATCH_SLICE_MS);
+			continue; /* an event may have come while unlocked */
+		}
+		until = gone != NULL && !reached(&next_check, &deadline) ? next_check : deadline;
+		pthread_cond_timedwait(&q->changed, &q->lock, &until);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
 size_t
 events_wait(struct event_queue *q, const char *queue, const char *reader_dn, int64_t after,
     int timeout_ms, struct broker_event *out, size_t max)
 {
-	struct timespec deadline;
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-	pthread_mutex_lock(&q->lock);
-	size_t n;
-	while ((n = collect(q, queue, reader_dn, after, out, max)) == 0 && !q->shutting_down)
-		if (pthread_cond_timedwait(&q->changed, &q->lock, &deadline) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&q->lock);
-	return n;
+	return events_wait_watching(q, queue, reader_dn, after, timeout_ms, NULL, NULL, NULL, out,
+	    max);
 }
 
 size_t

@@ -10,6 +10,7 @@
 #ifndef QCG_BROKER_EVENTS_H
 #define QCG_BROKER_EVENTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,15 @@ int64_t events_post(struct event_queue *q, struct broker_event *ev);
  * its new holder the old holder's relay ids; NULL sees every event of the queue. */
 size_t events_wait(struct event_queue *q, const char *queue, const char *reader_dn,
     int64_t after, int timeout_ms, struct broker_event *out, size_t max);
+/* Whether the poller has gone (its connection closed); called between slices of a wait. */
+typedef bool (*events_gone_fn)(void *arg);
+#define EVENTS_WATCH_SLICE_MS 250 /* how often a watched wait asks gone() */
+/* events_wait that also asks gone(arg) every EVENTS_WATCH_SLICE_MS while nothing arrives and
+ * returns 0 at once, with *was_gone (may be NULL) set, when it says yes: a long poll whose
+ * caller died must not hold a worker, nor leave the caller looking alive, until its timeout. */
+size_t events_wait_watching(struct event_queue *q, const char *queue, const char *reader_dn,
+    int64_t after, int timeout_ms, events_gone_fn gone, void *arg, bool *was_gone,
+    struct broker_event *out, size_t max);
 /* Events in the ring (for health reporting). */
 size_t events_count(struct event_queue *q);
 /* Wake every waiter so that they return early (shutdown). */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "soapH.h"
 #include "broker.h"
 #include "convert.h"
+#include "liveness.h"
 #include "log.h"
 #include "registry.h"
 #include "resolve.h"
@@ -103,11 +105,24 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	case RESOLVE_NO_CLUSTER:
 		return soap_fault_client(soap, "job %s: a cluster of this connection is not registered",
 		    req.job);
-	case RESOLVE_NO_METHOD:
+	case RESOLVE_NO_METHOD: {
+		char left_out[128] = "";
+		if (res.proxies_withdrawn > 0)
+			snprintf(left_out, sizeof(left_out), " (%zu withdrawn prox%s left out: process "
+			    "or host gone)", res.proxies_withdrawn,
+			    res.proxies_withdrawn == 1 ? "y" : "ies");
 		return soap_fault_client_kind(soap, QCG_FAULT_NO_METHOD,
-		    "job %s: no %smethod connects %s/%s to %s:%u", req.job,
+		    "job %s: no %smethod connects %s/%s to %s:%u%s", req.job,
 		    req.after >= 0 ? "further " : "", req.from_cluster, req.from_node,
-		    req.to_address, req.to_port);
+		    req.to_address, req.to_port, left_out);
+	}
+	case RESOLVE_TARGET_WITHDRAWN:
+		return soap_fault_client_kind(soap, QCG_FAULT_NO_METHOD,
+		    "job %s: %s to %s/%s:%u needs cluster %s's front-end, withdrawn %lld s ago "
+		    "(its WaitEvents poll stopped): nobody there would take part", req.job,
+		    connect_method_name(res.decision.method), res.target.cluster,
+		    res.target.node, req.to_port, res.target.cluster,
+		    (long long)(time(NULL) - res.target_withdrawn_at));
 	case RESOLVE_ERROR:
 		return broker_registry_fault(soap, &call, -1, "Resolve");
 	}
@@ -167,12 +182,67 @@ authorize_queue(struct soap *soap, struct broker_call *call, const char *queue,
 	return rc ? rc : broker_require_cluster_owner(soap, call, queue);
 }
 
+/* The poller's connection, for the slices of a long poll (events_gone_fn). */
+static bool
+poller_gone(void *arg)
+{
+	return liveness_peer_closed(((struct soap *)arg)->socket);
+}
+
+/* A poll from the queue's owner renews its lease; returns whether it did (the caller owns the
+ * row). A proxy draining its queue before registering, or an admin, renews nothing. */
+static bool
+renew_lease(struct broker_call *call, const char *queue, int timeout_s)
+{
+	const char *name;
+	enum registry_lease_kind kind = liveness_queue_kind(queue, &name);
+	int64_t now = (int64_t)time(NULL);
+	bool back = false;
+
+	int rc = registry_renew_lease(call->reg, kind, name, call->caller_dn, now,
+	    now + liveness_poll_lease(call->broker->liveness, timeout_s), &back);
+	if (rc == REGISTRY_NOT_FOUND)
+		return false;
+	if (rc != 0) {
+		/* The poll still serves its events; the sweeper may withdraw the service later, and
+		 * its next poll brings it back. */
+		log_warn("WaitEvents %s: renewing the lease failed: %s", queue,
+		    registry_error(call->reg));
+		return false;
+	}
+	if (back)
+		log_info("%s %s is alive again (polling as %s)",
+		    kind == REGISTRY_LEASE_PROXY ? "proxy" : "cluster", name, call->caller_dn);
+	return true;
+}
+
+/* The owner's poll ended because its connection closed: unless another poll of the queue is
+ * open (a restarted process already polls), the service is gone. */
+static void
+withdraw_closed(struct broker_call *call, const char *queue, size_t polls_left)
+{
+	const char *name;
+	enum registry_lease_kind kind = liveness_queue_kind(queue, &name);
+	bool withdrawn = false;
+
+	if (polls_left > 0)
+		return;
+	if (registry_withdraw(call->reg, kind, name, (int64_t)time(NULL), &withdrawn) != 0)
+		log_warn("WaitEvents %s: withdrawing failed: %s (the lease will lapse instead)",
+		    queue, registry_error(call->reg));
+	else if (withdrawn)
+		log_warn("%s %s withdrawn: its WaitEvents connection closed (the %s is gone)",
+		    kind == REGISTRY_LEASE_PROXY ? "proxy" : "cluster", name,
+		    kind == REGISTRY_LEASE_PROXY ? "proxy process" : "front-end");
+}
+
 int
 __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
     struct _qb__WaitEventsResponse *resp)
 {
 	struct broker_call call = broker_call_of(soap);
 	struct broker_event *events;
+	bool owner, gone = false;
 	int rc;
 
 	/* who may wait depends on the queue named, so the request is read before authorizing */
@@ -191,8 +261,19 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	events = soap_malloc(soap, EVENTS_WAIT_MAX * sizeof(*events));
 	if (events == NULL)
 		return soap_fault_server(soap, "out of memory");
-	size_t n = events_wait(call.broker->events, req->cluster, reader_dn, req->afterSequence,
-	    req->timeoutSeconds * 1000, events, EVENTS_WAIT_MAX);
+	owner = renew_lease(&call, req->cluster, req->timeoutSeconds);
+	/* Only the owner's polls are watched: they are what keeps the service alive. */
+	bool counted = owner && liveness_poll_begin(call.broker->liveness, req->cluster) == 0;
+	size_t n = events_wait_watching(call.broker->events, req->cluster, reader_dn,
+	    req->afterSequence, req->timeoutSeconds * 1000, counted ? poller_gone : NULL, soap,
+	    &gone, events, EVENTS_WAIT_MAX);
+	if (counted) {
+		size_t left = liveness_poll_end(call.broker->liveness, req->cluster);
+		if (gone) {
+			withdraw_closed(&call, req->cluster, left);
+			return soap->error = SOAP_EOF; /* nobody to answer */
+		}
+	}
 	resp->event = soap_malloc(soap, (n ? n : 1) * sizeof(*resp->event));
 	if (resp->event == NULL)
 		return soap_fault_server(soap, "out of memory");

@@ -33,8 +33,11 @@ __qb__ListClusters(struct soap *soap, struct _qb__ListClusters *req,
 		 "ListClusters")))
 		return rc;
 	resp->cluster = array_out(soap, n, sizeof(*resp->cluster));
-	for (size_t i = 0; resp->cluster && i < n; i++)
+	for (size_t i = 0; resp->cluster && i < n; i++) {
 		convert_cluster_out(soap, &rows[i], &resp->cluster[i]);
+		convert_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
+		    &resp->cluster[i].liveness);
+	}
 	resp->__sizecluster = resp->cluster ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;
@@ -54,8 +57,11 @@ __qb__ListProxies(struct soap *soap, struct _qb__ListProxies *req,
 		 "ListProxies")))
 		return rc;
 	resp->proxy = array_out(soap, n, sizeof(*resp->proxy));
-	for (size_t i = 0; resp->proxy && i < n; i++)
+	for (size_t i = 0; resp->proxy && i < n; i++) {
 		convert_proxy_out(soap, &rows[i], &resp->proxy[i]);
+		convert_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
+		    &resp->proxy[i].liveness);
+	}
 	resp->__sizeproxy = resp->proxy ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;

@@ -12,9 +12,24 @@
 #include "soapH.h"
 #include "broker.h"
 #include "convert.h"
+#include "liveness.h"
 #include "log.h"
 #include "registry.h"
 #include "soap_server.h"
+
+/* A registration is a sign of life: the service is alive (again) for a short lease, which
+ * its first poll, right after, extends. Failing to record it is logged, not refused: the
+ * poll renews it anyway. */
+static void
+register_lease(struct broker_call *call, enum registry_lease_kind kind, const char *name)
+{
+	int64_t now = (int64_t)time(NULL);
+	int rc = registry_renew_lease(call->reg, kind, name, call->caller_dn, now,
+	    now + liveness_register_lease(call->broker->liveness), NULL);
+	if (rc != 0 && rc != REGISTRY_NOT_FOUND) /* not found: an admin registered it */
+		log_warn("%s: recording the registration as a sign of life failed: %s", name,
+		    registry_error(call->reg));
+}
 
 int
 __qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
@@ -31,6 +46,7 @@ __qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
 	if ((rc = broker_registry_fault(soap, &call,
 		 registry_put_cluster(call.reg, &c, call.caller_dn), "RegisterCluster")))
 		return rc;
+	register_lease(&call, REGISTRY_LEASE_CLUSTER, c.name);
 	log_info("cluster %s registered (%s) by %s", c.name, cluster_policy_name(c.policy),
 	    call.caller_dn);
 	resp->ok = xsd__boolean__true_;
@@ -71,6 +87,7 @@ __qb__RegisterProxy(struct soap *soap, struct _qb__RegisterProxy *req,
 	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p,
 		 call.caller_dn, broker_is_admin(&call), &id), "RegisterProxy")))
 		return rc;
+	register_lease(&call, REGISTRY_LEASE_PROXY, p.endpoint);
 	log_info("proxy %s registered (networks %s) by %s", p.endpoint, p.networks, call.caller_dn);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;

@@ -11,7 +11,8 @@ services_broker_qcg_broker_SOURCES = \
 	services/broker/convert.c services/broker/convert.h \
 	services/broker/resolve.c services/broker/resolve.h \
 	services/broker/events.c services/broker/events.h \
-	services/broker/prune.c services/broker/prune.h
+	services/broker/prune.c services/broker/prune.h \
+	services/broker/liveness.c services/broker/liveness.h
 services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/broker \
 	$(QCG_SOAP_CPPFLAGS) $(SQLITE3_CFLAGS)
 services_broker_qcg_broker_LDADD = services/broker/libdecision.a db/libqcgdb.a \

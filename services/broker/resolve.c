@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "registry.h"
 #include "resolve.h"
@@ -33,6 +34,15 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 	if (rc != 0 || registry_list_proxies(reg, &proxies, &nproxies) != 0)
 		return RESOLVE_ERROR;
 
+	/* A withdrawn proxy (its process or host is gone) is never offered: a relay through it
+	 * would hang until the leg's timeout. The decision sees only the live ones. */
+	size_t live = 0;
+	for (size_t i = 0; i < nproxies; i++)
+		if (proxies[i].live.withdrawn_at == 0)
+			proxies[live++] = proxies[i];
+	out->proxies_withdrawn = nproxies - live;
+	nproxies = live;
+
 	struct decision_side ini = { &from, req->from_node }, tgt = { &to, out->target.node };
 	pthread_mutex_lock(cursor_lock);
 	rc = decision_choose(&ini, &tgt, req->to_port, proxies, nproxies, req->after, cursor,
@@ -48,6 +58,11 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 	/* direct and port range need nothing from the target side; every other method does */
 	out->needs_target_side = out->decision.method != METHOD_DIRECT &&
 	    out->decision.method != METHOD_PORT_RANGE;
+	/* ... through the target cluster's front-end, which must be there to pass it on. */
+	if (out->needs_target_side && to.live.withdrawn_at != 0) {
+		out->target_withdrawn_at = to.live.withdrawn_at;
+		return RESOLVE_TARGET_WITHDRAWN;
+	}
 	return RESOLVE_OK;
 }
 

@@ -31,6 +31,8 @@ struct resolve_result {
 	char target_public_address[QCG_ADDR_MAX];
 	char initiator_public_address[QCG_ADDR_MAX];
 	int needs_target_side;    /* post an EVENT_CONNECT to the target's cluster */
+	size_t proxies_withdrawn; /* registered proxies left out: withdrawn (liveness.h) */
+	int64_t target_withdrawn_at; /* for RESOLVE_TARGET_WITHDRAWN: when its front-end was */
 };
 
 enum resolve_status {
@@ -39,6 +41,8 @@ enum resolve_status {
 	RESOLVE_NO_CLUSTER = 2,      /* a side's cluster is not registered */
 	RESOLVE_NO_METHOD = 3,       /* the policies leave no (further) method */
 	RESOLVE_ERROR = 4,           /* registry failure */
+	RESOLVE_TARGET_WITHDRAWN = 5, /* the method needs the target's front-end, which is
+	                               * withdrawn: nobody would act on its event */
 };
 
 /* Decide; cursor is the broker's grid-wide round-robin state, guarded by cursor_lock, which is

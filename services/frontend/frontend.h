@@ -18,6 +18,7 @@
 struct soap;
 struct resolve_cache;
 struct resv_table;
+struct helper_probe;
 struct broker_link;
 struct broker_pool;
 struct delivery;
@@ -29,6 +30,7 @@ struct frontend {
 	struct gridmap gridmap;            /* users */
 	struct resolve_cache *cache;
 	struct resv_table *reservations;
+	struct helper_probe *helpers;      /* whether each node's helper is there (at Reserve) */
 	struct broker_pool *brokers;       /* kept-alive contexts for handlers' broker calls */
 	struct broker_link *link;
 	struct delivery *delivery;

@@ -23,6 +23,7 @@
 #include "daemon_args.h"
 #include "delivery.h"
 #include "frontend.h"
+#include "helper_probe.h"
 #include "log.h"
 #include "reservations.h"
 #include "resolve_cache.h"
@@ -54,7 +55,8 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 	    (size_t)fe->cfg.cache_max_per_job);
 	fe->reservations = resv_table_new(fe->cfg.nodes, fe->cfg.node_count,
 	    (size_t)fe->cfg.max_reservations, (size_t)fe->cfg.max_launches);
-	if (fe->cache == NULL || fe->reservations == NULL) {
+	fe->helpers = helper_probe_new(fe->cfg.nodes, fe->cfg.node_count);
+	if (fe->cache == NULL || fe->reservations == NULL || fe->helpers == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -151,6 +153,7 @@ main(int argc, char **argv)
 	soap_server_close(server);
 	broker_pool_free(fe.brokers);
 	resv_table_free(fe.reservations);
+	helper_probe_free(fe.helpers);
 	resolve_cache_free(fe.cache);
 	acl_free(&fe.acl);
 	gridmap_free(&fe.gridmap);

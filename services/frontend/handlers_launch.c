@@ -13,6 +13,7 @@
 
 #include "soapH.h"
 #include "frontend.h"
+#include "helper_probe.h"
 #include "log.h"
 #include "reservations.h"
 #include "soap_server.h"
@@ -61,8 +62,19 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 		.walltime = req->wallTimeSeconds ? *req->wallTimeSeconds : 0,
 	};
 	grant = soap_malloc(soap, sizeof(*grant));
-	if (grant == NULL)
+	struct helper_probe_result *helpers = soap_malloc(soap, sizeof(*helpers));
+	if (grant == NULL || helpers == NULL)
 		return soap_fault_server(soap, "out of memory");
+	/* Only nodes that may be granted are asked about: the named ones, or all. */
+	bool want[FE_NODES_MAX] = { false };
+	for (size_t i = 0; i < cfg->node_count; i++)
+		want[i] = r.node_count == 0;
+	for (size_t i = 0; i < r.node_count; i++)
+		for (size_t k = 0; r.nodes[i] && k < cfg->node_count; k++)
+			if (strcmp(cfg->nodes[k].name, r.nodes[i]) == 0)
+				want[k] = true;
+	helper_probe_check(call.fe->helpers, fe_now() * 1000.0, want, helpers);
+	r.helpers = helpers;
 	enum resv_status st = resv_reserve(call.fe->reservations, fe_now(), &r, grant, err,
 	    sizeof(err));
 	if (st != RESV_OK) {

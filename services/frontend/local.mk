@@ -6,7 +6,8 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/fe_config.c services/frontend/fe_config.h \
 	services/frontend/fe_decision.h \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
-	services/frontend/reservations.c services/frontend/reservations.h
+	services/frontend/reservations.c services/frontend/reservations.h \
+	services/frontend/helper_probe.c services/frontend/helper_probe.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
 sbin_PROGRAMS += services/frontend/qcg-frontend

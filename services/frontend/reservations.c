@@ -271,7 +271,27 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 	if (st != RESV_OK)
 		return st;
 	int rest = req->slots, available = 0;
+	char skipped[160] = "";
+	size_t nskipped = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* A node whose helper is gone could run nothing: a named one is refused, naming it
+		 * and why; among any nodes it is passed over. */
+		if (req->helpers == NULL || !req->helpers->down[idx[i]])
+			continue;
+		if (req->node_count > 0) {
+			snprintf(err, errlen, "node %s cannot be granted: %s", t->nodes[idx[i]].name,
+			    req->helpers->why[idx[i]]);
+			return RESV_NO_CAPACITY;
+		}
+		size_t used = strlen(skipped);
+		if (used + 1 < sizeof(skipped))
+			snprintf(skipped + used, sizeof(skipped) - used, "%s%s", nskipped ? ", " : "",
+			    t->nodes[idx[i]].name);
+		nskipped++;
+	}
 	for (size_t i = 0; i < n && rest > 0; i++) {
+		if (req->helpers != NULL && req->helpers->down[idx[i]])
+			continue;
 		int free_here = t->free_slots[idx[i]];
 		int want = req->per_node ? (req->per_node < rest ? req->per_node : rest) : rest;
 		available += req->per_node ? (free_here < req->per_node ? free_here : req->per_node)
@@ -283,8 +303,10 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 	}
 	if (rest > 0) {
 		snprintf(err, errlen, "not enough free slots: %d requested%s, %d free on the %s "
-		    "nodes", req->slots, req->per_node ? " with processesPerNode" : "", available,
-		    req->node_count ? "requested" : "cluster's");
+		    "nodes%s%s%s", req->slots, req->per_node ? " with processesPerNode" : "",
+		    available, req->node_count ? "requested" : "cluster's",
+		    nskipped ? " (left out, their helper is gone: " : "", skipped,
+		    nskipped ? ")" : "");
 		return RESV_NO_CAPACITY;
 	}
 	return RESV_OK;

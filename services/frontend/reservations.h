@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "fe_config.h"
+#include "helper_probe.h"
 #include "gridmap.h"
 #include "model.h"
 
@@ -52,6 +53,8 @@ struct resv_request {
 				     node, and only nodes that can take min(per_node, rest) */
 	long timeout;             /* seconds until it lapses unless committed */
 	long walltime;            /* seconds it may run once committed; 0: until released */
+	const struct helper_probe_result *helpers; /* whose helper is gone (helper_probe.h):
+	                                            * never granted; NULL: all are there */
 };
 
 struct resv_grant {

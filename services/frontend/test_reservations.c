@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "reservations.h"
@@ -27,7 +28,7 @@ static enum resv_status
 reserve(struct resv_table *t, double now, const char *dn, int slots, const char *const *nodes,
     size_t n, int per_node, long timeout, struct resv_grant *g, char *err)
 {
-	struct resv_request r = { dn, "acct", "job", slots, nodes, n, per_node, timeout, 0 };
+	struct resv_request r = { dn, "acct", "job", slots, nodes, n, per_node, timeout, 0, NULL };
 	return resv_reserve(t, now, &r, g, err, 256);
 }
 
@@ -163,7 +164,7 @@ walltime_releases_a_committed_reservation_and_its_launches(void)
 	struct resv_launch_info info, killed[8];
 	char err[256], id[RESV_ID_LEN], launch[RESV_ID_LEN];
 	size_t n;
-	struct resv_request r = { JANE, "acct", "job", 2, NULL, 0, 0, 10, 60 };
+	struct resv_request r = { JANE, "acct", "job", 2, NULL, 0, 0, 10, 60, NULL };
 	CHECK_INT_EQ(resv_reserve(t, 100, &r, &g, err, sizeof(err)), RESV_OK);
 	CHECK_INT_EQ(reserve(t, 100, JANE, 1, NULL, 0, 0, 10, &other, err), RESV_OK); /* no wall time */
 	/* the wall time counts from the commit, not from the reservation */
@@ -204,7 +205,7 @@ job_end_releases_its_reservations_after_a_grace(void)
 	size_t n;
 	CHECK_INT_EQ(reserve(t, 0, JANE, 2, NULL, 0, 0, 10, &committed, err), RESV_OK);
 	CHECK_INT_EQ(reserve(t, 0, JANE, 1, NULL, 0, 0, 10, &pending, err), RESV_OK);
-	struct resv_request r = { JANE, "acct", "another-job", 1, NULL, 0, 0, 10, 0 };
+	struct resv_request r = { JANE, "acct", "another-job", 1, NULL, 0, 0, 10, 0, NULL };
 	CHECK_INT_EQ(resv_reserve(t, 0, &r, &other, err, sizeof(err)), RESV_OK);
 	CHECK_INT_EQ(resv_commit(t, 1, committed.id, JANE, err, sizeof(err)), RESV_OK);
 	CHECK_INT_EQ(resv_commit(t, 1, other.id, JANE, err, sizeof(err)), RESV_OK);
@@ -223,6 +224,35 @@ job_end_releases_its_reservations_after_a_grace(void)
 	resv_table_free(t);
 }
 
+static void
+nodes_whose_helper_is_gone_are_never_granted(void)
+{
+	struct resv_table *t = table();
+	static struct helper_probe_result helpers; /* large for the stack */
+	struct resv_grant g;
+	char err[256];
+	helpers.down[0] = true;
+	snprintf(helpers.why[0], sizeof(helpers.why[0]), "its helper at x: Connection refused");
+	/* any nodes: n1 is passed over, n2 and n3 take the slots */
+	struct resv_request r = { JANE, "acct", "job", 6, NULL, 0, 0, 10, 0, &helpers };
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(g.slot_count, 2);
+	CHECK_STR_EQ(g.slot[0].node, "n2");
+	CHECK_STR_EQ(g.slot[1].node, "n3");
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n1"), 4);
+	/* more than the others hold: refused, naming the node left out */
+	r.slots = 1;
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_NO_CAPACITY);
+	CHECK(strstr(err, "left out, their helper is gone: n1") != NULL);
+	/* asked for by name: refused with the node and the reason */
+	const char *const want[] = { "n1" };
+	r.nodes = want;
+	r.node_count = 1;
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_NO_CAPACITY);
+	CHECK_STR_EQ(err, "node n1 cannot be granted: its helper at x: Connection refused");
+	resv_table_free(t);
+}
+
 int
 main(void)
 {
@@ -234,5 +264,6 @@ main(void)
 	RUN(tables_are_bounded);
 	RUN(walltime_releases_a_committed_reservation_and_its_launches);
 	RUN(job_end_releases_its_reservations_after_a_grace);
+	RUN(nodes_whose_helper_is_gone_are_never_granted);
 	return check_exit();
 }

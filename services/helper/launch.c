@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -259,15 +260,32 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 	    launch_identity_of(req->account, geteuid(), t->allow_root, &who, err, errlen) != 0 ||
 	    record_token(t, req, who.uid, err, errlen) != 0)
 		return -1;
+	/* the job's environment plus the launch's mark (LAUNCH_MARK_ENV) */
+	char mark[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX], new_id[LAUNCH_ID_MAX];
+	char **env = calloc((size_t)req->envc + 1, sizeof(*env));
+	if (env == NULL) {
+		snprintf(err, errlen, "cannot prepare the launch: out of memory");
+		return -1;
+	}
+	struct launch_request marked = *req;
+	memcpy(env, req->env, (size_t)req->envc * sizeof(*env));
+	env[req->envc] = mark;
+	marked.env = env;
+	marked.envc = req->envc + 1;
 	pthread_mutex_lock(&t->lock);
 	struct launch *l = t->stop ? NULL : free_slot(t, err, errlen);
 	if (t->stop)
 		snprintf(err, errlen, "qcg-helper is shutting down");
-	int rc = l == NULL ? -1 : launch_exec(req, &who, &p, err, errlen);
+	if (l != NULL) {
+		make_id(t, new_id);
+		snprintf(mark, sizeof(mark), "%s=%s", LAUNCH_MARK_ENV, new_id);
+	}
+	int rc = l == NULL ? -1 : launch_exec(&marked, &who, &p, err, errlen);
+	free(env);
 	if (rc == 0) {
 		memset(l, 0, sizeof(*l));
 		l->used = 1;
-		make_id(t, l->id);
+		snprintf(l->id, sizeof(l->id), "%s", new_id);
 		snprintf(l->job, sizeof(l->job), "%s", req->job);
 		l->pid = p.pid;
 		l->fd[0] = p.out_fd;
@@ -351,6 +369,77 @@ launch_result_free(struct launch_result *res)
 	res->out = res->err = NULL;
 }
 
+/* Whether process pid's environment holds the entry `entry` (NAME=value), read from
+ * /proc/PID/environ (NUL-separated). A process that cannot be read (gone, not ours) has not. */
+static bool
+environ_has(pid_t pid, const char *entry)
+{
+	char path[64], buf[8192];
+	size_t want = strlen(entry) + 1, have = 0; /* the entry and its NUL */
+	bool found = false;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* Scan entry by entry across reads; an entry longer than the buffer is skipped. */
+	bool at_start = true, skipping = false;
+	while (!found && (n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
+		size_t len = have + (size_t)n, pos = 0;
+		while (pos < len) {
+			char *nul = memchr(buf + pos, '\0', len - pos);
+			if (nul == NULL)
+				break;
+			size_t elen = (size_t)(nul - (buf + pos)) + 1;
+			if (at_start && !skipping && elen == want && memcmp(buf + pos, entry, want) == 0)
+				found = true;
+			pos += elen;
+			at_start = true;
+			skipping = false;
+		}
+		have = len - pos;
+		if (have == sizeof(buf)) { /* one entry fills the buffer: not ours, skip it */
+			have = 0;
+			skipping = true;
+		} else {
+			memmove(buf, buf + pos, have);
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/* Signal every process marked as launch id (LAUNCH_MARK_ENV) but this helper; returns how
+ * many were signalled. This is what reaches a daemonized orted and its ranks. */
+static int
+signal_marked(const char *id, int sig)
+{
+	char entry[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX];
+	struct dirent *d;
+	int count = 0;
+	DIR *proc = opendir("/proc");
+
+	if (proc == NULL) {
+		log_warn("launch %s: cannot look for its processes in /proc: %s", id, strerror(errno));
+		return 0;
+	}
+	snprintf(entry, sizeof(entry), "%s=%s", LAUNCH_MARK_ENV, id);
+	while ((d = readdir(proc)) != NULL) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || pid <= 1 || pid == (long)getpid())
+			continue;
+		if (environ_has((pid_t)pid, entry) && kill((pid_t)pid, sig) == 0) {
+			log_info("launch %s: signal %d to pid %ld (left the launch's process group)",
+			    id, sig, pid);
+			count++;
+		}
+	}
+	closedir(proc);
+	return count;
+}
+
 int
 launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t errlen)
 {
@@ -361,16 +450,25 @@ launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t
 	}
 	pthread_mutex_lock(&t->lock);
 	struct launch *l = find(t, id);
-	if (l == NULL)
+	if (l == NULL) {
 		snprintf(err, errlen, "no launch '%.100s' on this node", id);
-	else if (l->reaped)
-		snprintf(err, errlen, "launch %s has exited already", id);
-	else if (kill(-l->pid, sig) != 0)
-		snprintf(err, errlen, "kill process group %d: %s", (int)l->pid, strerror(errno));
-	else
-		rc = 0;
-	if (rc == 0)
-		log_info("launch %s: signal %d to process group %d", id, sig, (int)l->pid);
+	} else {
+		/* The group while its leader runs, and always whatever carries the launch's mark:
+		 * a launch whose leader exited may have left a daemon behind. */
+		int group = !l->reaped && kill(-l->pid, sig) == 0;
+		int group_errno = errno;
+		if (group)
+			log_info("launch %s: signal %d to process group %d", id, sig, (int)l->pid);
+		int marked = signal_marked(id, sig);
+		if (group || marked > 0)
+			rc = 0;
+		else if (l->reaped)
+			snprintf(err, errlen, "launch %s has exited already, and no process of it is "
+			    "left", id);
+		else
+			snprintf(err, errlen, "kill process group %d: %s", (int)l->pid,
+			    strerror(group_errno));
+	}
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -399,6 +497,10 @@ kill_all(struct launch_table *t)
 			waitpid(t->slots[s].pid, &t->slots[s].status, 0);
 			t->slots[s].reaped = 1;
 		}
+	/* what left its launch's group (a daemonized orted) must not outlive the helper */
+	for (size_t s = 0; s < t->nslots; s++)
+		if (t->slots[s].used)
+			signal_marked(t->slots[s].id, SIGKILL);
 }
 
 void

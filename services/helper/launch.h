@@ -23,6 +23,11 @@
 #define LAUNCH_ID_MAX 128           /* with the NUL */
 #define LAUNCH_ARGS_MAX 4096        /* argv entries */
 #define LAUNCH_ENV_MAX 4096         /* environment entries */
+/* Every launch's environment carries its id under this name. Processes inherit it even when
+ * they leave the launch's process group: orted started with --daemonize (what plm_rsh asks
+ * for with plm_rsh_no_tree_spawn) forks, calls setsid and lets the launch's leader exit, so a
+ * signal to the group would miss it. Signal finds such processes by it. */
+#define LAUNCH_MARK_ENV "QCG_HELPER_LAUNCH_ID"
 #define LAUNCH_STRING_MAX 65536     /* bytes of one argument or environment entry */
 #define LAUNCH_READ_CHUNK (256 * 1024) /* bytes per stream one ReadOutput returns at most */
 #define LAUNCH_WAIT_MAX 300         /* seconds a ReadOutput may wait */

@@ -121,7 +121,7 @@ grep -q "127.0.0.1:$PR" <<<"$proxies" && pass qcg_query_lists_the_registered_pro
 	fail qcg_query_lists_the_registered_proxy "$proxies"
 # Its statistics come from the proxy's own control service (generated control_listen, ACL and
 # grid-mapfile): numbers, not the '-' qcg-query prints when it cannot read them.
-grep -Eq "^127\.0\.0\.1:$PR .* [0-9]+ +[0-9]+ +[0-9]+\$" <<<"$proxies" &&
+grep -Eq "^127\.0\.0\.1:$PR .* [0-9]+ +[0-9]+ +[0-9]+  alive" <<<"$proxies" &&
 	pass proxy_control_service_serves_statistics_to_the_mapped_user ||
 	fail proxy_control_service_serves_statistics_to_the_mapped_user "$proxies"
 

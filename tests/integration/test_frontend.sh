@@ -22,7 +22,7 @@ helper "/O=Grid/OU=qcg-ompi/CN=host/b*"
 helper "/O=Grid/OU=qcg-ompi/CN=host/stray"
 ACL
 broker_start
-# Helpers b1 and b2 are not running here: nobody listens on their ports.
+# Helpers b1 and b2 are not running until the reservations: nobody listens on their ports.
 P1=$(free_port); P2=$(free_port)
 write_frontend_conf "$D/fe.conf" gw-f site-f nat "$D/fe.acl" "$D/fe-grid-mapfile" \
 	"b1 = https://127.0.0.1:$P1/ 4
@@ -168,6 +168,10 @@ out=$(frontend_as b1 register-ap job-3 b1 127.0.0.11 5002 2>&1)
 	fail frontend_keeps_serving_after_bad_requests "got: $out"
 
 # --- reservations ----------------------------------------------------------------------------
+# Reserve grants only nodes whose helper answers (helper_probe.h): from here on they run.
+trap 'frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+site_helper_start b1 "$P1" site-f "$FRONTEND_URL"
+site_helper_start b2 "$P2" site-f "$FRONTEND_URL"
 out=$(frontend_as bob reserve job-r 1 10 2>&1)
 case $out in
 *"not in the front-end's grid-mapfile"*) pass unmapped_user_refused_reserve ;;

@@ -34,9 +34,11 @@ $nobody_gid
 ODD=a b=c
 PATH=/usr/bin:/bin
 PWD=/tmp
+QCG_HELPER_LAUNCH_ID=$id
 QCG_JOB_TOKEN=$TOKEN
 --- exit=0"
-# sh adds PWD itself; nothing of the helper's own environment may appear.
+# sh adds PWD itself; nothing of the helper's own environment may appear, only the launch's
+# mark (what Signal finds a daemonized process by).
 [ "$(cat "$D/c2.out")" = "$expected" ] && pass launch_runs_as_account_in_workdir_with_exact_environment ||
 	fail launch_runs_as_account_in_workdir_with_exact_environment "got: $(cat "$D/c2.out")"
 
@@ -71,6 +73,33 @@ pgrep -u nobody -f '^sleep 60$' >/dev/null && fail signal_reaches_the_whole_grou
 	pass signal_reaches_the_whole_group
 out=$(helper_as gw-a signal "$id" 15 2>&1)
 case $out in *"has exited already"*) pass signal_after_exit_refused ;; *) fail signal_after_exit_refused "$out" ;; esac
+
+# --- a daemon that left the launch's process group is still the launch's --------------------
+# What orted --daemonize does (plm_rsh_no_tree_spawn): fork, setsid, and the leader exits at
+# once. Signal after the leader's exit must still reach the daemon, found by the launch's mark.
+id=$(launch job-D nobody -e PATH=/usr/bin:/bin -- sh -c 'setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $!')
+helper_as gw-a collect "$id" 20 >"$D/c5.out" 2>&1
+daemon=$(head -n 1 "$D/c5.out")
+if [ -n "$daemon" ] && kill -0 "$daemon" 2>/dev/null &&
+	[ "$(ps -o sid= -p "$daemon" | tr -d ' ')" = "$daemon" ]; then
+	out=$(helper_as gw-a signal "$id" 9 2>&1)
+	gone=no
+	for _ in $(seq 1 50); do # bounded: 5 s for a SIGKILL to take effect
+		kill -0 "$daemon" 2>/dev/null || { gone=yes; break; }
+		sleep 0.1
+	done
+	[ "$out" = ok ] && [ $gone = yes ] &&
+		pass signal_reaches_a_daemon_that_left_the_group_after_its_leader_exited ||
+		fail signal_reaches_a_daemon_that_left_the_group_after_its_leader_exited \
+			"signal said '$out', daemon $daemon gone: $gone"
+	out=$(helper_as gw-a signal "$id" 9 2>&1)
+	case $out in *"no process of it is left"*) pass signal_after_the_daemon_is_gone_refused ;;
+	*) fail signal_after_the_daemon_is_gone_refused "$out" ;; esac
+else
+	fail signal_reaches_a_daemon_that_left_the_group_after_its_leader_exited \
+		"no daemon in a session of its own: $(cat "$D/c5.out")"
+fi
+kill -9 "$daemon" 2>/dev/null
 
 # --- a process that writes more than the buffer blocks, and nothing is lost ------------------
 id=$(launch job-B nobody -e PATH=/usr/bin:/bin -- sh -c 'head -c 300000 /dev/zero | tr "\0" x; echo')

@@ -61,7 +61,7 @@ proxy_start "$D/pw.conf" "$D/pw.log"
 PW=$PROXY_ENDPOINT PW_URL=$PROXY_CONTROL_URL PW_PID=$PROXY_PID
 if wait_until 300 listed "$PW"; then
 	out=$(query_as jane proxies)
-	if echo "$out" | grep "^$PW " | grep -Eq ' 0 +0 +0 *$'; then
+	if echo "$out" | grep "^$PW " | grep -Eq ' 0 +0 +0 +alive, seen'; then
 		pass registers_and_qcg_query_shows_live_statistics
 	else
 		fail registers_and_qcg_query_shows_live_statistics "$out"

@@ -420,6 +420,9 @@ migration_from_schema_2_keeps_proxies_unowned_until_registered(void)
 		CHECK_STR_EQ(list[0].control_endpoint, "https://old:7001/");
 		CHECK_INT_EQ(list[0].load, 3);
 		CHECK_STR_EQ(list[0].owner_dn, "");
+		/* 004: its registration is its last sign of life, and it has two minutes to poll */
+		CHECK(list[0].live.last_seen > 0 && list[0].live.withdrawn_at == 0);
+		CHECK(list[0].live.lease_expires > (int64_t)time(NULL) + 60);
 	}
 	free(list);
 	/* nobody but an admin removes an unowned row; its next registrant claims it */
@@ -427,6 +430,74 @@ migration_from_schema_2_keeps_proxies_unowned_until_registered(void)
 	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0);
 	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_B, false, NULL), REGISTRY_DENIED);
 	CHECK_INT_EQ(registry_delete_proxy(reg, "old:7000", PROXY_DN_A, false), 0);
+	registry_close(reg);
+}
+
+/* Leases (migration 004): only the owner's poll renews one, and says when it brought a withdrawn
+ * row back; withdrawal happens once; the sweep takes exactly the lapsed live rows, leaves a row
+ * renewed in time, and writes nothing when none lapsed. */
+static void
+leases_renew_withdraw_and_lapse(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct cluster c = make_cluster("site-a", POLICY_NAT), out;
+	struct proxy p = make_proxy("wan1:9000", 0), q = make_proxy("wan2:9000", 0);
+	char (*names)[QCG_ENDPOINT_MAX] = NULL;
+	bool back = true, done = false;
+	size_t n = 9;
+
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &q, PROXY_DN_A, false, NULL), 0);
+	/* a new row has no lease yet: alive, never swept */
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK(out.live.last_seen == 0 && out.live.lease_expires == 0 && out.live.withdrawn_at == 0);
+	CHECK_INT_EQ(registry_withdraw_expired(reg, REGISTRY_LEASE_CLUSTER, 1000, &names, &n), 0);
+	CHECK(n == 0 && names == NULL);
+
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_CLUSTER, "site-a", DN_A, 100, 130,
+	    &back), 0);
+	CHECK(!back);
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_CLUSTER, "site-a", DN_B, 100, 130,
+	    NULL), REGISTRY_NOT_FOUND); /* not the owner */
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_PROXY, "wan1:9000", PROXY_DN_A, 100,
+	    110, NULL), 0);
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_PROXY, "wan2:9000", PROXY_DN_A, 100,
+	    200, NULL), 0);
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_PROXY, "wan2:9000", PROXY_DN_A, 100,
+	    99, NULL), -1); /* ends before it starts */
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK(out.live.last_seen == 100 && out.live.lease_expires == 130);
+
+	/* at 120 only wan1's lease (110) has lapsed */
+	CHECK_INT_EQ(registry_withdraw_expired(reg, REGISTRY_LEASE_PROXY, 120, &names, &n), 0);
+	CHECK_INT_EQ(n, 1);
+	if (n == 1)
+		CHECK_STR_EQ(names[0], "wan1:9000");
+	free(names);
+	CHECK_INT_EQ(registry_withdraw_expired(reg, REGISTRY_LEASE_PROXY, 120, &names, &n), 0);
+	CHECK_INT_EQ(n, 0); /* withdrawn once */
+	CHECK_INT_EQ(registry_withdraw_expired(reg, REGISTRY_LEASE_CLUSTER, 120, &names, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	struct proxy row;
+	CHECK_INT_EQ(registry_get_proxy(reg, "wan1:9000", &row), 0);
+	CHECK_INT_EQ(row.live.withdrawn_at, 120);
+
+	/* a closed poll withdraws at once, once */
+	CHECK_INT_EQ(registry_withdraw(reg, REGISTRY_LEASE_CLUSTER, "site-a", 125, &done), 0);
+	CHECK(done);
+	CHECK_INT_EQ(registry_withdraw(reg, REGISTRY_LEASE_CLUSTER, "site-a", 126, &done), 0);
+	CHECK(!done);
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK_INT_EQ(out.live.withdrawn_at, 125);
+
+	/* the next poll brings it back, and says so */
+	CHECK_INT_EQ(registry_renew_lease(reg, REGISTRY_LEASE_CLUSTER, "site-a", DN_A, 140, 170,
+	    &back), 0);
+	CHECK(back);
+	CHECK_INT_EQ(registry_get_cluster(reg, "site-a", &out), 0);
+	CHECK(out.live.withdrawn_at == 0 && out.live.last_seen == 140);
 	registry_close(reg);
 }
 
@@ -1016,6 +1087,7 @@ main(void)
 	RUN(proxies_put_list_and_load_floors_at_zero);
 	RUN(proxy_belongs_to_the_dn_that_registered_it);
 	RUN(migration_from_schema_2_keeps_proxies_unowned_until_registered);
+	RUN(leases_renew_withdraw_and_lapse);
 	RUN(read_snapshot_sees_one_state_while_another_connection_writes);
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
 	RUN(access_points_are_keyed_by_job_and_port_not_address);
