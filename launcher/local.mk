@@ -103,5 +103,5 @@ check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
 tests_launcher_test_node_env_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
-tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS)
+tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_node_env

@@ -8,7 +8,7 @@
  * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
  * checked; the broker records the job (refusing an unmapped DN) and names each cluster's
  * front-end. Then co-allocation (reserve all, commit all, or release all), the job directory
- * /tmp/qcg-jobs-<uid>/<JOB>/ (rankfile, hosts, topology), mpirun with qcg-rsh, and at the end
+ * /tmp/qcg-jobs-<uid>/<JOB>/ (hostfile, hosts, topology), mpirun with qcg-rsh, and at the end
  * Release everywhere and the final state at the broker. Ctrl-C, SIGTERM and `qcg-cancel JOB`
  * (seen at the broker within QCG_SUBMIT_POLL seconds) stop everything everywhere.
  *
@@ -132,7 +132,7 @@ summary(const struct submit *s, const char *file, char *buf, size_t len)
 }
 
 static int
-make_job_dir(struct submit *s, char *err, size_t errlen)
+make_job_dir(struct submit *s, enum job_files_form form, char *err, size_t errlen)
 {
 	char root[64];
 	snprintf(root, sizeof(root), "/tmp/qcg-jobs-%u", (unsigned)getuid());
@@ -150,7 +150,7 @@ make_job_dir(struct submit *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%.900s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	return job_files_write(s->dir, &s->alloc, err, errlen);
+	return job_files_write(s->dir, &s->alloc, form, err, errlen);
 }
 
 /* The job's token, the nodes' port windows, and mpirun's helper (if its host has one). */
@@ -285,8 +285,20 @@ run_job(struct submit *s)
 	snprintf(rsh, sizeof(rsh), "env -u QCG_NET %s/qcg-rsh", s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
-		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
-	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0)
+		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS };
+	char self[256] = "";
+	gethostname(self, sizeof(self) - 1);
+	plan.form = job_files_form(&s->alloc, self);
+	if (plan.form == JOB_FILES_SEQ && s->job->binding != JOB_BIND_NONE) {
+		/* --map-by seq keeps the order but leaves the other nodes' ranks unbound. */
+		snprintf(err, sizeof(err), "%s:%d: binding %s cannot be honoured when qcg-submit "
+		    "runs on %s, one of the job's nodes but not its first (Open MPI would place "
+		    "the first ranks on it); submit from another host or ask for binding none",
+		    s->job->origin, s->job->binding_line, job_binding_name(s->job->binding), self);
+		return abandon(s, err);
+	}
+	if (prepare_net(s, err, sizeof(err)) != 0 ||
+	    make_job_dir(s, plan.form, err, sizeof(err)) != 0)
 		return abandon(s, err);
 	write_record(s);
 	if (plan.net_lib == NULL)

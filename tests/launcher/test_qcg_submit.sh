@@ -63,8 +63,8 @@ out=$(X509_USER_PROXY=$D/expired X509_CERT_DIR=$D/ca/certificates "$SUBMIT" --br
 # mpirun is /bin/false here: the job runs, fails with exit 1, and every reservation is released.
 out=$(submit jane "$D/ok.qcg" 2>&1); rc=$?
 id=$(echo "$out" | sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p')
-if [ $rc = 1 ] && [ -s "/tmp/qcg-jobs-$(id -u)/$id/rankfile" ] &&
-	grep -qx "rank 0=sa1 slot=\*" "/tmp/qcg-jobs-$(id -u)/$id/rankfile" &&
+if [ $rc = 1 ] && [ -s "/tmp/qcg-jobs-$(id -u)/$id/hostfile" ] &&
+	grep -qx "sa1 slots=1" "/tmp/qcg-jobs-$(id -u)/$id/hostfile" &&
 	grep -qx "0 0 0 0" "/tmp/qcg-jobs-$(id -u)/$id/topology" &&
 	query_as jane job "$id" | grep -q " failed .* 1 "; then
 	pass job_exit_code_is_returned_files_written_and_state_recorded
