@@ -14,8 +14,9 @@
  *
  * Exit codes: the job's (mpirun's) exit code once it ran; otherwise 2 bad usage or description,
  * 3 authentication or authorization refused, 4 co-allocation failed, 5 other failures
- * (broker or front-end unreachable, files), 6 stopped at the end of its wall time, 130/143
- * cancelled before it ran.
+ * (broker or front-end unreachable, files), 6 stopped at the end of its wall time, 128 + the
+ * signal when interrupted by SIGINT, SIGTERM or SIGHUP (130, 143, 129), whether it ran or not,
+ * and 143 when qcg-cancel stopped it.
  */
 #include "config.h"
 
@@ -250,7 +251,10 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
 			*cancelled = true;
 			status = stop_mpirun(pid);
-			break;
+			/* 128 + the signal, as a shell reports it (130 Ctrl-C, 143 SIGTERM), not
+			 * whatever mpirun made of our SIGTERM; qcg-cancel is a SIGTERM too, from
+			 * wherever it came. */
+			return 128 + (stop_signal ? stop_signal : SIGTERM);
 		}
 		usleep(100000);
 	}
@@ -351,11 +355,17 @@ prepare(struct submit *s, const char *file)
 	s->alloc.reserve_timeout = s->reserve_timeout;
 	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
 	summary(s, file, text, sizeof(text));
-	if (make_job_id(s) != 0 ||
-	    broker_find_frontends(s->soap, s->broker, &s->alloc, &auth, err, sizeof(err)) != 0 ||
+	if (make_job_id(s) != 0) {
+		fprintf(stderr, "qcg-submit: no random bytes for the job's id (/dev/urandom)\n");
+		return EXIT_FAILED;
+	}
+	int found = broker_find_frontends(s->soap, s->broker, s->job->origin, &s->alloc, &auth,
+	    err, sizeof(err));
+	if (found != 0 ||
 	    broker_record_job(s->soap, s->broker, s->id, text, &auth, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
-		return auth ? EXIT_AUTH : EXIT_FAILED;
+		/* A cluster the broker does not know is the description's mistake, not the grid's. */
+		return found == BROKER_UNKNOWN_CLUSTER ? EXIT_USAGE : auth ? EXIT_AUTH : EXIT_FAILED;
 	}
 	s->alloc.job_id = s->id;
 	if (s->job->walltime > 0)

@@ -45,8 +45,11 @@ out=$(submit jane "$D/bad.qcg" 2>&1); rc=$?
 
 printf '#QCG executable=/bin/true\n#QCG host=nowhere\n#QCG procs=1\n' >"$D/unknown.qcg"
 out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
-[ $rc = 5 ] && echo "$out" | grep -q "cluster nowhere is not registered" && [ "$(reservations_made)" = "$before" ] &&
-	pass unknown_cluster_reserves_nothing || fail unknown_cluster_reserves_nothing "rc=$rc $out"
+# A cluster the broker does not know is a mistake in the description: exit 2, file and line.
+[ $rc = 2 ] && echo "$out" | grep -q "unknown.qcg:2: cluster nowhere is not registered" &&
+	[ "$(reservations_made)" = "$before" ] &&
+	pass unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing ||
+	fail unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing "rc=$rc $out"
 
 printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
 out=$(submit bob "$D/ok.qcg" 2>&1); rc=$?
@@ -85,11 +88,37 @@ as_user jane "$top_builddir/launcher/qcg-cancel" --broker "$BROKER_URL" "$id" >/
 for _ in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
 wait $spid; rc=$?
 st=$(as_user jane "$top_builddir/launcher/qcg-status" --broker "$BROKER_URL" "$id" 2>&1)
-if echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 47.5' >/dev/null &&
+if [ $rc = 143 ] && echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 47.5' >/dev/null &&
 	[ "$(grep -c 'released' "$D/site-sa.log")" -gt "$released_before" ] && echo "$st" | grep -q "clusters sa@sa:1"; then
-	pass qcg_cancel_stops_the_job_and_qcg_status_shows_it
+	pass qcg_cancel_stops_the_job_exit_143_and_qcg_status_shows_it
 else
-	fail qcg_cancel_stops_the_job_and_qcg_status_shows_it "rc=$rc; $(cat "$D/run.log"); $st"
+	fail qcg_cancel_stops_the_job_exit_143_and_qcg_status_shows_it "rc=$rc; $(cat "$D/run.log"); $st"
 fi
 [ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+
+# Ctrl-C and SIGTERM while the job runs: exit 128 + the signal (the man page's 130 and 143),
+# whatever mpirun returns when stopped. The stand-in exits 1 on SIGTERM as mpirun does, so
+# passing mpirun's code through would fail this.
+printf '#!/bin/bash\ntrap "exit 1" TERM\nsleep 48.5 &\nwait\n' >"$D/fake-mpirun-term"
+chmod +x "$D/fake-mpirun-term"
+for sig in INT:130 TERM:143; do
+	cp "$D/ok.qcg" "$D/sig$sig.qcg"
+	QCG_MPIRUN=$D/fake-mpirun-term submit jane "$D/sig$sig.qcg" >"$D/run.log" 2>&1 &
+	spid=$!
+	for _ in $(seq 1 100); do grep -q 'processes on' "$D/run.log" && break; sleep 0.1; done
+	qpid=$(pgrep -f "qcg-submit .*sig$sig.qcg" | head -1)
+	[ -n "$qpid" ] && kill -"${sig%:*}" "$qpid"
+	for _ in $(seq 1 100); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+	wait $spid; rc=$?
+	id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+	if [ -n "$qpid" ] && [ "$rc" = "${sig#*:}" ] && grep -q "interrupted; stopping it" "$D/run.log"; then
+		pass "sig${sig%:*}_while_running_exits_${sig#*:}"
+	else
+		fail "sig${sig%:*}_while_running_exits_${sig#*:}" "pid=$qpid rc=$rc; $(cat "$D/run.log")"
+	fi
+	[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+done
+left=$(pgrep -f '^sleep 48.5')
+[ -z "$left" ] && pass interrupted_jobs_leave_no_process ||
+	fail interrupted_jobs_leave_no_process "left: $left"
 fixture_exit
