@@ -250,7 +250,7 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
 			*cancelled = true;
-			status = stop_mpirun(pid);
+			stop_mpirun(pid);
 			/* 128 + the signal, as a shell reports it (130 Ctrl-C, 143 SIGTERM), not
 			 * whatever mpirun made of our SIGTERM; qcg-cancel is a SIGTERM too, from
 			 * wherever it came. */
