@@ -97,8 +97,8 @@ frontend_of(const struct _qb__ListClustersResponse *r, const char *name)
 }
 
 int
-broker_find_frontends(struct soap *soap, const char *url, struct coalloc *c, int *auth,
-    char *err, size_t errlen)
+broker_find_frontends(struct soap *soap, const char *url, const char *origin,
+    struct coalloc *c, int *auth, char *err, size_t errlen)
 {
 	struct _qb__ListClusters req;
 	struct _qb__ListClustersResponse resp;
@@ -110,9 +110,9 @@ broker_find_frontends(struct soap *soap, const char *url, struct coalloc *c, int
 		const char *fe = frontend_of(&resp, c->part[i].cluster->name);
 		if (fe == NULL || strlen(fe) >= sizeof(c->part[i].frontend_url)) {
 			snprintf(err, errlen, "%s:%d: cluster %s is not registered with the broker "
-			    "(qcg-query clusters lists those that are)", "job description",
+			    "(qcg-query clusters lists those that are)", origin,
 			    c->part[i].cluster->line, c->part[i].cluster->name);
-			rc = -1;
+			rc = BROKER_UNKNOWN_CLUSTER;
 		} else {
 			snprintf(c->part[i].frontend_url, sizeof(c->part[i].frontend_url), "%s", fe);
 			ports_of(&resp, c->part[i].cluster->name, &c->part[i]);

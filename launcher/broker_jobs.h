@@ -22,8 +22,12 @@ int broker_set_state(struct soap *soap, const char *url, const char *id, enum jo
 int broker_get_state(struct soap *soap, const char *url, const char *id, enum job_state *state,
     char *err, size_t errlen);
 /* Fill every part's frontend_url: $QCG_FRONTEND_URL_<cluster> if set, else the endpoint the
- * cluster's front-end registered. -1 with err naming an unknown cluster (nothing reserved). */
-int broker_find_frontends(struct soap *soap, const char *url, struct coalloc *c, int *auth,
-    char *err, size_t errlen);
+ * cluster's front-end registered. -1 with err when the broker cannot be asked (*auth set when
+ * it refused us); BROKER_UNKNOWN_CLUSTER with err "origin:line: cluster X is not registered
+ * ..." when the description names a cluster the broker does not know (a mistake in the
+ * description, origin its file). Nothing is reserved either way. */
+#define BROKER_UNKNOWN_CLUSTER (-2)
+int broker_find_frontends(struct soap *soap, const char *url, const char *origin,
+    struct coalloc *c, int *auth, char *err, size_t errlen);
 
 #endif

@@ -164,6 +164,37 @@ job_parse_count(const char *s, int max, int *out)
 	return 0;
 }
 
+static const char *const binding_names[] = {
+	[JOB_BIND_NONE] = "none", [JOB_BIND_CORE] = "core", [JOB_BIND_SOCKET] = "socket",
+};
+
+const char *
+job_binding_name(enum job_binding b)
+{
+	return (unsigned)b < sizeof(binding_names) / sizeof(binding_names[0]) ? binding_names[b]
+	    : "none";
+}
+
+int
+job_set_binding(struct job_desc *d, const char *what, const char *value, int line, char *err,
+    size_t errlen)
+{
+	if (d->binding_line) {
+		job_error(d, line, err, errlen, "%s given twice (first on line %d)", what,
+		    d->binding_line);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(binding_names) / sizeof(binding_names[0]); i++)
+		if (strcmp(value, binding_names[i]) == 0) {
+			d->binding = (enum job_binding)i;
+			d->binding_line = line > 0 ? line : 1;
+			return 0;
+		}
+	job_error(d, line, err, errlen, "%s must be one of " JOB_BINDING_CHOICES ", got '%.60s'",
+	    what, value);
+	return -1;
+}
+
 int
 job_parse_duration(const char *s, long *seconds)
 {

@@ -26,6 +26,16 @@
 
 enum job_format { JOB_FORMAT_XML, JOB_FORMAT_SIMPLE, JOB_FORMAT_JSDL };
 
+/* How each rank is bound to the processors of its node (mpirun's --bind-to). None by default:
+ * a front-end grants slots, not named cores, and other jobs may share the node, so only the
+ * user can know that binding pays (job_files.h says how ranks are placed). */
+enum job_binding {
+	JOB_BIND_NONE,                  /* any processor the node lets the rank use */
+	JOB_BIND_CORE,                  /* one core each, distinct cores while the node has them */
+	JOB_BIND_SOCKET,                /* the socket (package) its core is on */
+};
+#define JOB_BINDING_CHOICES "none|core|socket"
+
 struct job_string {
 	char text[JOB_STRING_MAX];
 	int line;                       /* where it came from (0: nowhere, a default) */
@@ -57,6 +67,8 @@ struct job_desc {
 	int cluster_count;
 	long walltime;                  /* seconds, 0: none given */
 	int walltime_line;
+	enum job_binding binding;
+	int binding_line;               /* 0: not given, JOB_BIND_NONE */
 	struct job_stage stage_in[JOB_STAGE_MAX], stage_out[JOB_STAGE_MAX];
 	int stage_in_count, stage_out_count;
 };
@@ -80,6 +92,13 @@ int job_cluster_add_node(struct job_desc *d, struct job_cluster *c, const char *
 
 /* Parse a positive decimal integer that fits in an int up to max; -1 otherwise. */
 int job_parse_count(const char *s, int max, int *out);
+/* Set the binding from its name (one of JOB_BINDING_CHOICES); 0, or -1 with err
+ * "origin:line: <what> must be one of none|core|socket, got 'x'" (what: the format's own name
+ * for it, "<binding>" or "binding") or "... given twice". */
+int job_set_binding(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen);
+/* mpirun's --bind-to word for a binding. */
+const char *job_binding_name(enum job_binding b);
 /* An ISO 8601 duration, PnDTnHnMnS (weeks PnW too), into seconds; -1 when malformed. */
 int job_parse_duration(const char *s, long *seconds);
 

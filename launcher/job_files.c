@@ -1,5 +1,5 @@
 /*
- * job_files.c: rankfile, hosts map and topology file of a co-allocated job (job_files.h).
+ * job_files.c: hostfile, hosts map and topology file of a co-allocated job (job_files.h).
  */
 #include "config.h"
 
@@ -10,17 +10,46 @@
 #include "job_files.h"
 #include "node_env.h"
 
-int
-job_files_rankfile(FILE *f, const struct coalloc *c)
+/* Whether host names a and b are the same host: equal, or equal up to the first '.' of
+ * either (a node "a1" and a launcher host "a1.example.org"). */
+static int
+same_host(const char *a, const char *b)
 {
-	int rank = 0;
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+	return strcmp(a, b) == 0 || (la == lb && strncmp(a, b, la) == 0);
+}
+
+enum job_files_form
+job_files_form(const struct coalloc *c, const char *self)
+{
+	int first = 1;
 	for (int i = 0; i < c->count; i++)
-		for (int n = 0; n < c->part[i].node_count; n++)
-			for (int s = 0; s < c->part[i].node[n].count; s++)
-				/* slot=* (any processor): a numbered slot is a core id on the node, and
-				 * a grant of 4 slots on a 2-core node made mpirun exit 1 without a
-				 * word (testbed, 24 ranks); ranks are not bound (--bind-to none). */
-				fprintf(f, "rank %d=%s slot=*\n", rank++, c->part[i].node[n].name);
+		for (int n = 0; n < c->part[i].node_count; n++) {
+			if (!first && same_host(c->part[i].node[n].name, self))
+				return JOB_FILES_SEQ;
+			first = 0;
+		}
+	return JOB_FILES_SLOTS;
+}
+
+const char *
+job_files_map_by(enum job_files_form form)
+{
+	return form == JOB_FILES_SEQ ? "seq" : "slot";
+}
+
+int
+job_files_hostfile(FILE *f, const struct coalloc *c, enum job_files_form form)
+{
+	for (int i = 0; i < c->count; i++)
+		for (int n = 0; n < c->part[i].node_count; n++) {
+			const struct coalloc_node *node = &c->part[i].node[n];
+			if (form == JOB_FILES_SLOTS)
+				fprintf(f, "%s slots=%d\n", node->name, node->count);
+			else
+				for (int s = 0; s < node->count; s++)
+					fprintf(f, "%s\n", node->name);
+		}
 	return ferror(f) ? -1 : 0;
 }
 
@@ -76,7 +105,7 @@ job_files_topology(FILE *f, const struct coalloc *c)
 
 static int
 write_one(const char *dir, const char *name, int (*fn)(FILE *, const struct coalloc *),
-    const struct coalloc *c, char *err, size_t errlen)
+    const struct coalloc *c, enum job_files_form form, char *err, size_t errlen)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -85,7 +114,7 @@ write_one(const char *dir, const char *name, int (*fn)(FILE *, const struct coal
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	int rc = fn(f, c);
+	int rc = fn ? fn(f, c) : job_files_hostfile(f, c, form);
 	if (fclose(f) != 0 || rc != 0) {
 		snprintf(err, errlen, "%s: could not write it", path);
 		return -1;
@@ -94,9 +123,11 @@ write_one(const char *dir, const char *name, int (*fn)(FILE *, const struct coal
 }
 
 int
-job_files_write(const char *dir, const struct coalloc *c, char *err, size_t errlen)
+job_files_write(const char *dir, const struct coalloc *c, enum job_files_form form, char *err,
+    size_t errlen)
 {
-	return write_one(dir, "rankfile", job_files_rankfile, c, err, errlen) ||
-	    write_one(dir, "hosts", job_files_hosts, c, err, errlen) ||
-	    write_one(dir, "topology", job_files_topology, c, err, errlen) ? -1 : 0;
+	/* fn NULL: the hostfile, the one file whose content depends on the form. */
+	return write_one(dir, "hostfile", NULL, c, form, err, errlen) ||
+	    write_one(dir, "hosts", job_files_hosts, c, form, err, errlen) ||
+	    write_one(dir, "topology", job_files_topology, c, form, err, errlen) ? -1 : 0;
 }

@@ -7,6 +7,7 @@
  *   procs=N               processes on the last host (default N*P from nodes)
  *   executable=PATH  argument=ARG (repeatable)  environment=NAME=VALUE (repeatable)
  *   walltime=ISO-8601-DURATION (PT30M, P1DT2H)  name=NAME  output=FILE  error=FILE
+ *   binding=none|core|socket  how each rank is bound on its node (default none)
  *   stage-in-file=LOCAL[ -> REMOTE]   stage-out-file=REMOTE[ -> LOCAL]
  *
  * Unknown directives are errors, not silently ignored.
@@ -190,6 +191,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 	}
 	if (strcmp(key, "argument") == 0)
 		return job_add_arg(d, v, line, err, errlen);
+	if (strcmp(key, "binding") == 0)
+		return job_set_binding(d, key, v, line, err, errlen);
 	if (strcmp(key, "environment") == 0)
 		return job_add_env(d, v, line, err, errlen);
 	if (strcmp(key, "stage-in-file") == 0 || strcmp(key, "stage-out-file") == 0)
@@ -205,8 +208,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 			return job_set_string(d, (struct job_string *)((char *)d + strings[i].off),
 			    key, v, line, err, errlen);
 	job_error(d, line, err, errlen, "unknown directive '%s' (known: host, nodes, procs, "
-	    "executable, argument, environment, walltime, stage-in-file, stage-out-file, output, "
-	    "error, name)", key);
+	    "executable, argument, environment, walltime, binding, stage-in-file, stage-out-file, "
+	    "output, error, name)", key);
 	return -1;
 }
 

@@ -94,14 +94,15 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 # holds the testbed lock).
 TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.test \
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
-	tests/launcher/examples.test
+	tests/launcher/examples.test tests/launcher/placement.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
-	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test
+	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
+	tests/launcher/placement.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
 tests_launcher_test_node_env_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
-tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS)
+tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_node_env

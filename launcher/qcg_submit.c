@@ -8,14 +8,15 @@
  * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
  * checked; the broker records the job (refusing an unmapped DN) and names each cluster's
  * front-end. Then co-allocation (reserve all, commit all, or release all), the job directory
- * /tmp/qcg-jobs-<uid>/<JOB>/ (rankfile, hosts, topology), mpirun with qcg-rsh, and at the end
+ * /tmp/qcg-jobs-<uid>/<JOB>/ (hostfile, hosts, topology), mpirun with qcg-rsh, and at the end
  * Release everywhere and the final state at the broker. Ctrl-C, SIGTERM and `qcg-cancel JOB`
  * (seen at the broker within QCG_SUBMIT_POLL seconds) stop everything everywhere.
  *
  * Exit codes: the job's (mpirun's) exit code once it ran; otherwise 2 bad usage or description,
  * 3 authentication or authorization refused, 4 co-allocation failed, 5 other failures
- * (broker or front-end unreachable, files), 6 stopped at the end of its wall time, 130/143
- * cancelled before it ran.
+ * (broker or front-end unreachable, files), 6 stopped at the end of its wall time, 128 + the
+ * signal when interrupted by SIGINT, SIGTERM or SIGHUP (130, 143, 129), whether it ran or not,
+ * and 143 when qcg-cancel stopped it.
  */
 #include "config.h"
 
@@ -132,7 +133,7 @@ summary(const struct submit *s, const char *file, char *buf, size_t len)
 }
 
 static int
-make_job_dir(struct submit *s, char *err, size_t errlen)
+make_job_dir(struct submit *s, enum job_files_form form, char *err, size_t errlen)
 {
 	char root[64];
 	snprintf(root, sizeof(root), "/tmp/qcg-jobs-%u", (unsigned)getuid());
@@ -150,7 +151,7 @@ make_job_dir(struct submit *s, char *err, size_t errlen)
 		snprintf(err, errlen, "%.900s: %s", s->dir, strerror(errno));
 		return -1;
 	}
-	return job_files_write(s->dir, &s->alloc, err, errlen);
+	return job_files_write(s->dir, &s->alloc, form, err, errlen);
 }
 
 /* The job's token, the nodes' port windows, and mpirun's helper (if its host has one). */
@@ -249,8 +250,11 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 			    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
 			*cancelled = true;
-			status = stop_mpirun(pid);
-			break;
+			stop_mpirun(pid);
+			/* 128 + the signal, as a shell reports it (130 Ctrl-C, 143 SIGTERM), not
+			 * whatever mpirun made of our SIGTERM; qcg-cancel is a SIGTERM too, from
+			 * wherever it came. */
+			return 128 + (stop_signal ? stop_signal : SIGTERM);
 		}
 		usleep(100000);
 	}
@@ -285,8 +289,20 @@ run_job(struct submit *s)
 	snprintf(rsh, sizeof(rsh), "env -u QCG_NET %s/qcg-rsh", s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
-		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
-	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0)
+		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS };
+	char self[256] = "";
+	gethostname(self, sizeof(self) - 1);
+	plan.form = job_files_form(&s->alloc, self);
+	if (plan.form == JOB_FILES_SEQ && s->job->binding != JOB_BIND_NONE) {
+		/* --map-by seq keeps the order but leaves the other nodes' ranks unbound. */
+		snprintf(err, sizeof(err), "%s:%d: binding %s cannot be honoured when qcg-submit "
+		    "runs on %s, one of the job's nodes but not its first (Open MPI would place "
+		    "the first ranks on it); submit from another host or ask for binding none",
+		    s->job->origin, s->job->binding_line, job_binding_name(s->job->binding), self);
+		return abandon(s, err);
+	}
+	if (prepare_net(s, err, sizeof(err)) != 0 ||
+	    make_job_dir(s, plan.form, err, sizeof(err)) != 0)
 		return abandon(s, err);
 	write_record(s);
 	if (plan.net_lib == NULL)
@@ -339,11 +355,17 @@ prepare(struct submit *s, const char *file)
 	s->alloc.reserve_timeout = s->reserve_timeout;
 	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
 	summary(s, file, text, sizeof(text));
-	if (make_job_id(s) != 0 ||
-	    broker_find_frontends(s->soap, s->broker, &s->alloc, &auth, err, sizeof(err)) != 0 ||
+	if (make_job_id(s) != 0) {
+		fprintf(stderr, "qcg-submit: no random bytes for the job's id (/dev/urandom)\n");
+		return EXIT_FAILED;
+	}
+	int found = broker_find_frontends(s->soap, s->broker, s->job->origin, &s->alloc, &auth,
+	    err, sizeof(err));
+	if (found != 0 ||
 	    broker_record_job(s->soap, s->broker, s->id, text, &auth, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
-		return auth ? EXIT_AUTH : EXIT_FAILED;
+		/* A cluster the broker does not know is the description's mistake, not the grid's. */
+		return found == BROKER_UNKNOWN_CLUSTER ? EXIT_USAGE : auth ? EXIT_AUTH : EXIT_FAILED;
 	}
 	s->alloc.job_id = s->id;
 	if (s->job->walltime > 0)

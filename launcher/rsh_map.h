@@ -5,7 +5,7 @@
  *
  *     HOST FRONTEND-URL RESERVATION-ID [NAME=VALUE ...]
  *
- * HOST is the node name as the rankfile gives it to mpirun (and the front-end's [nodes] name),
+ * HOST is the node name as the hostfile gives it to mpirun (and the front-end's [nodes] name),
  * FRONTEND-URL the https:// URL of that node's cluster front-end, RESERVATION-ID the committed
  * reservation qcg-rsh launches under. The optional NAME=VALUE words are that node's own
  * environment (values without blanks), which the launcher's cannot give: the node's helper

@@ -34,14 +34,17 @@ submit_find_net_lib(const char *self_dir)
 int
 submit_mpirun_argv(const struct submit_plan *p, char **argv)
 {
-	static char rankfile[4096], np[16], workdir[JOB_STRING_MAX];
+	static char hostfile[4096], np[16], workdir[JOB_STRING_MAX];
 	int n = 0;
-	snprintf(rankfile, sizeof(rankfile), "%s/rankfile", p->dir);
+	snprintf(hostfile, sizeof(hostfile), "%s/hostfile", p->dir);
 	snprintf(np, sizeof(np), "%d", p->processes);
 	argv[n++] = (char *)p->mpirun;
 	if (getuid() == 0)
 		argv[n++] = "--allow-run-as-root";
-	argv[n++] = "--rankfile"; argv[n++] = rankfile;
+	/* Ranks in the hostfile's order (job_files.h), bound as the description says. */
+	argv[n++] = "--hostfile"; argv[n++] = hostfile;
+	argv[n++] = "--map-by"; argv[n++] = (char *)job_files_map_by(p->form);
+	argv[n++] = "--bind-to"; argv[n++] = (char *)job_binding_name(p->job->binding);
 	argv[n++] = "-np"; argv[n++] = np;
 	argv[n++] = "--mca"; argv[n++] = "plm_rsh_agent"; argv[n++] = (char *)p->rsh;
 	/* Only this process holds the user's proxy: every orted is started from here. */
@@ -50,8 +53,6 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	 * back (a connection through the grid that never came up): without a bound, mpirun
 	 * would wait for it for ever. */
 	argv[n++] = "--mca"; argv[n++] = "orte_startup_timeout"; argv[n++] = SUBMIT_STARTUP_TIMEOUT;
-	/* Slots are what the front-ends granted, not cores this host can see. */
-	argv[n++] = "--bind-to"; argv[n++] = "none";
 	argv[n++] = "-x"; argv[n++] = "QCG_TOPOLOGY_FILE";
 	if (p->net_lib) {
 		argv[n++] = "-x";

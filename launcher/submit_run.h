@@ -1,7 +1,8 @@
 /*
  * submit_run.h: build mpirun's command line for a co-allocated job and supervise it: Open MPI
  * starts orted on every node through qcg-rsh (plm_rsh_agent, no tree spawn: only the launcher
- * holds the user's proxy), ranks follow the rankfile, each rank finds its topology colors in
+ * holds the user's proxy), ranks follow the hostfile, bound as the description says
+ * (--bind-to, default none), each rank finds its topology colors in
  * QCG_TOPOLOGY_FILE, and libqcgnet.so is preloaded when it exists.
  */
 #ifndef QCG_SUBMIT_RUN_H
@@ -11,13 +12,14 @@
 #include <sys/types.h>
 
 #include "coalloc.h"
+#include "job_files.h"
 
 #define SUBMIT_STARTUP_TIMEOUT "60" /* seconds for every orted to call mpirun back */
 #define SUBMIT_ARGV_MAX (64 + 2 * JOB_ENV_MAX + JOB_ARGS_MAX)
 
 struct submit_plan {
 	const struct job_desc *job;
-	const char *dir;          /* the job directory (rankfile, hosts, topology) */
+	const char *dir;          /* the job directory (hostfile, hosts, topology) */
 	const char *mpirun;       /* $QCG_MPIRUN or "mpirun" */
 	const char *rsh;          /* plm_rsh_agent: qcg-rsh (with QCG_NET unset) */
 	const char *net_lib;      /* libqcgnet.so, or NULL to run without it */
@@ -27,6 +29,7 @@ struct submit_plan {
 	const char *token;        /* themselves to their helper with these */
 	int launcher_port;        /* mpirun's window of ports (node_env.h), with net_lib */
 	bool launcher_helper;     /* a helper serves mpirun's host: libqcgnet acts in mpirun */
+	enum job_files_form form; /* how the hostfile places ranks (--map-by) */
 };
 
 /* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */

@@ -294,17 +294,27 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 			continue;
 		int free_here = t->free_slots[idx[i]];
 		int want = req->per_node ? (req->per_node < rest ? req->per_node : rest) : rest;
-		available += req->per_node ? (free_here < req->per_node ? free_here : req->per_node)
-					   : free_here;
+		available += free_here; /* what the message says without a per-node share */
 		if (req->per_node && free_here < want)
 			continue; /* a node that cannot take its full share is skipped */
 		take[idx[i]] = want < free_here ? want : free_here;
 		rest -= take[idx[i]];
 	}
+	if (rest > 0 && req->per_node) {
+		/* With a per-node share what counts is nodes that can take one whole, not slots:
+		 * say how many are needed and how many can. */
+		int share = req->per_node < req->slots ? req->per_node : req->slots, able = 0;
+		for (size_t i = 0; i < n; i++)
+			able += t->free_slots[idx[i]] >= share;
+		snprintf(err, errlen, "not enough free slots: %d requested as %d per node "
+		    "(processesPerNode), so on %d nodes; %d of the %s %zu nodes %s %d free", req->slots,
+		    req->per_node, (req->slots + req->per_node - 1) / req->per_node, able,
+		    req->node_count ? "requested" : "cluster's", n, able == 1 ? "has" : "have", share);
+		return RESV_NO_CAPACITY;
+	}
 	if (rest > 0) {
-		snprintf(err, errlen, "not enough free slots: %d requested%s, %d free on the %s "
-		    "nodes%s%s%s", req->slots, req->per_node ? " with processesPerNode" : "",
-		    available, req->node_count ? "requested" : "cluster's",
+		snprintf(err, errlen, "not enough free slots: %d requested, %d free on the %s "
+		    "nodes%s%s%s", req->slots, available, req->node_count ? "requested" : "cluster's",
 		    nskipped ? " (left out, their helper is gone: " : "", skipped,
 		    nskipped ? ")" : "");
 		return RESV_NO_CAPACITY;

@@ -64,6 +64,9 @@ requested_nodes_and_per_node_shares_are_honoured(void)
 	CHECK_INT_EQ(resv_free_slots(t, 0, "n3"), 0);
 	/* three per node: n1 can, n2 (2 free) cannot take a full share, n3 is full */
 	CHECK_INT_EQ(reserve(t, 0, JANE, 6, NULL, 0, 3, 10, &g, err), RESV_NO_CAPACITY);
+	/* counted in nodes that can take a share, and said so (not "5 free": 3 + 2 slots) */
+	CHECK(strstr(err, "not enough free slots: 6 requested as 3 per node (processesPerNode), "
+	    "so on 2 nodes; 1 of the cluster's 3 nodes has 3 free") != NULL);
 	CHECK_INT_EQ(reserve(t, 0, JANE, 3, NULL, 0, 3, 10, &g, err), RESV_OK);
 	CHECK_STR_EQ(g.slot[0].node, "n1");
 	const char *const bad[] = { "n1", "n9" };

@@ -270,6 +270,32 @@ ten_kinds_of_bad_description_each_get_a_clear_error(void)
 	    "t.qcg:4: executable given twice (first on line 1)");
 }
 
+/* The binding: none unless asked, the same word in both formats that have it, and a bad or
+ * repeated one refused with the line and the choices. */
+static void
+binding_is_none_unless_asked_and_checked_in_xml_and_simple(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && d->binding == JOB_BIND_NONE && d->binding_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG binding=core\n");
+	CHECK(d != NULL && d->binding == JOB_BIND_CORE && d->binding_line == 4);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<binding>socket</binding>\n<resources><cluster name='a' processes='2'/></resources>"
+	    "</job>");
+	CHECK(d != NULL && d->binding == JOB_BIND_SOCKET && d->binding_line == 2);
+	CHECK_STR_EQ(job_binding_name(d ? d->binding : JOB_BIND_NONE), "socket");
+	free(d);
+	refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n\n"
+	    "<binding>x</binding>\n<resources><cluster name='a' processes='2'/></resources></job>",
+	    "t.xml:3: <binding> must be one of none|core|socket, got 'x'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG binding=hwthread\n",
+	    "t.qcg:4: binding must be one of none|core|socket, got 'hwthread'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG binding=core\n#QCG binding=none\n",
+	    "t.qcg:5: binding given twice (first on line 4)");
+}
+
 int
 main(void)
 {
@@ -279,5 +305,6 @@ main(void)
 	RUN(jsdl_splits_processes_over_candidate_hosts);
 	RUN(iso8601_durations);
 	RUN(ten_kinds_of_bad_description_each_get_a_clear_error);
+	RUN(binding_is_none_unless_asked_and_checked_in_xml_and_simple);
 	return check_exit();
 }

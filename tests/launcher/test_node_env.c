@@ -1,6 +1,8 @@
 /*
  * test_node_env.c: node_env.h without a grid: port windows unique in the job and inside a
- * port-range cluster's range, a range too small is refused, the hosts-map words, the token.
+ * port-range cluster's range, a range too small is refused, the hosts-map words, the token;
+ * and how ranks are placed and bound (job_files.h, submit_run.h): the hostfile's order and
+ * slots, its per-rank form when the launcher runs on a later node, mpirun's words.
  */
 #include "config.h"
 
@@ -10,6 +12,7 @@
 #include "check.h"
 #include "job_files.h"
 #include "node_env.h"
+#include "submit_run.h"
 
 static struct job_cluster clusters[3];
 
@@ -121,6 +124,93 @@ tokens_are_hex_of_the_right_length_and_differ(void)
 	CHECK(strcmp(a, b) != 0);
 }
 
+/* The hostfile of a coalloc with the given slots per node (parts of 2 nodes). */
+static char *
+hostfile_of(struct coalloc *c, enum job_files_form form)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CHECK_INT_EQ(job_files_hostfile(f, c, form), 0);
+	fclose(f);
+	return text;
+}
+
+static void
+hostfile_lists_every_node_once_with_its_slots_in_rank_order(void)
+{
+	struct coalloc c;
+	int nodes[] = { 2, 1, 2 };
+	int ranges[][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	setup(&c, nodes, ranges, 3);
+	c.part[0].node[0].count = 3;
+	c.part[2].node[1].count = 4;
+	/* Grant order within a cluster is the front-end's, not the names' order. */
+	snprintf(c.part[2].node[0].name, QCG_NAME_MAX, "c9");
+	char *text = hostfile_of(&c, JOB_FILES_SLOTS);
+	CHECK_STR_EQ(text, "a1 slots=3\na2 slots=1\nb1 slots=1\nc9 slots=1\nc2 slots=4\n");
+	CHECK(strstr(text, "slot=") == NULL); /* what pinned every rank to core 0 */
+	free(text);
+	CHECK_INT_EQ(job_files_form(&c, "user"), JOB_FILES_SLOTS);
+	CHECK_INT_EQ(job_files_form(&c, "a1"), JOB_FILES_SLOTS);     /* first anyway */
+	CHECK_INT_EQ(job_files_form(&c, "a1.site-a.org"), JOB_FILES_SLOTS);
+	CHECK_STR_EQ(job_files_map_by(JOB_FILES_SLOTS), "slot");
+}
+
+static void
+a_launcher_on_a_later_node_gets_one_line_per_rank(void)
+{
+	struct coalloc c;
+	int nodes[] = { 1, 2 };
+	int ranges[][2] = { { 0, 0 }, { 0, 0 } };
+	setup(&c, nodes, ranges, 2);
+	c.part[0].node[0].count = 2;
+	c.part[1].node[1].count = 3;
+	CHECK_INT_EQ(job_files_form(&c, "b2"), JOB_FILES_SEQ);
+	CHECK_INT_EQ(job_files_form(&c, "b1.example.org"), JOB_FILES_SEQ);
+	CHECK_INT_EQ(job_files_form(&c, "b"), JOB_FILES_SLOTS);      /* a prefix is no match */
+	char *text = hostfile_of(&c, JOB_FILES_SEQ);
+	CHECK_STR_EQ(text, "a1\na1\nb1\nb2\nb2\nb2\n");
+	free(text);
+	CHECK_STR_EQ(job_files_map_by(JOB_FILES_SEQ), "seq");
+}
+
+/* argv[i..] holds the words a, b in a row. */
+static int
+has_pair(char **argv, int argc, const char *a, const char *b)
+{
+	for (int i = 0; i + 1 < argc; i++)
+		if (strcmp(argv[i], a) == 0 && strcmp(argv[i + 1], b) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+mpirun_gets_the_hostfile_its_mapping_and_the_descriptions_binding(void)
+{
+	static struct job_desc job;
+	static char *argv[SUBMIT_ARGV_MAX];
+	snprintf(job.executable.text, sizeof(job.executable.text), "/bin/p");
+	struct submit_plan p = { .job = &job, .dir = "/tmp/j", .mpirun = "mpirun", .rsh = "qcg-rsh",
+		.processes = 4, .form = JOB_FILES_SLOTS };
+	int argc = submit_mpirun_argv(&p, argv);
+	CHECK(has_pair(argv, argc, "--hostfile", "/tmp/j/hostfile"));
+	CHECK(has_pair(argv, argc, "--map-by", "slot"));
+	CHECK(has_pair(argv, argc, "--bind-to", "none"));
+	int bind_words = 0; /* one --bind-to: a second would override the description's */
+	for (int i = 0; i < argc; i++) {
+		CHECK(strcmp(argv[i], "--rankfile") != 0);
+		bind_words += strcmp(argv[i], "--bind-to") == 0;
+	}
+	CHECK_INT_EQ(bind_words, 1);
+	job.binding = JOB_BIND_CORE;
+	p.form = JOB_FILES_SEQ;
+	argc = submit_mpirun_argv(&p, argv);
+	CHECK(has_pair(argv, argc, "--bind-to", "core"));
+	CHECK(has_pair(argv, argc, "--map-by", "seq"));
+	CHECK_STR_EQ(argv[argc - 1], "/bin/p");
+}
+
 int
 main(void)
 {
@@ -129,5 +219,8 @@ main(void)
 	RUN(a_range_without_room_is_refused_with_the_cluster_and_node);
 	RUN(hosts_map_lines_carry_the_socket_and_window);
 	RUN(tokens_are_hex_of_the_right_length_and_differ);
+	RUN(hostfile_lists_every_node_once_with_its_slots_in_rank_order);
+	RUN(a_launcher_on_a_later_node_gets_one_line_per_rank);
+	RUN(mpirun_gets_the_hostfile_its_mapping_and_the_descriptions_binding);
 	return check_exit();
 }

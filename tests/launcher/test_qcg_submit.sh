@@ -45,8 +45,11 @@ out=$(submit jane "$D/bad.qcg" 2>&1); rc=$?
 
 printf '#QCG executable=/bin/true\n#QCG host=nowhere\n#QCG procs=1\n' >"$D/unknown.qcg"
 out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
-[ $rc = 5 ] && echo "$out" | grep -q "cluster nowhere is not registered" && [ "$(reservations_made)" = "$before" ] &&
-	pass unknown_cluster_reserves_nothing || fail unknown_cluster_reserves_nothing "rc=$rc $out"
+# A cluster the broker does not know is a mistake in the description: exit 2, file and line.
+[ $rc = 2 ] && echo "$out" | grep -q "unknown.qcg:2: cluster nowhere is not registered" &&
+	[ "$(reservations_made)" = "$before" ] &&
+	pass unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing ||
+	fail unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing "rc=$rc $out"
 
 printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
 out=$(submit bob "$D/ok.qcg" 2>&1); rc=$?
@@ -63,8 +66,8 @@ out=$(X509_USER_PROXY=$D/expired X509_CERT_DIR=$D/ca/certificates "$SUBMIT" --br
 # mpirun is /bin/false here: the job runs, fails with exit 1, and every reservation is released.
 out=$(submit jane "$D/ok.qcg" 2>&1); rc=$?
 id=$(echo "$out" | sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p')
-if [ $rc = 1 ] && [ -s "/tmp/qcg-jobs-$(id -u)/$id/rankfile" ] &&
-	grep -qx "rank 0=sa1 slot=\*" "/tmp/qcg-jobs-$(id -u)/$id/rankfile" &&
+if [ $rc = 1 ] && [ -s "/tmp/qcg-jobs-$(id -u)/$id/hostfile" ] &&
+	grep -qx "sa1 slots=1" "/tmp/qcg-jobs-$(id -u)/$id/hostfile" &&
 	grep -qx "0 0 0 0" "/tmp/qcg-jobs-$(id -u)/$id/topology" &&
 	query_as jane job "$id" | grep -q " failed .* 1 "; then
 	pass job_exit_code_is_returned_files_written_and_state_recorded
@@ -89,11 +92,41 @@ kill -0 $spid 2>/dev/null && kill $spid # 30 s after the cancel: let the check b
 wait $spid; rc=$?
 wait_while 300 pgrep -f '^sleep 147.5' >/dev/null # the killed stand-in may still be exiting
 st=$(as_user jane "$top_builddir/launcher/qcg-status" --broker "$BROKER_URL" "$id" 2>&1)
-if echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 147.5' >/dev/null &&
+if [ $rc = 143 ] && echo "$st" | grep -q "state *cancelled" && ! pgrep -f '^sleep 147.5' >/dev/null &&
 	[ "$(grep -c 'released' "$D/site-sa.log")" -gt "$released_before" ] && echo "$st" | grep -q "clusters sa@sa:1"; then
-	pass qcg_cancel_stops_the_job_and_qcg_status_shows_it
+	pass qcg_cancel_stops_the_job_exit_143_and_qcg_status_shows_it
 else
-	fail qcg_cancel_stops_the_job_and_qcg_status_shows_it "rc=$rc; $(cat "$D/run.log"); $st"
+	fail qcg_cancel_stops_the_job_exit_143_and_qcg_status_shows_it "rc=$rc; $(cat "$D/run.log"); $st"
 fi
 [ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+
+# Ctrl-C and SIGTERM while the job runs: exit 128 + the signal (the man page's 130 and 143),
+# whatever mpirun returns when stopped. The stand-in exits 1 on SIGTERM as mpirun does, so
+# passing mpirun's code through would fail this.
+printf '#!/bin/bash\ntrap "exit 1" TERM\nsleep 48.5 &\nwait\n' >"$D/fake-mpirun-term"
+chmod +x "$D/fake-mpirun-term"
+for sig in INT:130 TERM:143; do
+	cp "$D/ok.qcg" "$D/sig$sig.qcg"
+	QCG_MPIRUN=$D/fake-mpirun-term submit jane "$D/sig$sig.qcg" >"$D/run.log" 2>&1 &
+	spid=$!
+	wait_for_log "$D/run.log" 'processes on' || fail "sig${sig%:*}_setup" "the job did not start: $(cat "$D/run.log")"
+	# Signalled before the stand-in runs, the check would not be of a running job.
+	wait_until 300 pgrep -f '^sleep 48.5' >/dev/null || fail "sig${sig%:*}_setup" "the stand-in mpirun did not start"
+	qpid=$(pgrep -f "qcg-submit .*sig$sig.qcg" | head -1)
+	[ -n "$qpid" ] && kill -"${sig%:*}" "$qpid"
+	wait_gone 300 $spid
+	kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the signal: let the check below say so
+	wait $spid; rc=$?
+	id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+	if [ -n "$qpid" ] && [ "$rc" = "${sig#*:}" ] && grep -q "interrupted; stopping it" "$D/run.log"; then
+		pass "sig${sig%:*}_while_running_exits_${sig#*:}"
+	else
+		fail "sig${sig%:*}_while_running_exits_${sig#*:}" "pid=$qpid rc=$rc; $(cat "$D/run.log")"
+	fi
+	[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+done
+wait_while 300 pgrep -f '^sleep 48.5' >/dev/null # killed stand-ins may still be exiting
+left=$(pgrep -f '^sleep 48.5')
+[ -z "$left" ] && pass interrupted_jobs_leave_no_process ||
+	fail interrupted_jobs_leave_no_process "left: $left"
 fixture_exit
