@@ -285,7 +285,8 @@ run_job(struct submit *s)
 	snprintf(rsh, sizeof(rsh), "env -u QCG_NET %s/qcg-rsh", s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
-		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL };
+		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL,
+		submit_component_path(s->self_dir) };
 	if (prepare_net(s, err, sizeof(err)) != 0 || make_job_dir(s, err, sizeof(err)) != 0)
 		return abandon(s, err);
 	write_record(s);
