@@ -20,7 +20,7 @@ EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
 	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
 	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
 	tests/deploy/test_testbed_uses_genconf.sh \
-	doc/qcg-grid.example doc/qcg-broker.conf.example deploy/README.md
+	doc/qcg-grid.example doc/qcg-broker.conf.example doc/qcg-proxy.conf.example deploy/README.md
 # Man pages of the commands and daemons (qcg-rsh.1 and qcg-proxy-init.1 are in launcher/local.mk).
 dist_man_MANS += doc/qcg-deploy.8 doc/qcg-broker.8 doc/qcg-proxy.8 doc/qcg-frontend.8 \
 	doc/qcg-helper.8 doc/qcg-submit.1 doc/qcg-status.1 doc/qcg-cancel.1 doc/qcg-query.1
