@@ -32,7 +32,7 @@ EXTRA_DIST += deploy/test-packages.sh debian/changelog debian/control debian/cop
 	debian/qcg-broker.install debian/qcg-broker.postinst debian/qcg-broker.README.Debian \
 	debian/qcg-frontend.install debian/qcg-frontend.postinst debian/qcg-frontend.README.Debian \
 	debian/qcg-proxy.install debian/qcg-proxy.postinst debian/qcg-proxy.README.Debian \
-	debian/qcg-tools.install debian/qcg-tools.docs debian/qcg-tools.lintian-overrides \
+	debian/qcg-tools.install debian/qcg-tools.lintian-overrides \
 	debian/openmpi-coll-qcg.install debian/openmpi-coll-qcg.docs \
 	debian/qcg-examples.install \
 	debian/qcg-testbed.install debian/qcg-testbed.docs debian/qcg-testbed.lintian-overrides
