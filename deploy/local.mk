@@ -20,7 +20,19 @@ EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
 	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
 	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
 	tests/deploy/test_testbed_uses_genconf.sh \
-	doc/qcg-grid.example doc/qcg-broker.conf.example deploy/README.md
+	doc/qcg-grid.example doc/qcg-broker.conf.example doc/qcg-proxy.conf.example deploy/README.md
 # Man pages of the commands and daemons (qcg-rsh.1 and qcg-proxy-init.1 are in launcher/local.mk).
 dist_man_MANS += doc/qcg-deploy.8 doc/qcg-broker.8 doc/qcg-proxy.8 doc/qcg-frontend.8 \
 	doc/qcg-helper.8 doc/qcg-submit.1 doc/qcg-status.1 doc/qcg-cancel.1 doc/qcg-query.1
+
+# The Debian packaging (debian/README.source) and its end-to-end test (root, minutes: not in
+# make check), so that a release tarball can be packaged too.
+EXTRA_DIST += deploy/test-packages.sh debian/changelog debian/control debian/copyright \
+	debian/rules debian/source/format debian/README.source \
+	debian/qcg-broker.install debian/qcg-broker.postinst debian/qcg-broker.README.Debian \
+	debian/qcg-frontend.install debian/qcg-frontend.postinst debian/qcg-frontend.README.Debian \
+	debian/qcg-proxy.install debian/qcg-proxy.postinst debian/qcg-proxy.README.Debian \
+	debian/qcg-tools.install debian/qcg-tools.lintian-overrides \
+	debian/openmpi-coll-qcg.install debian/openmpi-coll-qcg.docs \
+	debian/qcg-examples.install \
+	debian/qcg-testbed.install debian/qcg-testbed.docs debian/qcg-testbed.lintian-overrides

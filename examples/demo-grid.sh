@@ -16,15 +16,23 @@
 # The testbed is always taken down, whatever happens.
 #
 #   examples/demo-grid.sh [BUILD-DIR]      (default: the source tree's own build)
+#   examples/demo-grid.sh --installed PREFIX [BUILD-DIR]
 #
 # Needs a build (./configure && make); the test programs it uses (tests/integration/
 # frontend_call, helper_local, broker_call, tests/testbed/tb_connect) are built here with
-# make if they are missing.
+# make if they are missing. With --installed, everything else comes from the installation in
+# PREFIX (/usr for the Debian packages, deploy/test-packages.sh): qcg-testbed, qcg-delayline,
+# the services, the launcher commands, libqcgnet.so, mca_coll_qcg.so (qcg-submit names its
+# installed directory to Open MPI) and the example programs; the test programs, which are
+# not installed, still come from BUILD-DIR.
 set -euo pipefail
+installed=
+if [[ ${1:-} == --installed ]]; then
+	installed=${2:?--installed needs the installation prefix (/usr for the Debian packages)}
+	shift 2
+fi
 top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 top_builddir=$(cd "${1:-$top_srcdir}" && pwd)
-QTB=$top_srcdir/deploy/qcg-testbed
-export QCG_TESTBED_BIN=$top_builddir
 readonly TOKEN=d3m0d3m0d3m0d3m0d3m0d3m0d3m0d3m0 JOB=demo-job
 readonly MPI_TIMEOUT=120
 
@@ -33,11 +41,34 @@ step() { printf '\n== %s\n' "$*"; }
 now_ms() { date +%s%3N; }
 
 ((EUID == 0)) || die "run me as root: the testbed is made of network namespaces"
-for p in services/broker/qcg-broker services/proxy/qcg-proxy services/frontend/qcg-frontend \
-	services/helper/qcg-helper launcher/qcg-query launcher/qcg-submit launcher/qcg-status \
-	launcher/qcg-rsh mpi-glue/net/.libs/libqcgnet.so examples/all-pairs/all-pairs examples/pi/pi \
-	deploy/qcg-delayline; do
-	[[ -x $top_builddir/$p ]] || die "$top_builddir/$p is missing: build first (./configure && make)"
+if [[ -n $installed ]]; then
+	# libdir and libexecdir vary (Debian: lib/<triplet>, libexec): found, not guessed.
+	net_lib=$(find "$installed/lib" -maxdepth 2 -name libqcgnet.so -print -quit 2>/dev/null)
+	[[ -n $net_lib ]] || die "no libqcgnet.so under $installed/lib"
+	examples_dir=$(find "$installed/libexec" "$installed/lib" -maxdepth 3 -type d \
+		-path '*/qcg-ompi/examples' -print -quit 2>/dev/null)
+	[[ -n $examples_dir ]] || die "no qcg-ompi/examples under $installed/libexec or $installed/lib"
+	QTB=$installed/sbin/qcg-testbed LAUNCHER_DIR=$installed/bin
+	# qcg-testbed looks for the services and qcg-delayline, and for libqcgnet.so (the user
+	# host's environment), in these directories.
+	export QCG_TESTBED_BIN=$installed/sbin:$installed/bin:${net_lib%/*}
+	for p in sbin/qcg-testbed sbin/qcg-broker sbin/qcg-proxy sbin/qcg-frontend sbin/qcg-helper \
+		sbin/qcg-delayline bin/qcg-query bin/qcg-submit bin/qcg-status bin/qcg-rsh; do
+		[[ -x $installed/$p ]] || die "$installed/$p is missing: is qcg-ompi installed there?"
+	done
+	example_program() { echo "$examples_dir/$1"; }
+else
+	QTB=$top_srcdir/deploy/qcg-testbed LAUNCHER_DIR=$top_builddir/launcher
+	export QCG_TESTBED_BIN=$top_builddir
+	for p in services/broker/qcg-broker services/proxy/qcg-proxy services/frontend/qcg-frontend \
+		services/helper/qcg-helper launcher/qcg-query launcher/qcg-submit launcher/qcg-status \
+		launcher/qcg-rsh mpi-glue/net/.libs/libqcgnet.so deploy/qcg-delayline; do
+		[[ -x $top_builddir/$p ]] || die "$top_builddir/$p is missing: build first (./configure && make)"
+	done
+	example_program() { echo "$top_builddir/examples/$1/$1"; }
+fi
+for p in all-pairs pi; do
+	[[ -x $(example_program "$p") ]] || die "$(example_program "$p") is missing"
 done
 # Test programs are check_PROGRAMS: plain `make` does not build them.
 make -s -C "$top_builddir" tests/integration/frontend_call tests/integration/helper_local \
@@ -58,6 +89,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 # shellcheck source=../tests/testbed/grid.sh
 source "$top_srcdir/tests/testbed/grid.sh"
+GRID_QUERY=$LAUNCHER_DIR/qcg-query # grid.sh's default is the build's
 
 step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy"
 t0=$(now_ms)
@@ -106,10 +138,10 @@ grid_query connections "$JOB"
 step "qcg-query proxies (the gateway proxy relayed the bytes)"
 grid_query proxies
 
-# The jobs: the examples as installed name /usr/local/libexec/qcg-ompi/examples/NAME; here they
-# run from the build tree.
+# The jobs: the example descriptions name /usr/local/libexec/qcg-ompi/examples/NAME; here they
+# run from the build tree or the installation.
 job_file() {
-	sed "s#/usr/local/libexec/qcg-ompi/examples/$1#$top_builddir/examples/$1/$1#" \
+	sed "s#/usr/local/libexec/qcg-ompi/examples/$1#$(example_program "$1")#" \
 		"$top_srcdir/examples/$1/$1.$2" >"$TB_DIR/$1.$2"
 	echo "$TB_DIR/$1.$2"
 }
@@ -118,7 +150,7 @@ job_file() {
 submit_on_user() {
 	"$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
 		OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 QCG_NODE_HELPER_SOCKET="$TB_DIR/run/helper-%h.sock" \
-		timeout "$MPI_TIMEOUT" "$top_builddir/launcher/qcg-submit" "$@"
+		timeout "$MPI_TIMEOUT" "$LAUNCHER_DIR/qcg-submit" "$@"
 }
 
 step "qcg-submit: one MPI job over the three sites (a open, b nat, c closed), 6 ranks"
@@ -130,7 +162,7 @@ echo "(qcg-submit to exit: $(($(now_ms) - t0)) ms)"
 job=$(sed -n 's/^qcg-submit: job \([^ :]*\) .*exit code.*/\1/p' <<<"$out" | tail -n 1)
 [[ -n $job ]] || die "qcg-submit printed no job id"
 step "qcg-status $job"
-grid_on user "$top_builddir/launcher/qcg-status" "$job"
+grid_on user "$LAUNCHER_DIR/qcg-status" "$job"
 step "qcg-query connections $job: every pair's method, the best the sites' policies allow"
 grid_query connections "$job"
 

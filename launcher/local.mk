@@ -17,7 +17,8 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h \
 	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
-	-DQCG_LIBDIR=\"$(libdir)\"
+	-DQCG_LIBDIR=\"$(libdir)\" -DQCG_COMPONENT_DIR=\"$(QCG_COMPONENT_DIR)\" \
+	-DQCG_OMPI_PKGLIBDIR=\"$(OMPI_PKGLIBDIR)\"
 LAUNCHER_LIBS = launcher/liblauncher.a $(QCG_SOAP_LIBS)
 
 bin_PROGRAMS += launcher/qcg-rsh
@@ -106,3 +107,12 @@ tests_launcher_test_node_env_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
 tests_launcher_test_node_env_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_node_env
+
+# The component path qcg-submit gives mpirun (mca_coll_qcg ahead of Open MPI's own directory).
+check_PROGRAMS += tests/launcher/mpirun_argv
+tests_launcher_mpirun_argv_SOURCES = tests/launcher/mpirun_argv.c
+tests_launcher_mpirun_argv_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
+	-I$(top_srcdir)/launcher -DQCG_COMPONENT_DIR=\"$(QCG_COMPONENT_DIR)\"
+tests_launcher_mpirun_argv_LDADD = $(LAUNCHER_LIBS)
+TESTS += tests/launcher/test_component_path.sh
+EXTRA_DIST += tests/launcher/test_component_path.sh

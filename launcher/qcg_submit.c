@@ -289,7 +289,8 @@ run_job(struct submit *s)
 	snprintf(rsh, sizeof(rsh), "env -u QCG_NET %s/qcg-rsh", s->self_dir);
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
-		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS };
+		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS,
+		submit_component_path(s->self_dir) };
 	char self[256] = "";
 	gethostname(self, sizeof(self) - 1);
 	plan.form = job_files_form(&s->alloc, self);

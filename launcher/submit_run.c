@@ -31,6 +31,40 @@ submit_find_net_lib(const char *self_dir)
 	return access(path, R_OK) == 0 ? path : NULL;
 }
 
+/* Both come from configure through launcher/local.mk: there is no sensible guess. */
+#if !defined(QCG_COMPONENT_DIR) || !defined(QCG_OMPI_PKGLIBDIR)
+#error "QCG_COMPONENT_DIR and QCG_OMPI_PKGLIBDIR must be defined (launcher/local.mk)"
+#endif
+
+const char *
+submit_component_path(const char *self_dir)
+{
+	static char path[3 * 4096 + 2];
+	char ours[4096];
+	const char *home = getenv("HOME");
+	/* Run from the build tree, our own component is the build's (mpi-glue/coll/components
+	 * holds only the .so); installed, it is where configure put it. */
+	snprintf(ours, sizeof(ours), "%s/../mpi-glue/coll/components/mca_coll_qcg.so", self_dir);
+	if (access(ours, R_OK) == 0)
+		snprintf(ours, sizeof(ours), "%s/../mpi-glue/coll/components", self_dir);
+	else if (strcmp(QCG_COMPONENT_DIR, QCG_OMPI_PKGLIBDIR) == 0)
+		return NULL; /* installed among Open MPI's own: its default path finds it */
+	else
+		snprintf(ours, sizeof(ours), "%s", QCG_COMPONENT_DIR);
+	/* Setting the parameter replaces Open MPI's default, "<its pkglibdir>:$HOME/.openmpi/
+	 * components", so both come after ours. The pkglibdir is configure's (ompi_info's),
+	 * fixed for the Open MPI we were built against. HOME is the submitting user's, not
+	 * configure's: ompi_info's printed default holds whoever ran configure; on nodes where
+	 * the mapped account's home differs, the entry names a missing directory, which Open
+	 * MPI skips. */
+	if (home != NULL && home[0] == '/')
+		snprintf(path, sizeof(path), "%s:%s:%s/.openmpi/components", ours,
+		    QCG_OMPI_PKGLIBDIR, home);
+	else
+		snprintf(path, sizeof(path), "%s:%s", ours, QCG_OMPI_PKGLIBDIR);
+	return path;
+}
+
 int
 submit_mpirun_argv(const struct submit_plan *p, char **argv)
 {
@@ -47,6 +81,11 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	argv[n++] = "--bind-to"; argv[n++] = (char *)job_binding_name(p->job->binding);
 	argv[n++] = "-np"; argv[n++] = np;
 	argv[n++] = "--mca"; argv[n++] = "plm_rsh_agent"; argv[n++] = (char *)p->rsh;
+	/* mpirun passes it on to every orted and rank: they all load mca_coll_qcg from there. */
+	if (p->component_path) {
+		argv[n++] = "--mca"; argv[n++] = "mca_base_component_path";
+		argv[n++] = (char *)p->component_path;
+	}
 	/* Only this process holds the user's proxy: every orted is started from here. */
 	argv[n++] = "--mca"; argv[n++] = "plm_rsh_no_tree_spawn"; argv[n++] = "1";
 	/* orted daemonizes, so its launch "succeeds" even when it then fails to call mpirun

@@ -30,6 +30,7 @@ struct submit_plan {
 	int launcher_port;        /* mpirun's window of ports (node_env.h), with net_lib */
 	bool launcher_helper;     /* a helper serves mpirun's host: libqcgnet acts in mpirun */
 	enum job_files_form form; /* how the hostfile places ranks (--map-by) */
+	const char *component_path; /* mca_base_component_path with mca_coll_qcg, or NULL */
 };
 
 /* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */
@@ -43,5 +44,11 @@ pid_t submit_start(const struct submit_plan *plan, char *err, size_t errlen);
 /* Where libqcgnet.so is: $QCG_NET_LIB, next to our build (mpi-glue/net/.libs), or installed;
  * NULL when none exists. */
 const char *submit_find_net_lib(const char *self_dir);
+
+/* Open MPI's mca_base_component_path for the job: the directory of mca_coll_qcg (the build
+ * tree's mpi-glue/coll/components next to self_dir, or the installed one), then Open MPI's own
+ * default path. NULL when mca_coll_qcg is installed among Open MPI's own components, which its
+ * default path already covers. */
+const char *submit_component_path(const char *self_dir);
 
 #endif

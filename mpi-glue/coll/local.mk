@@ -1,8 +1,10 @@
 # mpi-glue/coll: mca_coll_qcg, the topology API (mpi-glue/topo) and their tests (issue 7).
 
-# --- coll/: mca_coll_qcg, an out-of-tree coll component, installed among Open MPI's own ------
-# components (where mca_base_component_path looks by default); see mpi-glue/topo/README.md.
-mcacompdir = $(OMPI_PKGLIBDIR)
+# --- coll/: mca_coll_qcg, an out-of-tree coll component ---------------------------------------
+# Installed in $(QCG_COMPONENT_DIR): $(pkglibdir)/openmpi unless configure was given
+# --with-ompi-component-dir (Open MPI's own directory, for one). qcg-submit puts that directory
+# ahead of Open MPI's own in mca_base_component_path (launcher/submit_run.c).
+mcacompdir = $(QCG_COMPONENT_DIR)
 mcacomp_LTLIBRARIES = mpi-glue/coll/mca_coll_qcg.la
 mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg.h \
@@ -37,6 +39,14 @@ mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue
 	$(OMPI_CFLAGS) $(OMPI_INTERNAL_CFLAGS)
 mpi_glue_coll_mca_coll_qcg_la_LDFLAGS = -module -avoid-version
 mpi_glue_coll_mca_coll_qcg_la_LIBADD = $(OMPI_LIBS)
+# The build tree's component directory, holding only the .so (Open MPI trips over libtool's .o
+# files in .libs): qcg-submit run from the build tree (tests, the demo) names it to Open MPI as
+# it names $(QCG_COMPONENT_DIR) once installed.
+noinst_DATA += mpi-glue/coll/components/mca_coll_qcg.so
+mpi-glue/coll/components/mca_coll_qcg.so: mpi-glue/coll/mca_coll_qcg.la
+	$(AM_V_GEN)$(MKDIR_P) mpi-glue/coll/components && rm -f $@ && \
+	ln -s ../.libs/mca_coll_qcg.so $@
+CLEANFILES += mpi-glue/coll/components/mca_coll_qcg.so
 
 # --- topo/: libqcgtopo, the topology API for applications -----------------------------------
 lib_LTLIBRARIES += mpi-glue/topo/libqcgtopo.la
