@@ -113,6 +113,6 @@ check_PROGRAMS += tests/launcher/mpirun_argv
 tests_launcher_mpirun_argv_SOURCES = tests/launcher/mpirun_argv.c
 tests_launcher_mpirun_argv_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-I$(top_srcdir)/launcher -DQCG_COMPONENT_DIR=\"$(QCG_COMPONENT_DIR)\"
-tests_launcher_mpirun_argv_LDADD = $(LAUNCHER_LIBS)
+tests_launcher_mpirun_argv_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_component_path.sh
 EXTRA_DIST += tests/launcher/test_component_path.sh
