@@ -17,6 +17,9 @@
 #                                   output) and GRID_WAITED (the waiting process's)
 
 : "${QTB:?}" "${TB_DIR:?}" "${top_builddir:?}"
+# The bounded waits (wait_until): beside the test libraries, found from this file's own place
+# because the demo sources grid.sh without them.
+. "$(dirname "${BASH_SOURCE[0]}")/../wait.sh"
 GRID_CALL_TIMEOUT=${GRID_CALL_TIMEOUT:-30}
 GRID_QUERY=$top_builddir/launcher/qcg-query
 GRID_FE_CALL=$top_builddir/tests/integration/frontend_call
