@@ -229,21 +229,29 @@ stop_mpirun(pid_t pid)
 	return status;
 }
 
-/* Whether the job's start-up cannot go on (startup_watch.h); why goes to err. A broker that
- * cannot be asked is said once per poll, as for GetJob. */
+/* Whether the job's start-up cannot go on (startup_watch.h); why goes to err. broker_err is
+ * GetJob's error of this poll, or NULL: a broker that did not answer is not asked again (one
+ * line per poll says so already), only the time limit is checked, and a failure names it, as
+ * every orted's connection is asked of it. */
 static bool
-startup_stuck(struct submit *s, char *err, size_t errlen)
+startup_stuck(struct submit *s, const char *broker_err, char *err, size_t errlen)
 {
-	char why[1024], call_err[600];
-	enum startup_state st = startup_watch_poll(&s->watch, s->soap, s->broker, s->id, why,
-	    sizeof(why), call_err, sizeof(call_err));
+	char why[1024], call_err[600] = "";
+	enum startup_state st = broker_err ?
+	    startup_watch_check_time(&s->watch, s->id, why, sizeof(why)) :
+	    startup_watch_poll(&s->watch, s->soap, s->broker, s->id, why, sizeof(why), call_err,
+		sizeof(call_err));
 	if (call_err[0] != '\0')
 		fprintf(stderr, "qcg-submit: %s (still running)\n", call_err);
 	if (st == STARTUP_DONE)
 		s->watch_startup = false;
 	if (st != STARTUP_FAILED)
 		return false;
-	snprintf(err, errlen, "%s", why);
+	if (broker_err != NULL || call_err[0] != '\0')
+		snprintf(err, errlen, "%s; the broker, which every connection is asked of, did not "
+		    "answer (%s)", why, broker_err ? broker_err : call_err);
+	else
+		snprintf(err, errlen, "%s", why);
 	return true;
 }
 
@@ -264,11 +272,15 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 		enum job_state st = JOB_RUNNING;
 		if (!stop_signal && time(NULL) >= next_poll) {
 			next_poll = time(NULL) + SUBMIT_POLL;
-			if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
+			bool asked = broker_get_state(s->soap, s->broker, s->id, &st, err,
+			    sizeof(err)) == 0;
+			if (!asked)
 				fprintf(stderr, "qcg-submit: %s (still running)\n", err);
-			if (s->watch_startup && startup_stuck(s, err, sizeof(err))) {
+			char stuck[3072];
+			if (s->watch_startup && startup_stuck(s, asked ? NULL : err, stuck,
+			    sizeof(stuck))) {
 				fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
-				    err);
+				    stuck);
 				stop_mpirun(pid);
 				return EXIT_FAILED;
 			}

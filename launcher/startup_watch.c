@@ -122,6 +122,12 @@ is_daemon(void *arg, const char *cluster, const char *node, unsigned short port)
 }
 
 enum startup_state
+startup_watch_check_time(struct startup_watch *w, const char *job, char *why, size_t whylen)
+{
+	return startup_watch_judge(w, job, NULL, 0, is_daemon, NULL, time(NULL), why, whylen);
+}
+
+enum startup_state
 startup_watch_poll(struct startup_watch *w, struct soap *soap, const char *url, const char *job,
     char *why, size_t whylen, char *err, size_t errlen)
 {
@@ -142,8 +148,7 @@ startup_watch_poll(struct startup_watch *w, struct soap *soap, const char *url, 
 		snprintf(err, errlen, "broker: start-up watch: %s", e);
 		soap_client_reset(soap);
 		/* the time limit holds even when the broker is gone */
-		return startup_watch_judge(w, job, NULL, 0, is_daemon, &(struct daemons){ NULL },
-		    time(NULL), why, whylen);
+		return startup_watch_check_time(w, job, why, whylen);
 	}
 	for (int i = 0; i < conns.__sizeconnection && n < sizeof(c) / sizeof(c[0]); i++) {
 		const struct qcg__Connection *k = &conns.connection[i];

@@ -56,6 +56,10 @@ void startup_watch_init(struct startup_watch *w, const struct coalloc *alloc,
 enum startup_state startup_watch_poll(struct startup_watch *w, struct soap *soap,
     const char *url, const char *job, char *why, size_t whylen, char *err, size_t errlen);
 
+/* Only the time limit, without asking the broker (it did not answer GetJob just now). */
+enum startup_state startup_watch_check_time(struct startup_watch *w, const char *job, char *why,
+    size_t whylen);
+
 /* The pure part, for tests: mark which nodes reached a daemon, or were refused, from the
  * connection log; daemon_at(cluster, node, port) says whether that access point is a daemon's.
  * Then decide at time now. */
