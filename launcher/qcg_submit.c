@@ -366,8 +366,10 @@ run_job(struct submit *s)
 	plan.launcher_port = s->launcher_port;
 	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0)
 		return abandon(s, err);
-	/* Only libqcgnet shows the broker how the start-up goes (startup_watch.h). */
-	s->watch_startup = plan.net_lib != NULL;
+	/* The broker sees the start-up only when libqcgnet runs and mpirun's listeners are
+	 * registered through a helper on this host; else orted reach mpirun by plain connects
+	 * that nobody logs (startup_watch.h). */
+	s->watch_startup = plan.net_lib != NULL && plan.launcher_helper;
 	startup_watch_init(&s->watch, &s->alloc, self, s->startup_timeout);
 	pid_t pid = submit_start(&plan, err, sizeof(err));
 	if (pid < 0)

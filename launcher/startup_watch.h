@@ -13,7 +13,8 @@
  *  - a node whose orted was refused every way to a daemon fails the job at once, named;
  *  - a node whose orted has not reached a daemon when the start-up time is over fails it too;
  *  - once every node's orted has reached a daemon, the watch ends (it costs nothing after).
- * Without libqcgnet nothing is logged, and the watch is off.
+ * Without libqcgnet, or without a helper on mpirun's host (mpirun's listeners are then not
+ * registered, and orted reach it by plain connects), nothing is logged, and the watch is off.
  */
 #ifndef QCG_STARTUP_WATCH_H
 #define QCG_STARTUP_WATCH_H
