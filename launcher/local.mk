@@ -14,7 +14,8 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/remote_run.c launcher/remote_run.h \
 	launcher/proxy_make.c launcher/proxy_make.h \
 	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
-	launcher/broker_jobs.c launcher/broker_jobs.h launcher/submit_run.c launcher/submit_run.h \
+	launcher/broker_jobs.c launcher/broker_jobs.h launcher/startup_watch.c launcher/startup_watch.h \
+	launcher/submit_run.c launcher/submit_run.h \
 	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-DQCG_LIBDIR=\"$(libdir)\" -DQCG_COMPONENT_DIR=\"$(QCG_COMPONENT_DIR)\" \
@@ -95,11 +96,13 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 # holds the testbed lock).
 TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.test \
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
-	tests/launcher/examples.test tests/launcher/placement.test
+	tests/launcher/examples.test tests/launcher/placement.test \
+	tests/launcher/faults_setup.test tests/launcher/faults_running.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
-	tests/launcher/placement.test
+	tests/launcher/placement.test tests/launcher/tb_faults.sh tests/launcher/fault_rank.c \
+	tests/launcher/faults_setup.test tests/launcher/faults_running.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
@@ -116,3 +119,10 @@ tests_launcher_mpirun_argv_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 tests_launcher_mpirun_argv_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_component_path.sh
 EXTRA_DIST += tests/launcher/test_component_path.sh
+
+check_PROGRAMS += tests/launcher/test_startup_watch
+tests_launcher_test_startup_watch_SOURCES = tests/launcher/test_startup_watch.c tests/unit/check.h
+tests_launcher_test_startup_watch_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
+	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
+tests_launcher_test_startup_watch_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
+TESTS += tests/launcher/test_startup_watch

@@ -2,7 +2,7 @@
  * qcg_submit.c: qcg-submit, one Open MPI job over the clusters a description names
  * (DESIGN.md section 4).
  *
- *   qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] FILE
+ *   qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] [--startup-timeout SEC] FILE
  *
  * In order, and nothing is reserved before the first three pass: the description is parsed
  * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
@@ -39,6 +39,7 @@
 #include "node_env.h"
 #include "soap_client.h"
 #include "stage.h"
+#include "startup_watch.h"
 #include "submit_run.h"
 #include "user_client.h"
 
@@ -71,6 +72,9 @@ struct submit {
 	char self_dir[4096];
 	char token[NODE_ENV_TOKEN_LEN + 1];
 	int launcher_port;
+	int startup_timeout;         /* seconds for every orted to reach mpirun, 0: no limit */
+	bool watch_startup;          /* libqcgnet runs, so the broker sees the start-up */
+	struct startup_watch watch;  /* the start-up, until every orted reached mpirun */
 };
 
 static int
@@ -79,11 +83,14 @@ parse_options(int argc, char **argv, struct submit *s)
 	static const struct option options[] = {
 		{ "broker", required_argument, NULL, 'b' }, { "tag-output", no_argument, NULL, 't' },
 		{ "reserve-timeout", required_argument, NULL, 'r' },
+		{ "startup-timeout", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int opt;
+	char *end;
 	s->broker = user_broker_url();
 	s->reserve_timeout = 60;
+	s->startup_timeout = STARTUP_TIMEOUT_DEFAULT;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'b': s->broker = optarg; break;
@@ -93,8 +100,15 @@ parse_options(int argc, char **argv, struct submit *s)
 			if (s->reserve_timeout < 1 || s->reserve_timeout > 3600)
 				return -1;
 			break;
+		case 's':
+			s->startup_timeout = (int)strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || s->startup_timeout < 0 ||
+			    s->startup_timeout > STARTUP_TIMEOUT_MAX)
+				return -1;
+			break;
 		case 'h':
-			printf("usage: qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] FILE\n");
+			printf("usage: qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] "
+			    "[--startup-timeout SEC] FILE\n");
 			exit(0);
 		default: return -1;
 		}
@@ -215,6 +229,32 @@ stop_mpirun(pid_t pid)
 	return status;
 }
 
+/* Whether the job's start-up cannot go on (startup_watch.h); why goes to err. broker_err is
+ * GetJob's error of this poll, or NULL: a broker that did not answer is not asked again (one
+ * line per poll says so already), only the time limit is checked, and a failure names it, as
+ * every orted's connection is asked of it. */
+static bool
+startup_stuck(struct submit *s, const char *broker_err, char *err, size_t errlen)
+{
+	char why[1024], call_err[600] = "";
+	enum startup_state st = broker_err ?
+	    startup_watch_check_time(&s->watch, s->id, why, sizeof(why)) :
+	    startup_watch_poll(&s->watch, s->soap, s->broker, s->id, why, sizeof(why), call_err,
+		sizeof(call_err));
+	if (call_err[0] != '\0')
+		fprintf(stderr, "qcg-submit: %s (still running)\n", call_err);
+	if (st == STARTUP_DONE)
+		s->watch_startup = false;
+	if (st != STARTUP_FAILED)
+		return false;
+	if (broker_err != NULL || call_err[0] != '\0')
+		snprintf(err, errlen, "%s; the broker, which every connection is asked of, did not "
+		    "answer (%s)", why, broker_err ? broker_err : call_err);
+	else
+		snprintf(err, errlen, "%s", why);
+	return true;
+}
+
 /* Wait for mpirun, looking at the broker for a cancellation and at our signals. Returns the
  * job's exit code; *cancelled when it was stopped. */
 static int
@@ -232,8 +272,18 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 		enum job_state st = JOB_RUNNING;
 		if (!stop_signal && time(NULL) >= next_poll) {
 			next_poll = time(NULL) + SUBMIT_POLL;
-			if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
+			bool asked = broker_get_state(s->soap, s->broker, s->id, &st, err,
+			    sizeof(err)) == 0;
+			if (!asked)
 				fprintf(stderr, "qcg-submit: %s (still running)\n", err);
+			char stuck[3072];
+			if (s->watch_startup && startup_stuck(s, asked ? NULL : err, stuck,
+			    sizeof(stuck))) {
+				fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
+				    stuck);
+				stop_mpirun(pid);
+				return EXIT_FAILED;
+			}
 		}
 		if (deadline && time(NULL) >= deadline && !stop_signal) {
 			fprintf(stderr, "qcg-submit: job %s: its wall time of %ld s is over; stopping "
@@ -316,6 +366,11 @@ run_job(struct submit *s)
 	plan.launcher_port = s->launcher_port;
 	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0)
 		return abandon(s, err);
+	/* The broker sees the start-up only when libqcgnet runs and mpirun's listeners are
+	 * registered through a helper on this host; else orted reach mpirun by plain connects
+	 * that nobody logs (startup_watch.h). */
+	s->watch_startup = plan.net_lib != NULL && plan.launcher_helper;
+	startup_watch_init(&s->watch, &s->alloc, self, s->startup_timeout);
 	pid_t pid = submit_start(&plan, err, sizeof(err));
 	if (pid < 0)
 		return abandon(s, err);
@@ -389,7 +444,7 @@ main(int argc, char **argv)
 		*strrchr(s.self_dir, '/') = '\0';
 	if (parse_options(argc, argv, &s) != 0) {
 		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
-		    "[--reserve-timeout SEC] FILE\n");
+		    "[--reserve-timeout SEC] [--startup-timeout SEC] FILE\n");
 		return EXIT_USAGE;
 	}
 	struct sigaction sa = { .sa_handler = on_stop };

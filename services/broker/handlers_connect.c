@@ -82,6 +82,29 @@ resolve_request_in(struct soap *soap, const struct _qb__Resolve *r, struct resol
 	return SOAP_OK;
 }
 
+/*
+ * A refused Resolve goes into the connection log as a failed "none": the initiator gives up on
+ * it, and nobody else would ever learn of it. An orted that cannot reach mpirun this way exits
+ * before calling back (its stderr is /dev/null once it daemonizes), and mpirun then waited for
+ * it for ever; qcg-submit reads the log (launcher/startup_watch.h) to fail the job at once,
+ * naming the node. Only a refusal with a known target is logged (it names the target node).
+ */
+static void
+log_refusal(struct broker_call *call, const struct resolve_request *req,
+    const struct resolve_result *res)
+{
+	struct connection_record rec = { .method = METHOD_NONE, .succeeded = false,
+		.when = (int64_t)time(NULL), .to_port = req->to_port };
+	snprintf(rec.job, sizeof(rec.job), "%s", req->job);
+	snprintf(rec.from_cluster, sizeof(rec.from_cluster), "%s", req->from_cluster);
+	snprintf(rec.from_node, sizeof(rec.from_node), "%s", req->from_node);
+	snprintf(rec.to_cluster, sizeof(rec.to_cluster), "%s", res->target.cluster);
+	snprintf(rec.to_node, sizeof(rec.to_node), "%s", res->target.node);
+	if (registry_log_connection(call->reg, &rec) != 0)
+		log_warn("job %s: the refusal of %s/%s -> %s:%u could not be logged", req->job,
+		    req->from_cluster, req->from_node, req->to_address, req->to_port);
+}
+
 int
 __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResponse *resp)
 {
@@ -107,6 +130,7 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 		    req.job);
 	case RESOLVE_NO_METHOD: {
 		char left_out[128] = "";
+		log_refusal(&call, &req, &res);
 		if (res.proxies_withdrawn > 0)
 			snprintf(left_out, sizeof(left_out), " (%zu withdrawn prox%s left out: process "
 			    "or host gone)", res.proxies_withdrawn,
@@ -117,6 +141,7 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 		    req.to_address, req.to_port, left_out);
 	}
 	case RESOLVE_TARGET_WITHDRAWN:
+		log_refusal(&call, &req, &res);
 		return soap_fault_client_kind(soap, QCG_FAULT_NO_METHOD,
 		    "job %s: %s to %s/%s:%u needs cluster %s's front-end, withdrawn %lld s ago "
 		    "(its WaitEvents poll stopped): nobody there would take part", req.job,

@@ -7,7 +7,9 @@
  * at once, unless another poll of the same queue is still open (a restarted process polls
  * while its predecessor's dying connection is noticed); and a sweeper thread withdraws those
  * whose lease ran out (the host vanished without a FIN). A lease lasts the poll's timeout plus
- * broker.lease_grace, so a service that polls back to back never lapses.
+ * broker.lease_grace, so a service that polls back to back never lapses. The sweeper starts one
+ * grace after the broker does: leases that ran out while it was down are not held against
+ * services that could not poll it.
  */
 #ifndef QCG_BROKER_LIVENESS_H
 #define QCG_BROKER_LIVENESS_H

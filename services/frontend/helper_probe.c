@@ -20,6 +20,7 @@
 struct probe_node {
 	double checked_ms;                 /* when last answered; 0: never */
 	bool down;
+	bool silent;                       /* down because it did not answer within the timeout */
 	char why[HELPER_PROBE_WHY_MAX];
 };
 
@@ -106,10 +107,10 @@ probe_start(const struct fe_node *node, char *why, size_t whylen)
 	return fd;
 }
 
-/* Probe the nodes in todo[] at once; fill down[] and why[]. */
+/* Probe the nodes in todo[] at once; fill down[], silent[] (no answer in time) and why[]. */
 static void
 probe_round(const struct helper_probe *p, const size_t *todo, size_t n, bool *down,
-    char (*why)[HELPER_PROBE_WHY_MAX])
+    bool *silent, char (*why)[HELPER_PROBE_WHY_MAX])
 {
 	struct pollfd pf[FE_NODES_MAX];
 	size_t waiting = 0;
@@ -119,6 +120,7 @@ probe_round(const struct helper_probe *p, const size_t *todo, size_t n, bool *do
 		pf[i].events = POLLOUT;
 		pf[i].revents = 0;
 		down[i] = pf[i].fd < 0;
+		silent[i] = false;
 		waiting += pf[i].fd >= 0;
 	}
 	/* One bounded wait for all: a connect either completes, is refused (the helper process
@@ -132,6 +134,7 @@ probe_round(const struct helper_probe *p, const size_t *todo, size_t n, bool *do
 			continue;
 		if (pf[i].revents == 0) {
 			down[i] = true;
+			silent[i] = true;
 			snprintf(why[i], sizeof(why[i]), "its helper at %.100s did not answer within "
 			    "%d ms", p->nodes[todo[i]].helper_url, HELPER_PROBE_TIMEOUT_MS);
 		} else if (getsockopt(pf[i].fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
@@ -149,12 +152,17 @@ helper_probe_check(struct helper_probe *p, double now_ms, const bool *want,
     struct helper_probe_result *out)
 {
 	size_t todo[FE_NODES_MAX], n = 0;
-	bool down[FE_NODES_MAX];
+	bool down[FE_NODES_MAX], silent[FE_NODES_MAX];
 
+	/* Only a node that did not answer in time keeps its answer for HELPER_PROBE_CACHE_MS:
+	 * that answer cost the whole timeout. "Alive" and "refused" cost microseconds, and a
+	 * reused one was wrong on the testbed both ways (faults_setup.test): a helper killed
+	 * within 2 s of a probe was granted, and the job failed with Open MPI's "no-path"; a
+	 * helper restarted within 2 s of a refusal was not granted, and the next job was refused. */
 	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->count; i++)
 		if ((want == NULL || want[i]) && (p->state[i].checked_ms == 0 ||
-		    now_ms - p->state[i].checked_ms >= HELPER_PROBE_CACHE_MS))
+		    !p->state[i].silent || now_ms - p->state[i].checked_ms >= HELPER_PROBE_CACHE_MS))
 			todo[n++] = i;
 	pthread_mutex_unlock(&p->lock);
 	/* why[] is large for a worker's stack (FE_NODES_MAX answers) */
@@ -164,7 +172,7 @@ helper_probe_check(struct helper_probe *p, double now_ms, const bool *want,
 		n = 0;
 	}
 	if (n > 0) {
-		probe_round(p, todo, n, down, why);
+		probe_round(p, todo, n, down, silent, why);
 		pthread_mutex_lock(&p->lock);
 		for (size_t i = 0; i < n; i++) {
 			struct probe_node *s = &p->state[todo[i]];
@@ -174,6 +182,7 @@ helper_probe_check(struct helper_probe *p, double now_ms, const bool *want,
 			else if (!down[i] && s->down)
 				log_info("node %s: its helper answers again", name);
 			s->down = down[i];
+			s->silent = silent[i];
 			snprintf(s->why, sizeof(s->why), "%s", down[i] ? why[i] : "");
 			s->checked_ms = now_ms > 0 ? now_ms : 1;
 		}

@@ -4,10 +4,12 @@
  * A node whose helper is gone must not be granted: the job would fail later with Open MPI's
  * "unable to reliably start daemons", naming nothing. The front-end already pushes to its
  * helpers over SOAP, so at Reserve it connects to each candidate node's helper port (TCP only,
- * no TLS handshake, all nodes at once, bounded by HELPER_PROBE_TIMEOUT_MS) and remembers the
- * answer for HELPER_PROBE_CACHE_MS. Why this and not a heartbeat from the helper: nothing is
- * sent while no one reserves (a cluster of thousands of idle nodes costs nothing), the answer
- * is at most a couple of seconds old when it is used, and a killed helper's port answers
+ * no TLS handshake, all nodes at once, bounded by HELPER_PROBE_TIMEOUT_MS). Only a node that
+ * did not answer in time is remembered so, for HELPER_PROBE_CACHE_MS (asking it again would
+ * cost the timeout again); "alive" and "refused" are asked anew at every Reserve, so that a
+ * helper killed or restarted a moment ago is seen. Why this and not a heartbeat from the
+ * helper: nothing is sent while no one reserves (a cluster of thousands of idle nodes costs
+ * nothing), the answer is fresh when it is used, and a killed helper's port answers
  * "connection refused" at once, a vanished host within the timeout. What it cannot see is a
  * helper that hangs while its kernel still accepts connections; Launch then fails on its own
  * timeout, naming the node.
@@ -21,7 +23,7 @@
 #include "fe_config.h"
 
 #define HELPER_PROBE_TIMEOUT_MS 1000 /* one probe round, all nodes in parallel */
-#define HELPER_PROBE_CACHE_MS 2000   /* an answer is reused this long */
+#define HELPER_PROBE_CACHE_MS 2000   /* a node that did not answer is not asked again this long */
 #define HELPER_PROBE_WHY_MAX 160
 
 struct helper_probe;
@@ -36,8 +38,9 @@ struct helper_probe_result {
 struct helper_probe *helper_probe_new(const struct fe_node *nodes, size_t count);
 void helper_probe_free(struct helper_probe *p);
 
-/* Bring the answers of the nodes in want[] (NULL: all) up to date, probing those older than
- * HELPER_PROBE_CACHE_MS, and copy every node's answer into out. now_ms is a monotonic clock. */
+/* Bring the answers of the nodes in want[] (NULL: all) up to date, probing each but those that
+ * did not answer within the last HELPER_PROBE_CACHE_MS, and copy every node's answer into out.
+ * now_ms is a monotonic clock. */
 void helper_probe_check(struct helper_probe *p, double now_ms, const bool *want,
     struct helper_probe_result *out);
 

@@ -304,12 +304,16 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 		/* With a per-node share what counts is nodes that can take one whole, not slots:
 		 * say how many are needed and how many can. */
 		int share = req->per_node < req->slots ? req->per_node : req->slots, able = 0;
+		/* A node whose helper is gone is not able, and is named: this message counted it
+		 * and named nothing, so a killed helper read as a full cluster (faults_setup.test). */
 		for (size_t i = 0; i < n; i++)
-			able += t->free_slots[idx[i]] >= share;
+			able += t->free_slots[idx[i]] >= share &&
+			    !(req->helpers != NULL && req->helpers->down[idx[i]]);
 		snprintf(err, errlen, "not enough free slots: %d requested as %d per node "
-		    "(processesPerNode), so on %d nodes; %d of the %s %zu nodes %s %d free", req->slots,
-		    req->per_node, (req->slots + req->per_node - 1) / req->per_node, able,
-		    req->node_count ? "requested" : "cluster's", n, able == 1 ? "has" : "have", share);
+		    "(processesPerNode), so on %d nodes; %d of the %s %zu nodes %s %d free%s%s%s",
+		    req->slots, req->per_node, (req->slots + req->per_node - 1) / req->per_node, able,
+		    req->node_count ? "requested" : "cluster's", n, able == 1 ? "has" : "have", share,
+		    nskipped ? " (left out, their helper is gone: " : "", skipped, nskipped ? ")" : "");
 		return RESV_NO_CAPACITY;
 	}
 	if (rest > 0) {

@@ -36,6 +36,10 @@ tb_test_cleanup() {
 	local rc=$?
 	# Our own background jobs first (they are in the namespaces too, but wait needs them gone).
 	kill $(jobs -p) 2>/dev/null || true
+	# QCG_TEST_KEEP=DIR keeps the daemons' logs and the test's files for a post-mortem.
+	if [[ -n ${QCG_TEST_KEEP:-} ]]; then
+		mkdir -p "$QCG_TEST_KEEP" && cp -r "$TB_DIR/log" "$TB_DIR/jobs" "$QCG_TEST_KEEP/" 2>/dev/null
+	fi
 	tb down >/dev/null || rc=1
 	wait 2>/dev/null || true
 	rm -rf "$TB_DIR"
