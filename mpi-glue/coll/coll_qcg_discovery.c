@@ -11,12 +11,14 @@
  *      a node's leader is its lowest rank;
  *   3. leaders measure RTTs pairwise, round-robin (L-1 rounds of disjoint pairs, so the pairs of
  *      a round run at once): one warm-up exchange (it opens the connection), then
- *      coll_qcg_discovery_pings exchanges of 8 bytes, keeping the minimum;
+ *      coll_qcg_discovery_pings exchanges of 8 bytes, keeping the minimum (only the lower
+ *      index of a pair times them: see ping_pair);
  *   4. leaders send their row to rank 0, which groups the matrix (qcg_topo_group.c);
  *   5. rank 0 broadcasts the cluster and site of every node (binomial tree).
  * Every wait polls with short naps after a brief spin, so that ranks not being timed leave the
- * CPU to those that are (jobs often have more ranks than cores). Cost: about (L-1) x (pings+1) x the largest RTT of each round; 6 nodes on three sites with a
- * 10 ms RTT take some 0.3 s. A job of one host measures nothing.
+ * CPU to those that are (jobs often have more ranks than cores). Cost: about (L-1) x (pings+1)
+ * x the largest RTT of each round; 6 nodes on three sites with a 10 ms RTT take some 0.3 s. A
+ * job of one host measures nothing.
  */
 #include "config.h"
 
@@ -140,7 +142,8 @@ partner(int i, int t, int M, int L)
 	return p < L ? p : -1; /* slot L is the bye of an odd count */
 }
 
-/* Step 3 for one pair: the lower index times pings exchanges; returns the minimum RTT. */
+/* Step 3 for one pair: the lower index times pings exchanges; *rtt is their minimum there, and -1
+ * (not measured) on the echoing side. */
 static int
 ping_pair(int peer, int timing, int pings, double *rtt, struct ompi_communicator_t *comm)
 {
@@ -158,7 +161,14 @@ ping_pair(int peer, int timing, int pings, double *rtt, struct ompi_communicator
 		if (p > 0 && (best < 0 || dt < best))
 			best = dt;
 	}
-	*rtt = best;
+	/*
+	 * Only the side that sends first times a round trip. The echoing side's interval runs from
+	 * its last pong to the next ping's arrival: when it was descheduled meanwhile (ranks share
+	 * cores) the ping is already queued and that interval is a few microseconds, which the
+	 * minimum of the two directions would take for a 10 ms WAN link (seen: 42 us across 5 ms
+	 * each way, merging two sites).
+	 */
+	*rtt = timing ? best : -1;
 	return OMPI_SUCCESS;
 }
 
