@@ -85,3 +85,11 @@ tests_unit_test_helper_units_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_unit_test_helper_units_LDADD = services/helper/libhelper.a \
 	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_helper_units
+
+# Forged requests against a real, forked launcher (privilege separation).
+check_PROGRAMS += tests/unit/test_privsep_launcher
+tests_unit_test_privsep_launcher_SOURCES = tests/unit/test_privsep_launcher.c tests/unit/check.h
+tests_unit_test_privsep_launcher_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a \
+	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
+TESTS += tests/unit/test_privsep_launcher
