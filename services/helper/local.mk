@@ -93,3 +93,13 @@ tests_unit_test_privsep_launcher_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a \
 	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_privsep_launcher
+
+# The launcher's request decoder: fuzz target, its corpus replayed as a regression test.
+check_PROGRAMS += services/helper/replay_privsep_proto
+services_helper_replay_privsep_proto_SOURCES = tests/fuzz/replay.c \
+	services/helper/fuzz_privsep_proto.c
+services_helper_replay_privsep_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS) \
+	-DFUZZ_TARGET=\"privsep_proto\"
+services_helper_replay_privsep_proto_LDADD = services/helper/libhelper.a
+TESTS += tests/integration/test_privsep_proto_replay.sh
+EXTRA_DIST += services/helper/corpus_privsep_proto tests/integration/test_privsep_proto_replay.sh
