@@ -295,7 +295,7 @@ write_helper_conf() {
 	key = $d/$name-key.pem
 	ca_dir = $d/ca/certificates
 	CONF
-	[ -z "$HELPER_SERVICE_USER" ] || helper_conf_privsep "$name"
+	[ -z "${HELPER_SERVICE_USER:-}" ] || helper_conf_privsep "$name"
 }
 
 # With HELPER_SERVICE_USER=ACCOUNT, helpers started as root are privilege-separated: the
