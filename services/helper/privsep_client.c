@@ -21,6 +21,7 @@
 struct privsep_client {
 	pthread_mutex_t lock;
 	int fd;
+	int broken;    /* a reply did not come in time: a late one would answer the next request */
 };
 
 struct privsep_client *
@@ -59,6 +60,11 @@ exchange(struct privsep_client *c, const void *req, size_t len,
 	ssize_t n;
 
 	fds[0] = fds[1] = -1;
+	if (c->broken) {
+		snprintf(err, errlen, "the launcher stopped answering; no launches until qcg-helper "
+		    "restarts");
+		return -1;
+	}
 	if (send(c->fd, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
 		snprintf(err, errlen, "cannot reach the launcher: %s", strerror(errno));
 		return -1;
@@ -69,6 +75,7 @@ exchange(struct privsep_client *c, const void *req, size_t len,
 	if (n <= 0) {
 		snprintf(err, errlen, "no answer from the launcher: %s",
 		    n == 0 ? "it exited" : strerror(errno));
+		c->broken = 1;
 		return -1;
 	}
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))

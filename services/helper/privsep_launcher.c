@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -111,6 +113,20 @@ account_mapped(const char *path, uid_t uid, char *err, size_t errlen)
 	return found ? 0 : -1;
 }
 
+/* Whether initgroups would give the account group 0 (the root group) among its groups. */
+static bool
+in_root_group(const struct passwd *pw)
+{
+	gid_t groups[NGROUPS_MAX];
+	int n = NGROUPS_MAX;
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+		return true; /* more groups than a process can have: initgroups would fail anyway */
+	for (int i = 0; i < n; i++)
+		if (groups[i] == 0)
+			return true;
+	return false;
+}
+
 /* Who uid is, if the launcher may start processes as it. */
 static int
 identity_allowed(struct launcher *L, uid_t uid, struct launch_identity *id, char *err,
@@ -125,6 +141,10 @@ identity_allowed(struct launcher *L, uid_t uid, struct launch_identity *id, char
 	if ((pw.pw_uid == 0 || pw.pw_gid == 0) && !L->cfg->allow_root) {
 		snprintf(err, errlen, "refusing to launch as root (uid %u, gid %u)",
 		    (unsigned)pw.pw_uid, (unsigned)pw.pw_gid);
+		return -1;
+	}
+	if (!L->cfg->allow_root && in_root_group(&pw)) {
+		snprintf(err, errlen, "refusing to launch as '%s': a member of group 0", pw.pw_name);
 		return -1;
 	}
 	if (account_mapped(L->cfg->grid_mapfile, uid, err, errlen) != 0)

@@ -4,9 +4,9 @@
  * launches (launch_exec), signals them, reaps them and kills them at the end, on the requests
  * of privsep_proto.h and nothing else. It reads no network input.
  *
- * It refuses to start a process as an account the grid-mapfile does not name, and as uid 0
- * or gid 0 unless helper.allow_root_launch was set when it started (the unprivileged half
- * cannot change that). It signals only processes of launches it started. When the helper
+ * It refuses to start a process as an account the grid-mapfile does not name, and as uid 0,
+ * gid 0 or a member of group 0 unless helper.allow_root_launch was set when it started (the
+ * unprivileged half cannot change that). It signals only processes of launches it started. When the helper
  * closes its end (it exited or died) the launcher kills what it started and exits.
  */
 #ifndef QCG_PRIVSEP_LAUNCHER_H
