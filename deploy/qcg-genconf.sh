@@ -114,3 +114,9 @@ genconf_helper() {
 	[[ -z ${10} ]] || printf 'rendezvous_ports = %s\n' "${10}"
 	return 0
 }
+
+# The helper's privilege separation: its network half drops to account $1, and its launcher
+# starts processes only as the accounts of grid-mapfile $2 (lines of [helper]).
+genconf_helper_privsep() {
+	printf 'user = %s\ngrid_mapfile = %s\n' "$1" "$2"
+}

@@ -40,7 +40,8 @@ TESTBED_TESTS = \
 	tests/testbed/mpi.test \
 	tests/testbed/cleanup.test \
 	tests/testbed/delayline_idle.test \
-	tests/testbed/services.test
+	tests/testbed/services.test \
+	tests/testbed/privsep.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c tests/testbed/grid.sh

@@ -125,6 +125,9 @@ helper_config_load(const struct config *cfg, struct helper_config *out, char *er
 		sizeof(out->socket_group), err, errlen) ||
 	    get_string(cfg, "helper.token_file", "", out->token_file, sizeof(out->token_file),
 		err, errlen) ||
+	    get_string(cfg, "helper.user", "", out->user, sizeof(out->user), err, errlen) ||
+	    get_string(cfg, "helper.grid_mapfile", "/etc/grid-security/grid-mapfile",
+		out->grid_mapfile, sizeof(out->grid_mapfile), err, errlen) ||
 	    get_mode(cfg, &out->socket_mode, err, errlen) || get_ints(cfg, out, err, errlen) ||
 	    get_rendezvous_ports(cfg, out, err, errlen) ||
 	    config_get_bool(cfg, "helper.allow_root_launch", false, &out->allow_root_launch, err,

@@ -36,6 +36,9 @@ struct helper_config {
 	int max_launches;                     /* launched processes alive at once */
 	size_t output_cap;                    /* bytes buffered per stream per launch */
 	bool allow_root_launch;               /* may Launch run processes as root */
+	char user[64];                        /* service account the network half drops to when
+	                                       * started as root ("": no separation) */
+	char grid_mapfile[PATH_MAX];          /* the launcher starts only its accounts */
 };
 
 /* Fill out from cfg; -1 with err naming the key and the reason. */

@@ -24,6 +24,7 @@
 #include "launch_exec.h"
 #include "launch_output.h"
 #include "log.h"
+#include "privsep_client.h"
 
 #define LINGER_MS 2000     /* after the reap, how long descendants may keep the pipes open */
 #define TICK_MS 200        /* the supervisor's poll period */
@@ -52,6 +53,8 @@ struct launch_table {
 	size_t output_cap;
 	bool allow_root;
 	struct helper_jobs *jobs;
+	struct privsep_client *launcher; /* privilege separation: it starts, signals and reaps
+	                                  * (privsep_launcher.h); NULL: this process does */
 	unsigned long seq;
 	size_t nslots;
 	struct launch *slots;
@@ -94,7 +97,8 @@ drain(struct launch *l, int i)
 static void
 check_end(struct launch_table *t, struct launch *l)
 {
-	if (!l->reaped && waitpid(l->pid, &l->status, WNOHANG) == l->pid) {
+	if (!l->reaped && t->launcher == NULL &&
+	    waitpid(l->pid, &l->status, WNOHANG) == l->pid) {
 		l->reaped = 1;
 		l->reaped_ms = now_ms();
 	}
@@ -113,7 +117,39 @@ check_end(struct launch_table *t, struct launch *l)
 	log_info("launch %s (pid %d) ended: %s %d", l->id, (int)l->pid,
 	    WIFSIGNALED(l->status) ? "signal" : "exit code",
 	    WIFSIGNALED(l->status) ? WTERMSIG(l->status) : WEXITSTATUS(l->status));
-	(void)t;
+}
+
+/* Record exit statuses the launcher reports (lock held). */
+static void
+apply_reaped(struct launch_table *t, const struct privsep_reaped *r, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (size_t s = 0; s < t->nslots; s++) {
+			struct launch *l = &t->slots[s];
+			if (l->used && !l->reaped && l->pid == r[k].pid) {
+				l->reaped = 1;
+				l->status = r[k].status;
+				l->reaped_ms = now_ms();
+			}
+		}
+}
+
+/* Under privilege separation the launcher is the launches' parent: ask it which ended
+ * (lock held). */
+static void
+reap_through_launcher(struct launch_table *t)
+{
+	struct privsep_reaped r[PRIVSEP_REAP_MAX];
+	char err[PRIVSEP_REASON_MAX];
+	int running = 0, n;
+	for (size_t s = 0; s < t->nslots; s++)
+		running += t->slots[s].used && !t->slots[s].reaped;
+	while (running > 0 && (n = privsep_client_reap(t->launcher, r, err, sizeof(err))) > 0) {
+		apply_reaped(t, r, n);
+		running -= n;
+	}
+	if (running > 0 && n < 0)
+		log_warn("launch supervisor: %s", err);
 }
 
 static void *
@@ -149,6 +185,8 @@ supervisor_main(void *arg)
 		for (size_t k = 1; k < n; k++)
 			if (pfd[k].revents)
 				drain(who[k].l, who[k].i);
+		if (t->launcher != NULL)
+			reap_through_launcher(t);
 		for (size_t s = 0; s < t->nslots; s++)
 			if (t->slots[s].used)
 				check_end(t, &t->slots[s]);
@@ -183,6 +221,14 @@ launch_table_new(const char *node, int max_launches, size_t output_cap, bool all
 		return NULL;
 	}
 	return t;
+}
+
+void
+launch_table_use_launcher(struct launch_table *t, struct privsep_client *launcher)
+{
+	pthread_mutex_lock(&t->lock);
+	t->launcher = launcher;
+	pthread_mutex_unlock(&t->lock);
 }
 
 static struct launch *
@@ -257,7 +303,8 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 	struct launch_identity who;
 	struct launch_pipes p;
 	if (launch_request_check(req, err, errlen) != 0 ||
-	    launch_identity_of(req->account, geteuid(), t->allow_root, &who, err, errlen) != 0 ||
+	    launch_identity_of(req->account, t->launcher ? 0 : geteuid(), t->allow_root, &who, err,
+		errlen) != 0 ||
 	    record_token(t, req, who.uid, err, errlen) != 0)
 		return -1;
 	/* the job's environment plus the launch's mark (LAUNCH_MARK_ENV) */
@@ -280,7 +327,10 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 		make_id(t, new_id);
 		snprintf(mark, sizeof(mark), "%s=%s", LAUNCH_MARK_ENV, new_id);
 	}
-	int rc = l == NULL ? -1 : launch_exec(&marked, &who, &p, err, errlen);
+	int rc = l == NULL ? -1 : t->launcher == NULL ?
+	    launch_exec(&marked, &who, &p, err, errlen) :
+	    privsep_client_launch(t->launcher, new_id, who.uid, req->workdir, req->argv, req->argc,
+		req->env, req->envc, &p.pid, &p.out_fd, &p.err_fd, err, errlen);
 	free(env);
 	if (rc == 0) {
 		memset(l, 0, sizeof(*l));
@@ -369,77 +419,6 @@ launch_result_free(struct launch_result *res)
 	res->out = res->err = NULL;
 }
 
-/* Whether process pid's environment holds the entry `entry` (NAME=value), read from
- * /proc/PID/environ (NUL-separated). A process that cannot be read (gone, not ours) has not. */
-static bool
-environ_has(pid_t pid, const char *entry)
-{
-	char path[64], buf[8192];
-	size_t want = strlen(entry) + 1, have = 0; /* the entry and its NUL */
-	bool found = false;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	/* Scan entry by entry across reads; an entry longer than the buffer is skipped. */
-	bool at_start = true, skipping = false;
-	while (!found && (n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
-		size_t len = have + (size_t)n, pos = 0;
-		while (pos < len) {
-			char *nul = memchr(buf + pos, '\0', len - pos);
-			if (nul == NULL)
-				break;
-			size_t elen = (size_t)(nul - (buf + pos)) + 1;
-			if (at_start && !skipping && elen == want && memcmp(buf + pos, entry, want) == 0)
-				found = true;
-			pos += elen;
-			at_start = true;
-			skipping = false;
-		}
-		have = len - pos;
-		if (have == sizeof(buf)) { /* one entry fills the buffer: not ours, skip it */
-			have = 0;
-			skipping = true;
-		} else {
-			memmove(buf, buf + pos, have);
-		}
-	}
-	close(fd);
-	return found;
-}
-
-/* Signal every process marked as launch id (LAUNCH_MARK_ENV) but this helper; returns how
- * many were signalled. This is what reaches a daemonized orted and its ranks. */
-static int
-signal_marked(const char *id, int sig)
-{
-	char entry[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX];
-	struct dirent *d;
-	int count = 0;
-	DIR *proc = opendir("/proc");
-
-	if (proc == NULL) {
-		log_warn("launch %s: cannot look for its processes in /proc: %s", id, strerror(errno));
-		return 0;
-	}
-	snprintf(entry, sizeof(entry), "%s=%s", LAUNCH_MARK_ENV, id);
-	while ((d = readdir(proc)) != NULL) {
-		char *end;
-		long pid = strtol(d->d_name, &end, 10);
-		if (*end != '\0' || pid <= 1 || pid == (long)getpid())
-			continue;
-		if (environ_has((pid_t)pid, entry) && kill((pid_t)pid, sig) == 0) {
-			log_info("launch %s: signal %d to pid %ld (left the launch's process group)",
-			    id, sig, pid);
-			count++;
-		}
-	}
-	closedir(proc);
-	return count;
-}
-
 int
 launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t errlen)
 {
@@ -455,11 +434,15 @@ launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t
 	} else {
 		/* The group while its leader runs, and always whatever carries the launch's mark:
 		 * a launch whose leader exited may have left a daemon behind. */
+		if (t->launcher != NULL) {
+			rc = privsep_client_signal(t->launcher, id, sig, err, errlen);
+			goto out;
+		}
 		int group = !l->reaped && kill(-l->pid, sig) == 0;
 		int group_errno = errno;
 		if (group)
 			log_info("launch %s: signal %d to process group %d", id, sig, (int)l->pid);
-		int marked = signal_marked(id, sig);
+		int marked = launch_signal_marked(id, sig, (uid_t)-1);
 		if (group || marked > 0)
 			rc = 0;
 		else if (l->reaped)
@@ -469,8 +452,24 @@ launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t
 			snprintf(err, errlen, "kill process group %d: %s", (int)l->pid,
 			    strerror(group_errno));
 	}
+out:
 	pthread_mutex_unlock(&t->lock);
 	return rc;
+}
+
+/* The launcher's kill_all, and the statuses it collected (lock held). */
+static void
+kill_all_through_launcher(struct launch_table *t)
+{
+	char err[PRIVSEP_REASON_MAX];
+	if (privsep_client_stop(t->launcher, err, sizeof(err)) != 0)
+		log_warn("cannot stop the launches: %s", err);
+	reap_through_launcher(t);
+	for (size_t s = 0; s < t->nslots; s++)
+		if (t->slots[s].used && !t->slots[s].reaped) {
+			t->slots[s].reaped = 1;
+			t->slots[s].status = SIGKILL; /* as waitpid encodes "killed by SIGKILL" */
+		}
 }
 
 /* TERM every running group, give them 2 s, then KILL and reap (lock held). */
@@ -478,6 +477,10 @@ static void
 kill_all(struct launch_table *t)
 {
 	int left = 0;
+	if (t->launcher != NULL) {
+		kill_all_through_launcher(t);
+		return;
+	}
 	for (size_t s = 0; s < t->nslots; s++)
 		if (t->slots[s].used && !t->slots[s].reaped && kill(-t->slots[s].pid, SIGTERM) == 0)
 			left++;
@@ -500,7 +503,7 @@ kill_all(struct launch_table *t)
 	/* what left its launch's group (a daemonized orted) must not outlive the helper */
 	for (size_t s = 0; s < t->nslots; s++)
 		if (t->slots[s].used)
-			signal_marked(t->slots[s].id, SIGKILL);
+			launch_signal_marked(t->slots[s].id, SIGKILL, (uid_t)-1);
 }
 
 void

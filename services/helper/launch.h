@@ -71,6 +71,11 @@ struct launch_table *launch_table_new(const char *node, int max_launches, size_t
 void launch_table_shutdown(struct launch_table *t);
 void launch_table_free(struct launch_table *t);
 
+struct privsep_client;
+/* From now on start, signal and reap through the privileged launcher (privsep_client.h);
+ * the table does not own it. */
+void launch_table_use_launcher(struct launch_table *t, struct privsep_client *launcher);
+
 /* Start a process; id gets its launch id. -1 with err naming the reason (bad argument,
  * refused account, exec failure, limit). */
 int launch_start(struct launch_table *t, const struct launch_request *req, char id[LAUNCH_ID_MAX],

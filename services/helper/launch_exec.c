@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "launch.h"
 #include "launch_exec.h"
+#include "log.h"
 
 int
 launch_request_check(const struct launch_request *req, char *err, size_t errlen)
@@ -223,4 +225,85 @@ done:
 	free(envz);
 	free(argz);
 	return rc;
+}
+
+/* Whether process pid's environment holds the entry `entry` (NAME=value), read from
+ * /proc/PID/environ (NUL-separated). A process that cannot be read (gone, not ours) has not. */
+static bool
+environ_has(pid_t pid, const char *entry)
+{
+	char path[64], buf[8192];
+	size_t want = strlen(entry) + 1, have = 0; /* the entry and its NUL */
+	bool found = false;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* Scan entry by entry across reads; an entry longer than the buffer is skipped. */
+	bool at_start = true, skipping = false;
+	while (!found && (n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
+		size_t len = have + (size_t)n, pos = 0;
+		while (pos < len) {
+			char *nul = memchr(buf + pos, '\0', len - pos);
+			if (nul == NULL)
+				break;
+			size_t elen = (size_t)(nul - (buf + pos)) + 1;
+			if (at_start && !skipping && elen == want && memcmp(buf + pos, entry, want) == 0)
+				found = true;
+			pos += elen;
+			at_start = true;
+			skipping = false;
+		}
+		have = len - pos;
+		if (have == sizeof(buf)) { /* one entry fills the buffer: not ours, skip it */
+			have = 0;
+			skipping = true;
+		} else {
+			memmove(buf, buf + pos, have);
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/* Whether process pid runs as uid owner (its /proc directory belongs to its real uid). */
+static bool
+owned_by(pid_t pid, uid_t owner)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 && st.st_uid == owner;
+}
+
+int
+launch_signal_marked(const char *id, int sig, uid_t owner)
+{
+	char entry[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX];
+	struct dirent *d;
+	int count = 0;
+	DIR *proc = opendir("/proc");
+
+	if (proc == NULL) {
+		log_warn("launch %s: cannot look for its processes in /proc: %s", id, strerror(errno));
+		return 0;
+	}
+	snprintf(entry, sizeof(entry), "%s=%s", LAUNCH_MARK_ENV, id);
+	while ((d = readdir(proc)) != NULL) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || pid <= 1 || pid == (long)getpid())
+			continue;
+		if (owner != (uid_t)-1 && !owned_by((pid_t)pid, owner))
+			continue;
+		if (environ_has((pid_t)pid, entry) && kill((pid_t)pid, sig) == 0) {
+			log_info("launch %s: signal %d to pid %ld (left the launch's process group)",
+			    id, sig, pid);
+			count++;
+		}
+	}
+	closedir(proc);
+	return count;
 }

@@ -30,4 +30,9 @@ struct launch_pipes {
 int launch_exec(const struct launch_request *req, const struct launch_identity *id,
     struct launch_pipes *out, char *err, size_t errlen);
 
+/* Signal every process but this one whose environment carries launch id's mark
+ * (LAUNCH_MARK_ENV), only those of uid owner unless owner is (uid_t)-1; returns how many were
+ * signalled. This is what reaches a daemonized orted and its ranks. */
+int launch_signal_marked(const char *id, int sig, uid_t owner);
+
 #endif

@@ -37,7 +37,11 @@ services_helper_libhelper_a_SOURCES = \
 	services/helper/helper_net.c services/helper/helper_net.h \
 	services/helper/launch.c services/helper/launch.h \
 	services/helper/launch_exec.c services/helper/launch_exec.h \
-	services/helper/launch_output.c services/helper/launch_output.h
+	services/helper/launch_output.c services/helper/launch_output.h \
+	services/helper/privsep_proto.c services/helper/privsep_proto.h \
+	services/helper/privsep_client.c services/helper/privsep_client.h \
+	services/helper/privsep_launcher.c services/helper/privsep_launcher.h \
+	services/helper/privsep_drop.c services/helper/privsep_drop.h
 services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
 
 sbin_PROGRAMS += services/helper/qcg-helper
@@ -68,9 +72,11 @@ tests_integration_helper_local_LDADD = services/helper/libqcghelperclient.la
 # Integration tests on loopback with a fresh CA (tests/integration/grid_fixture.sh).
 # test_helper_frontend.sh needs qcg-frontend (services/frontend) and skips without it.
 TESTS += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
-	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh
+	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh \
+	tests/integration/test_helper_launch_privsep.sh
 EXTRA_DIST += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
-	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh
+	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh \
+	tests/integration/test_helper_launch_privsep.sh
 
 # Unit test of the plain modules (output buffer, token lines, launch checks, configuration).
 check_PROGRAMS += tests/unit/test_helper_units
@@ -79,3 +85,21 @@ tests_unit_test_helper_units_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_unit_test_helper_units_LDADD = services/helper/libhelper.a \
 	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_helper_units
+
+# Forged requests against a real, forked launcher (privilege separation).
+check_PROGRAMS += tests/unit/test_privsep_launcher
+tests_unit_test_privsep_launcher_SOURCES = tests/unit/test_privsep_launcher.c tests/unit/check.h
+tests_unit_test_privsep_launcher_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a \
+	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
+TESTS += tests/unit/test_privsep_launcher
+
+# The launcher's request decoder: fuzz target, its corpus replayed as a regression test.
+check_PROGRAMS += services/helper/replay_privsep_proto
+services_helper_replay_privsep_proto_SOURCES = tests/fuzz/replay.c \
+	services/helper/fuzz_privsep_proto.c
+services_helper_replay_privsep_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS) \
+	-DFUZZ_TARGET=\"privsep_proto\"
+services_helper_replay_privsep_proto_LDADD = services/helper/libhelper.a
+TESTS += tests/integration/test_privsep_proto_replay.sh
+EXTRA_DIST += services/helper/corpus_privsep_proto tests/integration/test_privsep_proto_replay.sh

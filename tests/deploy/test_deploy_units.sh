@@ -62,6 +62,10 @@ H=$T/out/a1/etc/systemd/system/qcg-helper.service
 grep -qx 'User=root' "$H" && grep -qx 'KillMode=control-group' "$H" && ! grep -q '^ProtectSystem' "$H" &&
 	pass helper_unit_runs_as_root_and_kills_its_jobs_on_stop ||
 	fail helper_unit_runs_as_root_and_kills_its_jobs_on_stop "$(cat "$H")"
+# Privilege separation: the unit keeps what the launcher needs, not CAP_DAC_OVERRIDE.
+grep -qx 'CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_KILL CAP_SYS_PTRACE CAP_CHOWN' "$H" &&
+	pass helper_unit_keeps_only_the_launchers_capabilities ||
+	fail helper_unit_keeps_only_the_launchers_capabilities "$(grep '^CapabilityBoundingSet' "$H")"
 
 # Every template word is replaced, and ExecStart names the built daemon with its config.
 left=$(grep -rl '@[A-Z_]*@' "$T/out"/*/etc/systemd/system 2>/dev/null)

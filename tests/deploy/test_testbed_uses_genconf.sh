@@ -12,7 +12,7 @@ grep -Eq '^[^#]*source "\$_genconf"' "$TB" && grep -q 'qcg-genconf.sh' "$TB" &&
 missing=""
 for f in genconf_tls genconf_acl_line genconf_broker genconf_proxy genconf_frontend \
 	genconf_frontend_cluster genconf_frontend_access genconf_frontend_nodes genconf_frontend_node \
-	genconf_helper; do
+	genconf_helper genconf_helper_privsep; do
 	grep -Eq "^[^#]*\\b$f\\b" "$TB" || missing="$missing $f"
 	grep -Eq "^$f\\(\\) " "$top_srcdir/deploy/qcg-genconf.sh" || missing="$missing $f(undefined)"
 done

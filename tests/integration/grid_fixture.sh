@@ -295,6 +295,22 @@ write_helper_conf() {
 	key = $d/$name-key.pem
 	ca_dir = $d/ca/certificates
 	CONF
+	[ -z "${HELPER_SERVICE_USER:-}" ] || helper_conf_privsep "$name"
+}
+
+# With HELPER_SERVICE_USER=ACCOUNT, helpers started as root are privilege-separated: the
+# network half drops to ACCOUNT and a launcher keeps root, starting only nobody (the account
+# the tests launch as, in the helper's own grid-mapfile). ACCOUNT must reach its credentials,
+# token file and socket directory, as a deployed helper's service account must.
+helper_conf_privsep() {
+	local d=$FIXTURE_DIR name=$1
+	printf '"/O=Grid/OU=qcg-ompi/CN=privsep test user" nobody\n' >"$d/helper-$name.grid-mapfile"
+	chmod 0711 "$d"
+	chown "$HELPER_SERVICE_USER" "$d/$name-key.pem"
+	# as systemd's RuntimeDirectory would be: the helper removes its socket when it stops
+	chown "$HELPER_SERVICE_USER" "$HELPER_SOCKET_DIR"
+	sed -i "/^\[tls\]/i user = $HELPER_SERVICE_USER\ngrid_mapfile = $d/helper-$name.grid-mapfile" \
+		"$d/helper-$name.conf"
 }
 
 helper_start() {
@@ -311,6 +327,34 @@ helper_start() {
 	HELPER_URL="https://127.0.0.1:$(cat "$d/helper-$name.port")/"
 	HELPER_SOCKET="$HELPER_SOCKET_DIR/$name.sock"
 	HELPER_TOKENS="$d/helper-$name.tokens"
+}
+
+# proc_status_field PID FIELD: the first word after "FIELD:" in /proc/PID/status.
+proc_status_field() {
+	awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null
+}
+
+# helper_check_privsep PID: the helper PID privilege-separated as HELPER_SERVICE_USER: it runs
+# as that account (real, effective, saved) with no effective capability and no_new_privs, and
+# its one child, qcg-launcher, is root. Passes or fails the three checks.
+helper_check_privsep() {
+	local pid=$1 uid launcher
+	uid=$(id -u "$HELPER_SERVICE_USER")
+	# its port file comes just before the drop: wait for the drop itself
+	wait_until 100 eval '[ "$(proc_status_field "$pid" Uid)" = "$uid" ]'
+	[ "$(awk '$1 == "Uid:" { print $2, $3, $4 }' "/proc/$pid/status")" = "$uid $uid $uid" ] &&
+		[ "$(proc_status_field "$pid" CapEff)" = 0000000000000000 ] &&
+		[ "$(proc_status_field "$pid" NoNewPrivs)" = 1 ] &&
+		pass helper_network_half_runs_as_service_user_without_capabilities ||
+		fail helper_network_half_runs_as_service_user_without_capabilities \
+			"$(grep -E '^(Uid|CapEff|NoNewPrivs):' "/proc/$pid/status" | tr '\n' ' ')"
+	launcher=$(pgrep -P "$pid" -x qcg-launcher)
+	[ -n "$launcher" ] && [ "$(proc_status_field "$launcher" Uid)" = 0 ] &&
+		pass helper_launcher_alone_keeps_root ||
+		fail helper_launcher_alone_keeps_root "launcher '$launcher': $(ps -o pid,user,comm --ppid "$pid")"
+	[ "$(ps -o user= --ppid "$pid" | grep -cx root)" -le 1 ] &&
+		pass helper_has_no_other_root_child ||
+		fail helper_has_no_other_root_child "$(ps -o pid,user,comm --ppid "$pid")"
 }
 
 helper_as() {

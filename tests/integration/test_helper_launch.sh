@@ -10,6 +10,8 @@ TOKEN=fedcba9876543210fedcba9876543210
 
 fixture_init
 helper_start n1 127.0.0.1 https://127.0.0.1:9/ -s helper.output_cap=65536
+# test_helper_launch_privsep.sh runs all of this with the helper privilege-separated.
+[ -z "${HELPER_SERVICE_USER:-}" ] || helper_check_privsep "$HELPER_PID"
 
 launch() { helper_as gw-a launch "$@" 2>"$D/launch.err"; }
 
@@ -126,6 +128,9 @@ expect_refusal launch_of_missing_program_says_why "cannot execute '/nonexistent/
 expect_refusal launch_as_unknown_account_refused "no local account 'no-such-user'" job-X no-such-user -- /bin/true
 expect_refusal launch_with_relative_workdir_refused 'workingDirectory must be absolute' job-X nobody -w tmp -- /bin/true
 expect_refusal launch_with_bad_environment_refused 'environment entry 0 is not NAME=value' job-X nobody -e NOEQUALS -- /bin/true
+# Separated, the launcher itself refuses an account its grid-mapfile does not name.
+[ -z "${HELPER_SERVICE_USER:-}" ] || expect_refusal launch_as_unmapped_account_refused_by_the_launcher \
+	"uid $(id -u daemon) is not an account of the grid-mapfile" job-X daemon -- /bin/true
 out=$(helper_as jane launch job-X nobody -- /bin/true 2>&1)
 case $out in *"not a frontend in the helper's ACL"*) pass launch_from_a_user_certificate_refused ;;
 *) fail launch_from_a_user_certificate_refused "$out" ;; esac
