@@ -5,7 +5,10 @@
  *   "/O=Grid/OU=qcg-ompi/CN=Jane Doe" jane           (grid-mapfile: DN, then accounts)
  *   frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-*"       (ACL: role, then DN pattern)
  *
- * Inside quotes, \" and \\ stand for themselves.
+ * Inside quotes, \" and \\ stand for themselves, \xHH for the byte HH (as openssl and Globus tools
+ * print UTF-8), and any other backslash is kept as written (so "\=" reaches the DN as the escape
+ * tls_name_to_dn writes for '=' in a value). A line longer than DN_LINE_MAX is logged and
+ * ignored: it cannot hold a valid entry, and refusing the file would lock everyone out.
  */
 #ifndef QCG_DN_LINE_H
 #define QCG_DN_LINE_H

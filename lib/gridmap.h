@@ -10,6 +10,7 @@
 #ifndef QCG_GRIDMAP_H
 #define QCG_GRIDMAP_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -24,14 +25,20 @@ struct gridmap_entry {
 struct gridmap {
 	struct gridmap_entry *entries;
 	size_t count;
+	pthread_rwlock_t lock; /* entries and count, against gridmap_reload (SIGHUP) */
 };
 
-/* Parse text; on error err says "origin:line: reason". */
+/* Parse text into a new map (initialises all of it); on error err says "origin:line: reason". */
 int gridmap_parse(struct gridmap *map, const char *text, const char *origin, char *err,
     size_t errlen);
 int gridmap_load(struct gridmap *map, const char *path, char *err, size_t errlen);
+/* Replace the entries of a loaded map with those of path, atomically for concurrent lookups.
+ * On error the map keeps its entries. */
+int gridmap_reload(struct gridmap *map, const char *path, char *err, size_t errlen);
 void gridmap_free(struct gridmap *map);
-/* The account mapped to dn, or NULL when the DN is not mapped (exact match). */
+/* The account mapped to dn, or NULL when the DN is not mapped (exact match). The account is a
+ * copy in a per-thread buffer, valid until this thread's next lookup, so that a reload in
+ * another thread cannot free it under the caller. */
 const char *gridmap_lookup(const struct gridmap *map, const char *dn);
 
 #endif
