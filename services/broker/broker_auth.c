@@ -11,6 +11,7 @@
 #include "log.h"
 #include "registry.h"
 #include "soap_server.h"
+#include "tls.h"
 
 struct broker_call
 broker_call_of(struct soap *soap)
@@ -52,6 +53,17 @@ broker_require_user(struct soap *soap, const struct broker_call *call)
 	log_warn("denied: %s is not in the grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the grid-mapfile",
 	    call->caller_dn);
+}
+
+int
+broker_require_submitter(struct soap *soap, const struct broker_call *call)
+{
+	if (tls_peer_is_limited_proxy(soap)) {
+		log_warn("denied: %s presented a limited proxy to start a job", call->caller_dn);
+		return soap_fault_client(soap, "not authorized: a limited proxy may not start jobs "
+		    "(make a full proxy, e.g. qcg-proxy-init without --limited)");
+	}
+	return broker_require_user(soap, call);
 }
 
 int

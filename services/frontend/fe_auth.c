@@ -9,6 +9,7 @@
 #include "frontend.h"
 #include "log.h"
 #include "soap_server.h"
+#include "tls.h"
 
 int
 fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe_node **node)
@@ -37,4 +38,15 @@ fe_require_user(struct soap *soap, const struct fe_call *call, const char **acco
 	log_warn("denied: %s is not in the front-end's grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the front-end's grid-mapfile",
 	    call->caller_dn);
+}
+
+int
+fe_require_submitter(struct soap *soap, const struct fe_call *call, const char **account)
+{
+	if (tls_peer_is_limited_proxy(soap)) {
+		log_warn("denied: %s presented a limited proxy to start a job", call->caller_dn);
+		return soap_fault_client(soap, "not authorized: a limited proxy may not reserve or "
+		    "launch (make a full proxy, e.g. qcg-proxy-init without --limited)");
+	}
+	return fe_require_user(soap, call, account);
 }

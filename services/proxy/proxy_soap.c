@@ -81,6 +81,21 @@ load_readers(struct proxy_soap_app *app, const struct proxy_config *cfg, char *e
 	return 0;
 }
 
+void
+proxy_soap_reload(struct proxy_soap *ps, const struct proxy_config *cfg)
+{
+	char err[512];
+	if (ps == NULL)
+		return;
+	if ((cfg->acl_path[0] && acl_reload(&ps->app.acl, cfg->acl_path, err, sizeof(err)) != 0) ||
+	    (cfg->gridmap_path[0] &&
+		gridmap_reload(&ps->app.gridmap, cfg->gridmap_path, err, sizeof(err)) != 0))
+		log_error("reload: %s; keeping the readers loaded before", err);
+	else
+		log_info("reloaded statistics readers: %zu ACL rules, %zu users", ps->app.acl.count,
+		    ps->app.gridmap.count);
+}
+
 struct proxy_soap *
 proxy_soap_start(struct relay_plane *plane, const struct proxy_config *cfg, char *err,
     size_t errlen)
