@@ -109,7 +109,13 @@ signing_policy_parse(struct signing_policy *p, const char *text, const char *ori
 
 	p->count = 0;
 	while ((r = next_token(&s, &tok, &len)) == 1) {
-		if (next_token(&s, &type, &type_len) != 1 || next_token(&s, &value, &value_len) != 1) {
+		int rt = next_token(&s, &type, &type_len);
+		int rv = rt == 1 ? next_token(&s, &value, &value_len) : rt;
+		if (rt < 0 || rv < 0) {
+			r = -1;
+			break;
+		}
+		if (rt != 1 || rv != 1) {
 			snprintf(err, errlen, "%s: '%.*s' needs a type and a value", origin, (int)len,
 			    tok);
 			return -1;
