@@ -23,6 +23,15 @@ hex_digit(char c)
 	return -1;
 }
 
+int
+dn_line_hex_escape(const char *s, char *byte)
+{
+	if (s[0] != '\\' || s[1] != 'x' || hex_digit(s[2]) < 0 || hex_digit(s[3]) < 0)
+		return 0;
+	*byte = (char)(hex_digit(s[2]) * 16 + hex_digit(s[3]));
+	return 1;
+}
+
 void
 dn_line_skip_space(const char **p)
 {
@@ -48,10 +57,9 @@ dn_line_quoted(const char **p, char *out, size_t outlen, const char **err)
 		char c = *s;
 		if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
 			c = *++s;
-		else if (*s == '\\' && s[1] == 'x' && hex_digit(s[2]) >= 0 && hex_digit(s[3]) >= 0) {
+		else if (dn_line_hex_escape(s, &c)) {
 			/* "\xC3\xAB": how openssl -nameopt compat and Globus tools print a UTF-8
 			 * byte; Globus's grid-mapfile reader takes it as that byte too. */
-			c = (char)(hex_digit(s[2]) * 16 + hex_digit(s[3]));
 			s += 3;
 			if (c == '\0') {
 				*err = "\\x00 (a NUL) in a quoted DN";

@@ -23,6 +23,8 @@
 int dn_line_quoted(const char **p, char *out, size_t outlen, const char **err);
 /* Parse a bare word (up to whitespace) at *p; same contract. */
 int dn_line_word(const char **p, char *out, size_t outlen, const char **err);
+/* Whether s starts with "\xHH" (two hex digits, either case); then *byte is that byte. */
+int dn_line_hex_escape(const char *s, char *byte);
 /* Skip spaces and tabs. */
 void dn_line_skip_space(const char **p);
 /* Call fn for every line of text that is neither blank nor a '#' comment, with leading space

@@ -7,19 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dn_line.h"
 #include "signing_policy.h"
-
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Copy a pattern of n bytes, turning "\xHH" into its byte; other text is kept as written. */
 static int
@@ -28,11 +17,8 @@ pattern_copy(char *out, const char *in, size_t n)
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
 		char c = in[i];
-		if (c == '\\' && i + 3 < n && in[i + 1] == 'x' &&
-		    hex_value(in[i + 2]) >= 0 && hex_value(in[i + 3]) >= 0) {
-			c = (char)(hex_value(in[i + 2]) * 16 + hex_value(in[i + 3]));
+		if (i + 3 < n && dn_line_hex_escape(in + i, &c))
 			i += 3;
-		}
 		if (c == '\0' || o + 1 >= SIGNING_POLICY_PATTERN_MAX)
 			return -1;
 		out[o++] = c;
