@@ -283,39 +283,57 @@ trust_acquire(struct tls_trust *t)
 	return s;
 }
 
+/* A new trust for dir, loaded; NULL with err. */
+static struct tls_trust *
+trust_new(const char *dir, char *err, size_t errlen)
+{
+	struct tls_trust *t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (strlen(dir) >= sizeof(t->dir)) {
+		snprintf(err, errlen, "CA directory path too long");
+		free(t);
+		return NULL;
+	}
+	strcpy(t->dir, dir);
+	if (trust_fingerprint(dir, &t->fingerprint) != 0) {
+		snprintf(err, errlen, "CA directory %s: %s", dir, strerror(errno));
+		free(t);
+		return NULL;
+	}
+	if ((t->current = snapshot_load(dir, err, errlen)) == NULL) {
+		free(t);
+		return NULL;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t->checked);
+	log_info("CA directory %s: %d CA certificates, %d CRLs, %zu signing policies", dir,
+	    sk_X509_num(t->current->cas), sk_X509_CRL_num(t->current->crls),
+	    t->current->npolicies);
+	return t;
+}
+
 struct tls_trust *
 tls_trust_of_dir(const char *ca_dir, char *err, size_t errlen)
 {
-	struct tls_trust *found = NULL;
+	struct tls_trust *t = NULL;
 	int i;
 
 	pthread_mutex_lock(&trusts_lock);
 	if (refusal_index < 0)
 		refusal_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, refusal_free);
-	for (i = 0; i < TLS_TRUST_DIRS_MAX && trusts[i] != NULL; i++)
+	for (i = 0; i < TLS_TRUST_DIRS_MAX && trusts[i] != NULL && t == NULL; i++)
 		if (strcmp(trusts[i]->dir, ca_dir) == 0)
-			found = trusts[i];
-	if (found == NULL && i == TLS_TRUST_DIRS_MAX)
+			t = trusts[i];
+	if (t == NULL && i == TLS_TRUST_DIRS_MAX)
 		snprintf(err, errlen, "more than %d CA directories in one process",
 		    TLS_TRUST_DIRS_MAX);
-	else if (found == NULL && strlen(ca_dir) >= sizeof(found->dir))
-		snprintf(err, errlen, "CA directory path too long");
-	else if (found == NULL && (found = calloc(1, sizeof(*found))) != NULL) {
-		strcpy(found->dir, ca_dir);
-		pthread_mutex_init(&found->lock, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &found->checked);
-		if (trust_fingerprint(ca_dir, &found->fingerprint) != 0 ||
-		    (found->current = snapshot_load(ca_dir, err, errlen)) == NULL) {
-			if (found->current == NULL && errno != 0 && err[0] == '\0')
-				snprintf(err, errlen, "CA directory %s: %s", ca_dir, strerror(errno));
-			free(found);
-			found = NULL;
-		} else
-			trusts[i] = found;
-	} else if (found == NULL)
-		snprintf(err, errlen, "out of memory");
+	else if (t == NULL && (t = trust_new(ca_dir, err, errlen)) != NULL)
+		trusts[i] = t; /* kept for the life of the process, as the contexts that use it */
 	pthread_mutex_unlock(&trusts_lock);
-	return found;
+	return t;
 }
 
 void
