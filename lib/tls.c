@@ -86,6 +86,22 @@ drain_request(SSL *ssl, int fd, size_t max)
 		total += (size_t)n;
 }
 
+/* Copy text into out (outlen bytes, cut short if need be) with <, > and & as entities. */
+static void
+xml_escape_text(const char *text, char *out, size_t outlen)
+{
+	size_t e = 0;
+	for (const char *r = text; *r && e + 6 < outlen; r++) {
+		const char *ent = *r == '<' ? "&lt;" : *r == '>' ? "&gt;" : *r == '&' ? "&amp;" : NULL;
+		if (ent) {
+			memcpy(out + e, ent, strlen(ent));
+			e += strlen(ent);
+		} else
+			out[e++] = *r;
+	}
+	out[e] = '\0';
+}
+
 void
 tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max)
 {
@@ -98,18 +114,9 @@ tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max)
 	char body[1536], response[2048];
 
 	/* reason is X509_verify_cert_error_string's fixed text, or tls_trust.c's, which may name
-	 * DNs: those are escaped for XML here. */
+	 * DNs: markup in those is escaped. */
 	char escaped[1024];
-	size_t e = 0;
-	for (const char *r = reason; *r && e + 7 < sizeof(escaped); r++) {
-		const char *ent = *r == '<' ? "&lt;" : *r == '>' ? "&gt;" : *r == '&' ? "&amp;" : NULL;
-		if (ent) {
-			memcpy(escaped + e, ent, strlen(ent));
-			e += strlen(ent);
-		} else
-			escaped[e++] = *r;
-	}
-	escaped[e] = '\0';
+	xml_escape_text(reason, escaped, sizeof(escaped));
 	int blen = snprintf(body, sizeof(body), envelope, escaped);
 	int rlen = snprintf(response, sizeof(response),
 	    "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/xml; charset=utf-8\r\n"
@@ -183,7 +190,6 @@ tls_configure_ctx(SSL_CTX *ctx, const struct tls_settings *s, int verify_mode, c
 	/* A fresh, empty store drops anything gSOAP or the defaults may have loaded; the CAs and
 	 * CRLs come from the reloading snapshot of tls_trust.c at each handshake, the store keeps
 	 * only the verification flags. */
-	snprintf(what, sizeof(what), "CA directory %s", s->ca_dir);
 	struct tls_trust *trust = tls_trust_of_dir(s->ca_dir, err, errlen);
 	if (trust == NULL)
 		return -1;
