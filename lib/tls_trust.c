@@ -309,7 +309,8 @@ trust_new(const char *dir, char *err, size_t errlen)
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t->checked);
-	log_info("CA directory %s: %d CA certificates, %d CRLs, %zu signing policies", dir,
+	/* debug: command-line clients load it too, and print info lines on stderr */
+	log_debug("CA directory %s: %d CA certificates, %d CRLs, %zu signing policies", dir,
 	    sk_X509_num(t->current->cas), sk_X509_CRL_num(t->current->crls),
 	    t->current->npolicies);
 	return t;
