@@ -129,16 +129,20 @@ gridmap_free(struct gridmap *map)
 const char *
 gridmap_lookup(const struct gridmap *map, const char *dn)
 {
-	static __thread char account[GRIDMAP_ACCOUNT_MAX];
-	pthread_rwlock_t *lock = (pthread_rwlock_t *)&map->lock; /* readers only lock it */
-	const char *found = NULL;
+	for (size_t i = 0; i < map->count; i++)
+		if (strcmp(map->entries[i].dn, dn) == 0)
+			return map->entries[i].account;
+	return NULL;
+}
 
+bool
+gridmap_account_of(const struct gridmap *map, const char *dn, char account[GRIDMAP_ACCOUNT_MAX])
+{
+	pthread_rwlock_t *lock = (pthread_rwlock_t *)&map->lock; /* readers only lock it */
 	pthread_rwlock_rdlock(lock);
-	for (size_t i = 0; i < map->count && found == NULL; i++)
-		if (strcmp(map->entries[i].dn, dn) == 0) {
-			strcpy(account, map->entries[i].account);
-			found = account;
-		}
+	const char *found = gridmap_lookup(map, dn);
+	if (found != NULL && account != NULL)
+		strcpy(account, found);
 	pthread_rwlock_unlock(lock);
-	return found;
+	return found != NULL;
 }

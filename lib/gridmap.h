@@ -11,6 +11,7 @@
 #define QCG_GRIDMAP_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -36,9 +37,12 @@ int gridmap_load(struct gridmap *map, const char *path, char *err, size_t errlen
  * On error the map keeps its entries. */
 int gridmap_reload(struct gridmap *map, const char *path, char *err, size_t errlen);
 void gridmap_free(struct gridmap *map);
-/* The account mapped to dn, or NULL when the DN is not mapped (exact match). The account is a
- * copy in a per-thread buffer, valid until this thread's next lookup, so that a reload in
- * another thread cannot free it under the caller. */
+/* The account mapped to dn, or NULL when the DN is not mapped (exact match): a pointer into the
+ * map, for code that never reloads it (tools, tests). */
 const char *gridmap_lookup(const struct gridmap *map, const char *dn);
+/* Whether dn is mapped, and then its account copied into account (may be NULL); safe against a
+ * gridmap_reload in another thread. What services use. */
+bool gridmap_account_of(const struct gridmap *map, const char *dn,
+    char account[GRIDMAP_ACCOUNT_MAX]);
 
 #endif

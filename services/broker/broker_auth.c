@@ -48,7 +48,7 @@ broker_require_role(struct soap *soap, const struct broker_call *call, enum acl_
 int
 broker_require_user(struct soap *soap, const struct broker_call *call)
 {
-	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL)
+	if (gridmap_account_of(&call->broker->gridmap, call->caller_dn, NULL))
 		return SOAP_OK;
 	log_warn("denied: %s is not in the grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the grid-mapfile",
@@ -69,7 +69,7 @@ broker_require_submitter(struct soap *soap, const struct broker_call *call)
 int
 broker_require_reader(struct soap *soap, const struct broker_call *call)
 {
-	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL ||
+	if (gridmap_account_of(&call->broker->gridmap, call->caller_dn, NULL) ||
 	    acl_roles(&call->broker->acl, call->caller_dn) != 0)
 		return SOAP_OK;
 	log_warn("denied state query: %s is neither mapped nor in the ACL", call->caller_dn);

@@ -32,9 +32,14 @@ fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe
 int
 fe_require_user(struct soap *soap, const struct fe_call *call, const char **account)
 {
-	*account = gridmap_lookup(&call->fe->gridmap, call->caller_dn);
-	if (*account != NULL)
+	/* A copy, per worker thread: a SIGHUP reload may free the map's entries meanwhile, and
+	 * the handler uses the account until its request is answered. */
+	static __thread char mapped[GRIDMAP_ACCOUNT_MAX];
+	*account = NULL;
+	if (gridmap_account_of(&call->fe->gridmap, call->caller_dn, mapped)) {
+		*account = mapped;
 		return SOAP_OK;
+	}
 	log_warn("denied: %s is not in the front-end's grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the front-end's grid-mapfile",
 	    call->caller_dn);

@@ -25,7 +25,7 @@ struct proxy_soap {
 bool
 proxy_soap_may_read(const struct proxy_soap_app *app, const char *dn)
 {
-	return acl_roles(&app->acl, dn) != 0 || gridmap_lookup(&app->gridmap, dn) != NULL;
+	return acl_roles(&app->acl, dn) != 0 || gridmap_account_of(&app->gridmap, dn, NULL);
 }
 
 int
