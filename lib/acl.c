@@ -79,6 +79,7 @@ acl_parse(struct acl *acl, const char *text, const char *origin, char *err, size
 {
 	acl->rules = NULL;
 	acl->count = 0;
+	pthread_rwlock_init(&acl->lock, NULL);
 	if (dn_line_each(text, origin, acl_add_line, acl, err, errlen) != 0) {
 		acl_free(acl);
 		return -1;
@@ -97,6 +98,22 @@ acl_load(struct acl *acl, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
+int
+acl_reload(struct acl *acl, const char *path, char *err, size_t errlen)
+{
+	struct acl fresh;
+	if (acl_load(&fresh, path, err, errlen) != 0)
+		return -1;
+	pthread_rwlock_wrlock(&acl->lock);
+	struct acl_rule *old = acl->rules;
+	acl->rules = fresh.rules;
+	acl->count = fresh.count;
+	pthread_rwlock_unlock(&acl->lock);
+	pthread_rwlock_destroy(&fresh.lock);
+	free(old);
+	return 0;
+}
+
 void
 acl_free(struct acl *acl)
 {
@@ -108,10 +125,13 @@ acl_free(struct acl *acl)
 unsigned
 acl_roles(const struct acl *acl, const char *dn)
 {
+	pthread_rwlock_t *lock = (pthread_rwlock_t *)&acl->lock; /* readers only lock it */
 	unsigned roles = 0;
+	pthread_rwlock_rdlock(lock);
 	for (size_t i = 0; i < acl->count; i++)
-		if (fnmatch(acl->rules[i].pattern, dn, 0) == 0)
+		if (fnmatch(acl->rules[i].pattern, dn, FNM_NOESCAPE) == 0)
 			roles |= acl->rules[i].roles;
+	pthread_rwlock_unlock(lock);
 	return roles;
 }
 

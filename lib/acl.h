@@ -1,7 +1,8 @@
 /*
  * acl.h: a service's access control list: which certificate DNs may act in which role.
  *
- *   # role     DN pattern (fnmatch(3) glob, matched against the whole DN)
+ *   # role     DN pattern (fnmatch(3) glob, matched against the whole DN; a backslash is
+ *   #          literal, as in the DNs of tls_name_to_dn, where '=' in a value is "\=")
  *   frontend   "/O=Grid/OU=qcg-ompi/CN=host/gw-*"
  *   proxy      "/O=Grid/OU=qcg-ompi/CN=host/proxy-1"
  *   helper     "/O=Grid/OU=qcg-ompi/CN=host/a*"
@@ -14,6 +15,7 @@
 #define QCG_ACL_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -34,10 +36,14 @@ struct acl_rule {
 struct acl {
 	struct acl_rule *rules;
 	size_t count;
+	pthread_rwlock_t lock; /* rules and count, against acl_reload (SIGHUP) */
 };
 
 int acl_parse(struct acl *acl, const char *text, const char *origin, char *err, size_t errlen);
 int acl_load(struct acl *acl, const char *path, char *err, size_t errlen);
+/* Replace the rules of a loaded ACL with those of path, atomically for concurrent readers. On
+ * error the ACL keeps its rules. */
+int acl_reload(struct acl *acl, const char *path, char *err, size_t errlen);
 void acl_free(struct acl *acl);
 /* The union of the roles every matching rule grants dn. */
 unsigned acl_roles(const struct acl *acl, const char *dn);

@@ -4,6 +4,9 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,6 +93,51 @@ on_stop_signal(int sig)
 {
 	(void)sig;
 	soap_server_request_stop();
+}
+
+/* SIGHUP hands over to a thread: reloading parses files and takes locks, which a signal
+ * handler may not do; sem_post is async-signal-safe. */
+static sem_t reload_sem;
+static void (*reload_fn)(void *);
+static void *reload_arg;
+
+static void
+on_reload_signal(int sig)
+{
+	(void)sig;
+	sem_post(&reload_sem);
+}
+
+static void *
+reload_main(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		if (sem_wait(&reload_sem) != 0)
+			continue; /* EINTR */
+		log_info("SIGHUP: reloading the grid-mapfile, ACL and CA directory");
+		reload_fn(reload_arg);
+	}
+	return NULL;
+}
+
+int
+daemon_catch_reload_signal(void (*reload)(void *), void *arg, char *err, size_t errlen)
+{
+	pthread_t thread;
+	struct sigaction sa = { .sa_handler = on_reload_signal, .sa_flags = SA_RESTART };
+
+	reload_fn = reload;
+	reload_arg = arg;
+	sigemptyset(&sa.sa_mask);
+	if (sem_init(&reload_sem, 0, 0) != 0 ||
+	    pthread_create(&thread, NULL, reload_main, NULL) != 0) {
+		snprintf(err, errlen, "cannot start the SIGHUP reload thread: %s", strerror(errno));
+		return -1;
+	}
+	pthread_detach(thread);
+	sigaction(SIGHUP, &sa, NULL);
+	return 0;
 }
 
 void

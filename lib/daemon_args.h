@@ -25,6 +25,10 @@ int daemon_start_logging(const struct config *cfg, const char *section, const ch
 /* SIGTERM and SIGINT stop the SOAP server's accept loop (soap_server_request_stop); SIGPIPE is
  * ignored (a peer that went away is an error on that call, not the end of the daemon). */
 void daemon_catch_stop_signals(void);
+/* SIGHUP (which would otherwise kill the daemon) calls reload(arg) on a thread of its own; the
+ * service reloads its grid-mapfile and ACL there (gridmap_reload, acl_reload) and the CA
+ * directory (tls_trust_reload_all). A file that fails to parse keeps the old contents. */
+int daemon_catch_reload_signal(void (*reload)(void *), void *arg, char *err, size_t errlen);
 /* Write the bound port to path (tests and scripts start daemons on port 0); fatal on error. */
 void daemon_write_port_file(const char *path, int port);
 

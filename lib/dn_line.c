@@ -9,6 +9,28 @@
 #include <string.h>
 
 #include "dn_line.h"
+#include "log.h"
+
+static int
+hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+dn_line_hex_escape(const char *s, char *byte)
+{
+	if (s[0] != '\\' || s[1] != 'x' || hex_digit(s[2]) < 0 || hex_digit(s[3]) < 0)
+		return 0;
+	*byte = (char)(hex_digit(s[2]) * 16 + hex_digit(s[3]));
+	return 1;
+}
 
 void
 dn_line_skip_space(const char **p)
@@ -32,13 +54,23 @@ dn_line_quoted(const char **p, char *out, size_t outlen, const char **err)
 			*err = "unterminated quoted DN";
 			return -1;
 		}
+		char c = *s;
 		if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
-			s++;
+			c = *++s;
+		else if (dn_line_hex_escape(s, &c)) {
+			/* "\xC3\xAB": how openssl -nameopt compat and Globus tools print a UTF-8
+			 * byte; Globus's grid-mapfile reader takes it as that byte too. */
+			s += 3;
+			if (c == '\0') {
+				*err = "\\x00 (a NUL) in a quoted DN";
+				return -1;
+			}
+		}
 		if (n + 1 >= outlen) {
 			*err = "DN too long";
 			return -1;
 		}
-		out[n++] = *s;
+		out[n++] = c;
 	}
 	if (n == 0) {
 		*err = "empty DN";
@@ -107,9 +139,12 @@ dn_line_each(const char *text, const char *origin, dn_line_fn fn, void *ctx, cha
 
 		lineno++;
 		if (n >= sizeof(line)) {
-			snprintf(err, errlen, "%s:%d: line longer than %d bytes", origin, lineno,
+			/* No DN or account list is that long, so the line maps no one; refusing the
+			 * whole file for it would lock every user out (and stop the service). */
+			log_warn("%s:%d: line longer than %d bytes, ignored", origin, lineno,
 			    DN_LINE_MAX - 1);
-			return -1;
+			p += n + (nl ? 1 : 0);
+			continue;
 		}
 		memcpy(line, p, n);
 		line[n] = '\0';

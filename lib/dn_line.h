@@ -5,7 +5,10 @@
  *   "/O=Grid/OU=qcg-ompi/CN=Jane Doe" jane           (grid-mapfile: DN, then accounts)
  *   frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-*"       (ACL: role, then DN pattern)
  *
- * Inside quotes, \" and \\ stand for themselves.
+ * Inside quotes, \" and \\ stand for themselves, \xHH for the byte HH (as openssl and Globus tools
+ * print UTF-8), and any other backslash is kept as written (so "\=" reaches the DN as the escape
+ * tls_name_to_dn writes for '=' in a value). A line longer than DN_LINE_MAX is logged and
+ * ignored: it cannot hold a valid entry, and refusing the file would lock everyone out.
  */
 #ifndef QCG_DN_LINE_H
 #define QCG_DN_LINE_H
@@ -20,6 +23,8 @@
 int dn_line_quoted(const char **p, char *out, size_t outlen, const char **err);
 /* Parse a bare word (up to whitespace) at *p; same contract. */
 int dn_line_word(const char **p, char *out, size_t outlen, const char **err);
+/* Whether s starts with "\xHH" (two hex digits, either case); then *byte is that byte. */
+int dn_line_hex_escape(const char *s, char *byte);
 /* Skip spaces and tabs. */
 void dn_line_skip_space(const char **p);
 /* Call fn for every line of text that is neither blank nor a '#' comment, with leading space

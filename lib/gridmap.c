@@ -83,10 +83,27 @@ gridmap_parse(struct gridmap *map, const char *text, const char *origin, char *e
 {
 	map->entries = NULL;
 	map->count = 0;
+	pthread_rwlock_init(&map->lock, NULL);
 	if (dn_line_each(text, origin, gridmap_add_line, map, err, errlen) != 0) {
 		gridmap_free(map);
 		return -1;
 	}
+	return 0;
+}
+
+int
+gridmap_reload(struct gridmap *map, const char *path, char *err, size_t errlen)
+{
+	struct gridmap fresh;
+	if (gridmap_load(&fresh, path, err, errlen) != 0)
+		return -1;
+	pthread_rwlock_wrlock(&map->lock);
+	struct gridmap_entry *old = map->entries;
+	map->entries = fresh.entries;
+	map->count = fresh.count;
+	pthread_rwlock_unlock(&map->lock);
+	pthread_rwlock_destroy(&fresh.lock);
+	free(old);
 	return 0;
 }
 
@@ -116,4 +133,16 @@ gridmap_lookup(const struct gridmap *map, const char *dn)
 		if (strcmp(map->entries[i].dn, dn) == 0)
 			return map->entries[i].account;
 	return NULL;
+}
+
+bool
+gridmap_account_of(const struct gridmap *map, const char *dn, char account[GRIDMAP_ACCOUNT_MAX])
+{
+	pthread_rwlock_t *lock = (pthread_rwlock_t *)&map->lock; /* readers only lock it */
+	pthread_rwlock_rdlock(lock);
+	const char *found = gridmap_lookup(map, dn);
+	if (found != NULL && account != NULL)
+		strcpy(account, found);
+	pthread_rwlock_unlock(lock);
+	return found != NULL;
 }

@@ -8,7 +8,8 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/dn_line.c lib/dn_line.h \
 	lib/gridmap.c lib/gridmap.h \
 	lib/acl.c lib/acl.h \
-	lib/tls.c lib/tls.h lib/tls_identity.c \
+	lib/tls.c lib/tls.h lib/tls_identity.c lib/tls_trust.c lib/tls_trust.h \
+	lib/signing_policy.c lib/signing_policy.h \
 	lib/daemon_args.c lib/daemon_args.h \
 	lib/soap_server.c lib/soap_server.h \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "model.h"
 #include "tls.h"
+#include "tls_trust.h"
 
 void
 tls_global_init(void)
@@ -85,6 +86,22 @@ drain_request(SSL *ssl, int fd, size_t max)
 		total += (size_t)n;
 }
 
+/* Copy text into out (outlen bytes, cut short if need be) with <, > and & as entities. */
+static void
+xml_escape_text(const char *text, char *out, size_t outlen)
+{
+	size_t e = 0;
+	for (const char *r = text; *r && e + 6 < outlen; r++) {
+		const char *ent = *r == '<' ? "&lt;" : *r == '>' ? "&gt;" : *r == '&' ? "&amp;" : NULL;
+		if (ent) {
+			memcpy(out + e, ent, strlen(ent));
+			e += strlen(ent);
+		} else
+			out[e++] = *r;
+	}
+	out[e] = '\0';
+}
+
 void
 tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max)
 {
@@ -94,10 +111,13 @@ tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max)
 	    "<SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>SOAP-ENV:Client</faultcode>"
 	    "<faultstring>authentication failed: %s</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body>"
 	    "</SOAP-ENV:Envelope>\n";
-	char body[512], response[1024];
+	char body[1536], response[2048];
 
-	/* reason comes from X509_verify_cert_error_string: fixed text without markup */
-	int blen = snprintf(body, sizeof(body), envelope, reason);
+	/* reason is X509_verify_cert_error_string's fixed text, or tls_trust.c's, which may name
+	 * DNs: markup in those is escaped. */
+	char escaped[1024];
+	xml_escape_text(reason, escaped, sizeof(escaped));
+	int blen = snprintf(body, sizeof(body), envelope, escaped);
 	int rlen = snprintf(response, sizeof(response),
 	    "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/xml; charset=utf-8\r\n"
 	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", blen, body);
@@ -113,7 +133,10 @@ tls_refusal_reason(struct soap *soap)
 	if (soap->ssl == NULL || !SSL_is_init_finished(soap->ssl))
 		return NULL;
 	long result = SSL_get_verify_result(soap->ssl);
-	return result == X509_V_OK ? NULL : X509_verify_cert_error_string(result);
+	if (result == X509_V_OK)
+		return NULL;
+	const char *grid_reason = tls_trust_refusal(soap->ssl);
+	return grid_reason ? grid_reason : X509_verify_cert_error_string(result);
 }
 
 static void
@@ -164,17 +187,19 @@ tls_configure_ctx(SSL_CTX *ctx, const struct tls_settings *s, int verify_mode, c
 		    SSL_CTX_check_private_key(ctx) != 1)
 			return openssl_error(err, errlen, what), -1;
 	}
-	/* A fresh store drops anything gSOAP or the defaults may have loaded. */
+	/* A fresh, empty store drops anything gSOAP or the defaults may have loaded; the CAs and
+	 * CRLs come from the reloading snapshot of tls_trust.c at each handshake, the store keeps
+	 * only the verification flags. */
+	struct tls_trust *trust = tls_trust_of_dir(s->ca_dir, err, errlen);
+	if (trust == NULL)
+		return -1;
 	X509_STORE *store = X509_STORE_new();
 	if (store == NULL)
 		return openssl_error(err, errlen, "X509 store"), -1;
 	SSL_CTX_set_cert_store(ctx, store);
-	X509_LOOKUP *dir = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir());
-	snprintf(what, sizeof(what), "CA directory %s", s->ca_dir);
-	if (dir == NULL || X509_LOOKUP_add_dir(dir, s->ca_dir, X509_FILETYPE_PEM) != 1)
-		return openssl_error(err, errlen, what), -1;
 	X509_STORE_set_flags(store,
 	    X509_V_FLAG_ALLOW_PROXY_CERTS | X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+	tls_trust_attach(ctx, trust);
 	if (crl_optional_index < 0) {
 		crl_optional_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
 		server_ctx_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
@@ -229,4 +254,16 @@ tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t e
 		return -1;
 	}
 	return tls_chain_end_entity_dn(SSL_get0_verified_chain(soap->ssl), dn, dnlen, err, errlen);
+}
+
+bool
+tls_peer_is_limited_proxy(struct soap *soap)
+{
+	char err[160];
+	bool limited = false;
+	if (soap->ssl == NULL ||
+	    tls_chain_proxy_policy(SSL_get0_verified_chain(soap->ssl), &limited, err,
+		sizeof(err)) != 0)
+		return true; /* cannot tell: treat it as the weaker credential */
+	return limited;
 }

@@ -59,12 +59,24 @@ void tls_send_refusal(struct soap *soap, const char *reason, size_t drain_max);
 int tls_peer_identity(struct soap *soap, char *dn, size_t dnlen, char *err, size_t errlen);
 
 /* A name in the Globus one-line form the grid-mapfile uses: "/O=Grid/OU=x/CN=host/gw-a"
- * (short field names, UTF-8 values, no escaping, which is what grid tools print). */
+ * (short field names, UTF-8 values). In values a backslash is written "\\" and '=' "\=", so a
+ * value cannot forge further RDNs; a NUL or control character refuses the name. */
 int tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t errlen);
 
 /* The end-entity DN of a verified chain (leaf first): the first certificate that is not an
- * RFC 3820 proxy, which must not be a CA. Pure; what tls_peer_identity and the tests use. */
+ * RFC 3820 proxy, which must not be a CA; but when a proxy of the chain is independent, the DN
+ * of the independent proxy nearest the leaf (it inherits nothing). Pure; what
+ * tls_peer_identity and the tests use. */
 int tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err,
     size_t errlen);
+
+/* Check the RFC 3820 policy languages of the chain's proxies: inheritAll, independent and the
+ * Globus limited proxy are known, any other is refused (-1 with err). *limited says whether a
+ * proxy of the chain is limited (Globus: it may not start jobs). */
+int tls_chain_proxy_policy(STACK_OF(X509) *chain, bool *limited, char *err, size_t errlen);
+
+/* Whether the peer of an established connection authenticated with a limited proxy. Services
+ * refuse it whatever starts a job, as Globus does; read-only calls may pass. */
+bool tls_peer_is_limited_proxy(struct soap *soap);
 
 #endif

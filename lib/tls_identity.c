@@ -105,11 +105,40 @@ tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen)
 	return -1;
 }
 
+/* Append "/FIELD=value" to dn with the value escaped: '\' as "\\" and '=' as "\=". Without the
+ * escape, O="Grid/OU=qcg-ompi" followed by CN="Grid Admin" would read as the three RDNs of the
+ * admin's DN; with it, every unescaped '=' in a DN follows a field name, so a DN has one reading.
+ * '/' stays as it is: Globus host DNs ("CN=host/gw-a") are written that way, in the
+ * grid-mapfile, the ACL and by qcg-ca. */
+static int
+dn_append(char *dn, size_t dnlen, size_t *used, const char *field, const unsigned char *v,
+    int len)
+{
+	size_t u = *used;
+	int n = snprintf(dn + u, dnlen - u, "/%s=", field);
+	if (n < 0 || (size_t)n >= dnlen - u)
+		return -1;
+	u += (size_t)n;
+	for (int i = 0; i < len; i++) {
+		bool esc = v[i] == '\\' || v[i] == '=';
+		if (u + (esc ? 2 : 1) >= dnlen)
+			return -1;
+		if (esc)
+			dn[u++] = '\\';
+		dn[u++] = (char)v[i];
+	}
+	dn[u] = '\0';
+	*used = u;
+	return 0;
+}
+
 int
 tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t errlen)
 {
 	size_t used = 0;
 
+	if (dnlen > 0)
+		dn[0] = '\0';
 	for (int i = 0; i < X509_NAME_entry_count(name); i++) {
 		const X509_NAME_ENTRY *entry = X509_NAME_get_entry(name, i);
 		int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
@@ -121,19 +150,21 @@ tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t 
 			return -1;
 		}
 		/* A NUL inside a value would cut the DN short here ("CN=Jane Doe\0..." read as
-		 * "CN=Jane Doe"), so such a name has no identity at all. */
-		if (memchr(value, '\0', (size_t)len) != NULL) {
-			OPENSSL_free(value);
-			snprintf(err, errlen, "DN entry %d contains a NUL byte", i);
-			return -1;
-		}
-		int n = snprintf(dn + used, dnlen - used, "/%s=%.*s", field, len, (char *)value);
+		 * "CN=Jane Doe"), and a newline or other control character would forge lines in
+		 * logs and files: such a name has no identity at all. */
+		for (int k = 0; k < len; k++)
+			if (value[k] < 0x20 || value[k] == 0x7f) {
+				OPENSSL_free(value);
+				snprintf(err, errlen, "DN entry %d contains a %s", i,
+				    value[k] == 0 ? "NUL byte" : "control character");
+				return -1;
+			}
+		int rc = dn_append(dn, dnlen, &used, field, value, len);
 		OPENSSL_free(value);
-		if (n < 0 || (size_t)n >= dnlen - used) {
+		if (rc != 0) {
 			snprintf(err, errlen, "DN longer than %zu bytes", dnlen - 1);
 			return -1;
 		}
-		used += (size_t)n;
 	}
 	if (used == 0) {
 		snprintf(err, errlen, "empty DN");
@@ -142,23 +173,84 @@ tls_name_to_dn(const X509_NAME *name, char *dn, size_t dnlen, char *err, size_t 
 	return 0;
 }
 
+/* The policy language of an RFC 3820 proxy certificate. */
+enum proxy_language { PROXY_INHERIT_ALL, PROXY_INDEPENDENT, PROXY_LIMITED, PROXY_UNKNOWN };
+
+#define GLOBUS_LIMITED_PROXY_OID "1.3.6.1.4.1.3536.1.1.1.9"
+
+static enum proxy_language
+proxy_language(X509 *cert, char *oid, size_t oidlen)
+{
+	PROXY_CERT_INFO_EXTENSION *pci = X509_get_ext_d2i(cert, NID_proxyCertInfo, NULL, NULL);
+	enum proxy_language lang = PROXY_UNKNOWN;
+
+	snprintf(oid, oidlen, "(none)");
+	if (pci == NULL || pci->proxyPolicy == NULL || pci->proxyPolicy->policyLanguage == NULL) {
+		PROXY_CERT_INFO_EXTENSION_free(pci);
+		return PROXY_UNKNOWN;
+	}
+	const ASN1_OBJECT *obj = pci->proxyPolicy->policyLanguage;
+	OBJ_obj2txt(oid, (int)oidlen, obj, 1);
+	switch (OBJ_obj2nid(obj)) {
+	case NID_id_ppl_inheritAll: lang = PROXY_INHERIT_ALL; break;
+	case NID_Independent: lang = PROXY_INDEPENDENT; break;
+	default:
+		if (strcmp(oid, GLOBUS_LIMITED_PROXY_OID) == 0)
+			lang = PROXY_LIMITED;
+	}
+	PROXY_CERT_INFO_EXTENSION_free(pci);
+	return lang;
+}
+
+int
+tls_chain_proxy_policy(STACK_OF(X509) *chain, bool *limited, char *err, size_t errlen)
+{
+	char oid[128];
+	int n = chain ? sk_X509_num(chain) : 0;
+
+	*limited = false;
+	for (int i = 0; i < n; i++) {
+		X509 *cert = sk_X509_value(chain, i);
+		if (!(X509_get_extension_flags(cert) & EXFLAG_PROXY))
+			break; /* the end-entity certificate: no proxy above it counts */
+		switch (proxy_language(cert, oid, sizeof(oid))) {
+		case PROXY_LIMITED: *limited = true; break;
+		case PROXY_UNKNOWN:
+			snprintf(err, errlen, "proxy certificate at depth %d has an unknown policy "
+			    "language %s", i, oid);
+			return -1;
+		default: break;
+		}
+	}
+	return 0;
+}
+
 int
 tls_chain_end_entity_dn(STACK_OF(X509) *chain, char *dn, size_t dnlen, char *err, size_t errlen)
 {
+	char oid[128];
 	int n = chain ? sk_X509_num(chain) : 0;
+	int independent = -1; /* the independent proxy nearest the leaf, if any */
 
 	for (int i = 0; i < n; i++) {
 		X509 *cert = sk_X509_value(chain, i);
 		uint32_t flags = X509_get_extension_flags(cert);
-		if (flags & EXFLAG_PROXY)
+		if (flags & EXFLAG_PROXY) {
+			if (independent < 0 && proxy_language(cert, oid, sizeof(oid)) ==
+			    PROXY_INDEPENDENT)
+				independent = i;
 			continue;
+		}
 		if (flags & EXFLAG_CA) {
 			snprintf(err, errlen, "chain has no end-entity certificate below its CA");
 			return -1;
 		}
+		/* RFC 3820 3.8: an independent proxy holds none of its issuer's rights, so it
+		 * speaks only for itself (its own DN, which no grid-mapfile maps). */
+		if (independent >= 0)
+			cert = sk_X509_value(chain, independent);
 		return tls_name_to_dn(X509_get_subject_name(cert), dn, dnlen, err, errlen);
 	}
 	snprintf(err, errlen, "chain has no end-entity certificate");
 	return -1;
 }
-

@@ -11,7 +11,10 @@ include tests/unit/lib.mk
 # Integration tests on loopback: a fresh CA per run, real TLS, a real qcg-broker and SQLite file.
 TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
-	tests/integration/test_liveness.sh
+	tests/integration/test_liveness.sh tests/integration/test_tls_identity.sh \
+	tests/integration/test_crl_reload.sh
+EXTRA_DIST += tests/integration/test_tls_identity.sh tests/integration/test_crl_reload.sh \
+	tests/integration/cert_forge.sh
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/nil_requests.py tests/integration/test_liveness.sh \

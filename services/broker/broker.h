@@ -46,6 +46,8 @@ struct broker_call broker_call_of(struct soap *soap);
  * code. */
 int broker_require_role(struct soap *soap, const struct broker_call *call, enum acl_role role);
 int broker_require_user(struct soap *soap, const struct broker_call *call);
+/* A user who may start a job: mapped, and not on a limited proxy (Globus semantics). */
+int broker_require_submitter(struct soap *soap, const struct broker_call *call);
 /* State queries: any mapped user or any service in the ACL. */
 int broker_require_reader(struct soap *soap, const struct broker_call *call);
 /* The caller must be the front-end that registered cluster (or an admin). */

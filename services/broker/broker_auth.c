@@ -11,6 +11,7 @@
 #include "log.h"
 #include "registry.h"
 #include "soap_server.h"
+#include "tls.h"
 
 struct broker_call
 broker_call_of(struct soap *soap)
@@ -47,7 +48,7 @@ broker_require_role(struct soap *soap, const struct broker_call *call, enum acl_
 int
 broker_require_user(struct soap *soap, const struct broker_call *call)
 {
-	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL)
+	if (gridmap_account_of(&call->broker->gridmap, call->caller_dn, NULL))
 		return SOAP_OK;
 	log_warn("denied: %s is not in the grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the grid-mapfile",
@@ -55,9 +56,20 @@ broker_require_user(struct soap *soap, const struct broker_call *call)
 }
 
 int
+broker_require_submitter(struct soap *soap, const struct broker_call *call)
+{
+	if (tls_peer_is_limited_proxy(soap)) {
+		log_warn("denied: %s presented a limited proxy to start a job", call->caller_dn);
+		return soap_fault_client(soap, "not authorized: a limited proxy may not start jobs "
+		    "(make a full proxy, e.g. qcg-proxy-init without --limited)");
+	}
+	return broker_require_user(soap, call);
+}
+
+int
 broker_require_reader(struct soap *soap, const struct broker_call *call)
 {
-	if (gridmap_lookup(&call->broker->gridmap, call->caller_dn) != NULL ||
+	if (gridmap_account_of(&call->broker->gridmap, call->caller_dn, NULL) ||
 	    acl_roles(&call->broker->acl, call->caller_dn) != 0)
 		return SOAP_OK;
 	log_warn("denied state query: %s is neither mapped nor in the ACL", call->caller_dn);

@@ -21,6 +21,7 @@
 #include "prune.h"
 #include "registry.h"
 #include "soap_server.h"
+#include "tls_trust.h"
 
 static void
 usage(FILE *out)
@@ -53,17 +54,35 @@ worker_close_registry(void *state)
 	registry_close(state);
 }
 
+/* Where the ACL and grid-mapfile come from, for SIGHUP. */
+static const char *acl_path, *gridmap_path;
+
 static int
 load_policies(struct broker *b, const struct config *cfg, char *err, size_t errlen)
 {
-	const char *acl = config_get(cfg, "broker.acl", "/etc/qcg/broker.acl");
-	const char *gridmap = config_get(cfg, "broker.gridmap", "/etc/grid-security/grid-mapfile");
-	if (acl_load(&b->acl, acl, err, errlen) != 0 ||
-	    gridmap_load(&b->gridmap, gridmap, err, errlen) != 0)
+	acl_path = config_get(cfg, "broker.acl", "/etc/qcg/broker.acl");
+	gridmap_path = config_get(cfg, "broker.gridmap", "/etc/grid-security/grid-mapfile");
+	if (acl_load(&b->acl, acl_path, err, errlen) != 0 ||
+	    gridmap_load(&b->gridmap, gridmap_path, err, errlen) != 0)
 		return -1;
-	log_info("%zu ACL rules from %s, %zu users from %s", b->acl.count, acl, b->gridmap.count,
-	    gridmap);
+	log_info("%zu ACL rules from %s, %zu users from %s", b->acl.count, acl_path,
+	    b->gridmap.count, gridmap_path);
 	return 0;
+}
+
+/* SIGHUP: the files again; one that fails to parse keeps what was loaded (and says so). */
+static void
+reload_policies(void *arg)
+{
+	struct broker *b = arg;
+	char err[512];
+	if (acl_reload(&b->acl, acl_path, err, sizeof(err)) != 0 ||
+	    gridmap_reload(&b->gridmap, gridmap_path, err, sizeof(err)) != 0)
+		log_error("reload: %s; keeping the rules loaded before", err);
+	else
+		log_info("reloaded %zu ACL rules from %s, %zu users from %s", b->acl.count,
+		    acl_path, b->gridmap.count, gridmap_path);
+	tls_trust_reload_all();
 }
 
 /* Apply migrations once, before workers open their own connections. */
@@ -126,7 +145,8 @@ main(int argc, char **argv)
 		.app = &broker,
 	};
 	daemon_catch_stop_signals();
-	if (soap_server_open(&server, &server_settings, &tls, &service, err, sizeof(err)) != 0)
+	if (daemon_catch_reload_signal(reload_policies, &broker, err, sizeof(err)) != 0 ||
+	    soap_server_open(&server, &server_settings, &tls, &service, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,
 	    server_settings.host, soap_server_port(server), server_settings.workers);

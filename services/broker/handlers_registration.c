@@ -216,7 +216,7 @@ __qb__RecordJob(struct soap *soap, struct _qb__RecordJob *req, struct _qb__Recor
 	struct job job;
 	int rc;
 
-	if ((rc = broker_require_user(soap, &call)) ||
+	if ((rc = broker_require_submitter(soap, &call)) ||
 	    (rc = soap_require_body(soap, req, "RecordJob")) ||
 	    (rc = convert_job_in(soap, req->job, &job)))
 		return rc;

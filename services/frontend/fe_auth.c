@@ -9,6 +9,7 @@
 #include "frontend.h"
 #include "log.h"
 #include "soap_server.h"
+#include "tls.h"
 
 int
 fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe_node **node)
@@ -31,10 +32,26 @@ fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe
 int
 fe_require_user(struct soap *soap, const struct fe_call *call, const char **account)
 {
-	*account = gridmap_lookup(&call->fe->gridmap, call->caller_dn);
-	if (*account != NULL)
+	/* A copy, per worker thread: a SIGHUP reload may free the map's entries meanwhile, and
+	 * the handler uses the account until its request is answered. */
+	static __thread char mapped[GRIDMAP_ACCOUNT_MAX];
+	*account = NULL;
+	if (gridmap_account_of(&call->fe->gridmap, call->caller_dn, mapped)) {
+		*account = mapped;
 		return SOAP_OK;
+	}
 	log_warn("denied: %s is not in the front-end's grid-mapfile", call->caller_dn);
 	return soap_fault_client(soap, "not authorized: %s is not in the front-end's grid-mapfile",
 	    call->caller_dn);
+}
+
+int
+fe_require_submitter(struct soap *soap, const struct fe_call *call, const char **account)
+{
+	if (tls_peer_is_limited_proxy(soap)) {
+		log_warn("denied: %s presented a limited proxy to start a job", call->caller_dn);
+		return soap_fault_client(soap, "not authorized: a limited proxy may not reserve or "
+		    "launch (make a full proxy, e.g. qcg-proxy-init without --limited)");
+	}
+	return fe_require_user(soap, call, account);
 }

@@ -84,6 +84,8 @@ struct soap *fe_client_without_keepalive(const struct tls_settings *tls,
 int fe_require_helper(struct soap *soap, const struct fe_call *call, const struct fe_node **node);
 /* The caller is in the grid-mapfile: *account is its local account. */
 int fe_require_user(struct soap *soap, const struct fe_call *call, const char **account);
+/* A user who may reserve and launch: mapped, and not on a limited proxy (Globus semantics). */
+int fe_require_submitter(struct soap *soap, const struct fe_call *call, const char **account);
 
 /* Whether a failed client call on soap failed because the peer answered with a fault (as
  * opposed to not answering at all). */

@@ -28,6 +28,7 @@
 #include "reservations.h"
 #include "resolve_cache.h"
 #include "soap_server.h"
+#include "tls_trust.h"
 #include "walltime.h"
 
 static void
@@ -68,6 +69,22 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 	    fe->cfg.cluster.name, cluster_policy_name(fe->cfg.cluster.policy), fe->cfg.node_count,
 	    fe->acl.count, fe->cfg.acl_path, fe->gridmap.count, fe->cfg.gridmap_path);
 	return 0;
+}
+
+/* SIGHUP: the helper ACL, the grid-mapfile and the CA directory again; a file that fails to
+ * parse keeps what was loaded. */
+static void
+reload_policies(void *arg)
+{
+	struct frontend *fe = arg;
+	char err[512];
+	if (acl_reload(&fe->acl, fe->cfg.acl_path, err, sizeof(err)) != 0 ||
+	    gridmap_reload(&fe->gridmap, fe->cfg.gridmap_path, err, sizeof(err)) != 0)
+		log_error("reload: %s; keeping the rules loaded before", err);
+	else
+		log_info("reloaded %zu helper ACL rules from %s, %zu users from %s", fe->acl.count,
+		    fe->cfg.acl_path, fe->gridmap.count, fe->cfg.gridmap_path);
+	tls_trust_reload_all();
 }
 
 /* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and
@@ -129,6 +146,8 @@ main(int argc, char **argv)
 		.app = &fe,
 	};
 	daemon_catch_stop_signals();
+	if (daemon_catch_reload_signal(reload_policies, &fe, err, sizeof(err)) != 0)
+		fatal("%s", err);
 	if (soap_server_open(&server, &srv, &fe.tls, &service, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	if (fe.cfg.cluster.frontend_endpoint[0] == '\0') /* listening on port 0 */

@@ -39,7 +39,7 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)) ||
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
 	    (rc = soap_require_body(soap, req, "Reserve")) ||
 	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Reserve: job")))
 		return rc;
@@ -104,7 +104,7 @@ __qf__Commit(struct soap *soap, struct _qf__Commit *req, struct _qf__CommitRespo
 	char err[256];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)) ||
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
 	    (rc = soap_require_body(soap, req, "Commit")))
 		return rc;
 	enum resv_status st = resv_commit(call.fe->reservations, fe_now(),
@@ -172,7 +172,7 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 	char err[256], id[RESV_ID_LEN];
 	int rc;
 
-	if ((rc = fe_require_user(soap, &call, &account)) ||
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
 	    (rc = soap_require_body(soap, req, "Launch")) || (rc = check_launch_request(soap, req)))
 		return rc;
 	const struct fe_node *node = fe_config_node(&call.fe->cfg, req->node ? req->node : "");

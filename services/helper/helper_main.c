@@ -29,6 +29,7 @@
 #include "privsep_drop.h"
 #include "privsep_launcher.h"
 #include "soap_server.h"
+#include "tls_trust.h"
 
 static void
 usage(FILE *out)
@@ -84,6 +85,19 @@ prepare(struct helper *h, const struct config *cfg, struct soap_server_settings 
 		    "service account");
 }
 
+/* SIGHUP: the ACL and the CA directory again; an ACL that fails to parse keeps the old one. */
+static void
+reload_policies(void *arg)
+{
+	struct helper *h = arg;
+	char err[512];
+	if (acl_reload(&h->acl, h->cfg.acl_path, err, sizeof(err)) != 0)
+		log_error("reload: %s; keeping the rules loaded before", err);
+	else
+		log_info("reloaded %zu ACL rules from %s", h->acl.count, h->cfg.acl_path);
+	tls_trust_reload_all();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -105,7 +119,8 @@ main(int argc, char **argv)
 
 	struct soap_service service = { .serve = soap_serve, .app = &helper };
 	daemon_catch_stop_signals();
-	if (helper_api_start(&helper, &api, err, sizeof(err)) != 0 ||
+	if (daemon_catch_reload_signal(reload_policies, &helper, err, sizeof(err)) != 0 ||
+	    helper_api_start(&helper, &api, err, sizeof(err)) != 0 ||
 	    soap_server_open(&server, &server_settings, &helper.tls, &service, err,
 		sizeof(err)) != 0)
 		fatal("%s", err);

@@ -25,6 +25,7 @@
 #include "proxy_broker.h"
 #include "proxy_config.h"
 #include "proxy_soap.h"
+#include "tls_trust.h"
 #include "relay.h"
 #include "relay_control.h"
 
@@ -181,7 +182,7 @@ log_stats(struct relay_plane *plane, const char *when)
 	log_info("stats%s: %s", when, line);
 }
 
-/* Wait for SIGINT/SIGTERM, logging statistics every interval. Returns the signal. */
+/* Wait for SIGINT/SIGTERM/SIGHUP, logging statistics every interval. Returns the signal. */
 static int
 proxy_wait(struct relay_plane *plane, const sigset_t *stop, unsigned interval_s)
 {
@@ -215,6 +216,7 @@ main(int argc, char **argv)
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP); /* reload, below */
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
 	struct relay_plane *plane = relay_start(&cfg.relay, err, sizeof(err));
@@ -233,7 +235,12 @@ main(int argc, char **argv)
 	if (cfg.ready_file[0])
 		write_ready_file(cfg.ready_file, &cfg.relay, relay_port(plane), control_url);
 
-	int sig = proxy_wait(plane, &stop, cfg.stats_interval_s);
+	int sig;
+	while ((sig = proxy_wait(plane, &stop, cfg.stats_interval_s)) == SIGHUP) {
+		log_info("SIGHUP: reloading the ACL, grid-mapfile and CA directory");
+		proxy_soap_reload(soap, &cfg);
+		tls_trust_reload_all();
+	}
 	log_info("signal %d: stopping", sig);
 	proxy_broker_stop(broker); /* first: the broker stops handing this proxy out */
 	proxy_soap_stop(soap);

@@ -25,7 +25,7 @@ struct proxy_soap {
 bool
 proxy_soap_may_read(const struct proxy_soap_app *app, const char *dn)
 {
-	return acl_roles(&app->acl, dn) != 0 || gridmap_lookup(&app->gridmap, dn) != NULL;
+	return acl_roles(&app->acl, dn) != 0 || gridmap_account_of(&app->gridmap, dn, NULL);
 }
 
 int
@@ -79,6 +79,21 @@ load_readers(struct proxy_soap_app *app, const struct proxy_config *cfg, char *e
 	    cfg->acl_path[0] ? cfg->acl_path : "(none)", app->gridmap.count,
 	    cfg->gridmap_path[0] ? cfg->gridmap_path : "(none)");
 	return 0;
+}
+
+void
+proxy_soap_reload(struct proxy_soap *ps, const struct proxy_config *cfg)
+{
+	char err[512];
+	if (ps == NULL)
+		return;
+	if ((cfg->acl_path[0] && acl_reload(&ps->app.acl, cfg->acl_path, err, sizeof(err)) != 0) ||
+	    (cfg->gridmap_path[0] &&
+		gridmap_reload(&ps->app.gridmap, cfg->gridmap_path, err, sizeof(err)) != 0))
+		log_error("reload: %s; keeping the readers loaded before", err);
+	else
+		log_info("reloaded statistics readers: %zu ACL rules, %zu users", ps->app.acl.count,
+		    ps->app.gridmap.count);
 }
 
 struct proxy_soap *

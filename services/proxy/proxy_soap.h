@@ -35,6 +35,9 @@ struct proxy_soap;
 struct proxy_soap *proxy_soap_start(struct relay_plane *plane, const struct proxy_config *cfg,
     char *err, size_t errlen);
 
+/* SIGHUP: read the ACL and grid-mapfile again (NULL ps: nothing to do); a file that fails to
+ * parse keeps the old readers. */
+void proxy_soap_reload(struct proxy_soap *ps, const struct proxy_config *cfg);
 /* The bound port (useful with port 0). */
 int proxy_soap_port(const struct proxy_soap *ps);
 

@@ -228,6 +228,25 @@ else
 	fail uncommitted_reservation_expires_and_frees_its_slots "reserve: $out; while held: $full; after: $after; commit: $late"
 fi
 
+# --- issue 17: limited proxies may not reserve; SIGHUP reloads the grid-mapfile ------------------
+ca proxy --limited --cert "$D/jane-cert.pem" --key "$D/jane-key.pem" --out "$D/janelim-cert.pem"
+ln -s janelim-cert.pem "$D/janelim-key.pem"
+out=$(frontend_as janelim reserve job-l 1 10 2>&1)
+case $out in
+*'limited proxy may not reserve or launch'*) pass limited_proxy_refused_reserve ;;
+*) fail limited_proxy_refused_reserve "got: $out" ;;
+esac
+"$QCG_CA" grid-mapfile-line "$D/bob-cert.pem" nobody >>"$D/fe-grid-mapfile"
+kill -HUP "$FRONTEND_PID"
+wait_for_log "$FELOG" 'reloaded .* users from' && kill -0 "$FRONTEND_PID" 2>/dev/null &&
+	pass sighup_reloads_the_frontend || fail sighup_reloads_the_frontend "no reload logged, or it died"
+# Bob is mapped now: whatever the slots say, it is not the grid-mapfile that refuses him.
+out=$(frontend_as bob reserve job-b 1 10 2>&1)
+case $out in
+*reservation=*|*'not enough free slots'*) pass sighup_maps_new_user_on_the_frontend ;;
+*) fail sighup_maps_new_user_on_the_frontend "got: $out" ;;
+esac
+
 # --- stop ------------------------------------------------------------------------------------
 kill -TERM "$FRONTEND_PID"
 for _ in $(seq 1 100); do kill -0 "$FRONTEND_PID" 2>/dev/null || break; sleep 0.1; done

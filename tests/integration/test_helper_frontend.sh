@@ -111,4 +111,12 @@ out=$(on "$SOCK_B" resolve 127.0.0.2 40100 0 2>&1)
 case $out in *"no further method connects"*"error code 8"*|*"error code 8"*"no further method"*)
 	pass exhausted_methods_are_no_method_not_a_remote_failure ;;
 *) fail exhausted_methods_are_no_method_not_a_remote_failure "$out" ;; esac
+
+# SIGHUP reloads the helper's ACL and CA directory (issue 17); it goes on serving.
+kill -HUP "$HELPER_PID"
+wait_for_log "$D/helper-b1.log" 'reloaded .* ACL rules' && kill -0 "$HELPER_PID" &&
+	pass sighup_reloads_the_helper || fail sighup_reloads_the_helper "no reload logged, or it died"
+out=$(on "$SOCK_B" resolve 127.0.0.9 4 2>&1)
+case $out in *"no process listens on 127.0.0.9:4"*) pass helper_serves_after_sighup ;;
+*) fail helper_serves_after_sighup "$out" ;; esac
 fixture_exit

@@ -164,6 +164,10 @@ case $out in
 esac
 out=$(proxy_stats_as gw-a "$PW_URL" 2>&1) && pass acl_member_may_read ||
 	fail acl_member_may_read "$out"
+# SIGHUP reloads the readers and the CA directory (issue 17); the proxy goes on serving.
+kill -HUP "$PW_PID"
+wait_for_log "$D/pw.log" 'reloaded statistics readers' && pass sighup_reloads_the_proxy ||
+	fail sighup_reloads_the_proxy "no reload logged"
 kill -0 "$PW_PID" && proxy_stats_as jane "$PW_URL" >/dev/null &&
 	pass control_port_keeps_serving || fail control_port_keeps_serving "proxy gone or silent"
 

@@ -28,6 +28,12 @@ tests_unit_test_identity_LDADD = $(QCG_COMMON_LIBS)
 TESTS += tests/unit/test_identity.sh
 EXTRA_DIST += tests/unit/test_identity.sh
 
+check_PROGRAMS += tests/unit/test_signing_policy
+tests_unit_test_signing_policy_SOURCES = tests/unit/test_signing_policy.c tests/unit/check.h
+tests_unit_test_signing_policy_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_signing_policy_LDADD = $(LIBTEST_PLAIN_LIBS)
+TESTS += tests/unit/test_signing_policy
+
 check_PROGRAMS += tests/unit/test_json_write
 tests_unit_test_json_write_SOURCES = tests/unit/test_json_write.c tests/unit/check.h
 tests_unit_test_json_write_CPPFLAGS = $(LIBTEST_CPPFLAGS)

@@ -223,16 +223,56 @@ gridmap_longest_dn_and_account_name_are_accepted(void)
 	gridmap_free(&map);
 }
 
+/* Issue 17: one over-long line stopped the broker from starting. No valid entry is that long,
+ * so the line is ignored (and logged) and the users on the other lines keep their mapping. */
 static void
-gridmap_over_long_line_is_rejected_with_line(void)
+gridmap_over_long_line_is_skipped_and_the_rest_loads(void)
 {
-	static char text[DN_LINE_MAX + 64];
+	static char text[2 * DN_LINE_MAX + 256];
 	struct gridmap map;
-	int n = snprintf(text, sizeof(text), "# ok\n#");
+	int n = snprintf(text, sizeof(text), "# ok\n\"");
 	memset(text + n, 'c', DN_LINE_MAX);
-	text[n + DN_LINE_MAX] = '\0';
-	CHECK_INT_EQ(gridmap_parse(&map, text, "gm", err, sizeof(err)), -1);
-	CHECK(err_starts("gm:2: "));
+	n += DN_LINE_MAX;
+	snprintf(text + n, sizeof(text) - (size_t)n, "\" x\n\"" JANE "\" jane\n");
+	CHECK_INT_EQ(gridmap_parse(&map, text, "gm", err, sizeof(err)), 0);
+	CHECK_INT_EQ(map.count, 1);
+	CHECK_STR_EQ(gridmap_lookup(&map, JANE), "jane");
+	gridmap_free(&map);
+}
+
+/* Issue 17: qcg-ca grid-mapfile-line used to write UTF-8 as openssl's "\xC3\xAB"; Globus reads
+ * that as the byte, and so do we, so such a line maps the UTF-8 DN the services see. An escaped
+ * '=' ("\=", how tls_name_to_dn writes '=' inside a value) is kept as written. */
+static void
+gridmap_hex_escapes_are_bytes_and_other_escapes_stay(void)
+{
+	struct gridmap map;
+	const char *text = "\"/O=Grid/CN=Zo\\xC3\\xAB\" zoe\n"
+			   "\"/O=Grid\\=x/CN=Eq\" eq\n"
+			   "\"/O=Grid/CN=nul\\x00\" bad\n";
+	CHECK_INT_EQ(gridmap_parse(&map, text, "gm", err, sizeof(err)), -1); /* \x00: no NUL */
+	CHECK(strstr(err, "gm:3: ") != NULL);
+	CHECK_INT_EQ(gridmap_parse(&map, "\"/O=Grid/CN=Zo\\xC3\\xAB\" zoe\n\"/O=Grid\\=x/CN=Eq\" eq\n",
+	    "gm", err, sizeof(err)), 0);
+	CHECK_STR_EQ(gridmap_lookup(&map, "/O=Grid/CN=Zo\xc3\xab"), "zoe");
+	CHECK_STR_EQ(gridmap_lookup(&map, "/O=Grid\\=x/CN=Eq"), "eq");
+	CHECK(gridmap_lookup(&map, "/O=Grid=x/CN=Eq") == NULL);
+	gridmap_free(&map);
+}
+
+/* Issue 17: ACL patterns match the escaped DN literally: a '=' hidden in a value ("\=") is not
+ * the admin's RDN boundary, and a backslash in a pattern is no fnmatch escape. */
+static void
+acl_escaped_dn_does_not_match_the_admin_pattern(void)
+{
+	struct acl acl;
+	CHECK_INT_EQ(acl_parse(&acl, "admin \"/O=Grid/OU=qcg-ompi/CN=Grid Admin\"\n"
+				     "frontend \"/O=Grid\\=x/CN=host/gw-*\"\n", "acl", err, sizeof(err)), 0);
+	CHECK(acl_allows(&acl, "/O=Grid/OU=qcg-ompi/CN=Grid Admin", ACL_ROLE_ADMIN));
+	CHECK(!acl_allows(&acl, "/O=Grid/OU\\=qcg-ompi/CN=Grid Admin", ACL_ROLE_ADMIN));
+	CHECK(acl_allows(&acl, "/O=Grid\\=x/CN=host/gw-a", ACL_ROLE_FRONTEND));
+	CHECK(!acl_allows(&acl, "/O=Grid=x/CN=host/gw-a", ACL_ROLE_FRONTEND));
+	acl_free(&acl);
 }
 
 /* Known bug: only the first account is validated, so "jane,../x" or "jane,-rf" load. */
@@ -443,7 +483,9 @@ main(void)
 	RUN(gridmap_many_entries_all_found);
 	RUN(gridmap_malformed_lines_are_rejected_with_origin_and_line);
 	RUN(gridmap_longest_dn_and_account_name_are_accepted);
-	RUN(gridmap_over_long_line_is_rejected_with_line);
+	RUN(gridmap_over_long_line_is_skipped_and_the_rest_loads);
+	RUN(gridmap_hex_escapes_are_bytes_and_other_escapes_stay);
+	RUN(acl_escaped_dn_does_not_match_the_admin_pattern);
 	RUN(gridmap_every_account_in_the_list_is_validated);
 	RUN(gridmap_and_acl_load_files_and_name_them_in_errors);
 	RUN(acl_role_names_parse_and_unknown_is_minus_one);

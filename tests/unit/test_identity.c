@@ -206,18 +206,46 @@ make_name(const char *field, const char *value, int len)
 	return name;
 }
 
+/* UTF-8 and '/' stay as they are (Globus host DNs are "CN=host/gw-a"); '=' and '\\' in a value
+ * are escaped, so a value cannot forge RDNs (issue 17). */
 static void
-name_to_dn_keeps_utf8_and_special_characters_unescaped(void)
+name_to_dn_keeps_utf8_and_slash_and_escapes_equals_and_backslash(void)
 {
 	char dn[QCG_DN_MAX];
-	X509_NAME *name = make_name("CN", "Zo\xc3\xab O'Brien, Jr.=x+y/z", -1);
+	X509_NAME *name = make_name("CN", "Zo\xc3\xab O'Brien, Jr.=x+y/z\\w", -1);
 	CHECK_INT_EQ(tls_name_to_dn(name, dn, sizeof(dn), err, sizeof(err)), 0);
-	CHECK_STR_EQ(dn, "/O=Grid/CN=Zo\xc3\xab O'Brien, Jr.=x+y/z");
+	CHECK_STR_EQ(dn, "/O=Grid/CN=Zo\xc3\xab O'Brien, Jr.\\=x+y/z\\\\w");
 	X509_NAME_free(name);
 
 	name = X509_NAME_new();
 	CHECK_INT_EQ(tls_name_to_dn(name, dn, sizeof(dn), err, sizeof(err)), -1);
 	CHECK(strstr(err, "empty") != NULL);
+	X509_NAME_free(name);
+}
+
+/* Issue 17: O="Grid/OU=qcg-ompi" then CN="Grid Admin" must not read as the admin's DN. */
+static void
+name_with_forged_rdns_differs_from_the_real_dn(void)
+{
+	char dn[QCG_DN_MAX];
+	X509_NAME *name = X509_NAME_new();
+	X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+	    (const unsigned char *)"Grid/OU=qcg-ompi", -1, -1, 0);
+	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)"Grid Admin",
+	    -1, -1, 0);
+	CHECK_INT_EQ(tls_name_to_dn(name, dn, sizeof(dn), err, sizeof(err)), 0);
+	CHECK_STR_EQ(dn, "/O=Grid/OU\\=qcg-ompi/CN=Grid Admin");
+	X509_NAME_free(name);
+}
+
+/* A newline or other control character in a DN would forge log and file lines: no identity. */
+static void
+name_with_control_character_is_rejected(void)
+{
+	char dn[QCG_DN_MAX];
+	X509_NAME *name = make_name("CN", "Jane\nDoe", -1);
+	CHECK_INT_EQ(tls_name_to_dn(name, dn, sizeof(dn), err, sizeof(err)), -1);
+	CHECK(strstr(err, "control character") != NULL);
 	X509_NAME_free(name);
 }
 
@@ -459,7 +487,9 @@ main(int argc, char **argv)
 	RUN(proxy_fails_verification_without_the_proxy_flag);
 	RUN(unverified_chain_of_proxies_only_has_no_identity);
 	RUN(identity_too_long_for_the_buffer_is_an_error);
-	RUN(name_to_dn_keeps_utf8_and_special_characters_unescaped);
+	RUN(name_to_dn_keeps_utf8_and_slash_and_escapes_equals_and_backslash);
+	RUN(name_with_forged_rdns_differs_from_the_real_dn);
+	RUN(name_with_control_character_is_rejected);
 	RUN(name_with_nul_byte_is_rejected);
 	RUN(settings_from_config_read_cert_key_ca_dir_and_crl);
 	make_credential_files();
