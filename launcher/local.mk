@@ -80,8 +80,8 @@ bin_PROGRAMS += launcher/qcg-submit
 launcher_qcg_submit_SOURCES = launcher/qcg_submit.c
 launcher_qcg_submit_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -DQCG_BINDIR=\"$(bindir)\"
 launcher_qcg_submit_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
-TESTS += tests/launcher/test_qcg_submit.sh
-EXTRA_DIST += tests/launcher/test_qcg_submit.sh
+TESTS += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
+EXTRA_DIST += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
 
 bin_PROGRAMS += launcher/qcg-status launcher/qcg-cancel
 launcher_qcg_status_SOURCES = launcher/qcg_status.c
