@@ -95,11 +95,12 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 # holds the testbed lock).
 TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.test \
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
-	tests/launcher/examples.test tests/launcher/placement.test
+	tests/launcher/examples.test tests/launcher/placement.test \
+	tests/launcher/crossed_requests.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
-	tests/launcher/placement.test
+	tests/launcher/placement.test tests/launcher/crossed_requests.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
