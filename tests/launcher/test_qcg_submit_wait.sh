@@ -49,7 +49,9 @@ else
 	fail busy_job_is_queued_and_qcg_status_shows_it "$(cat "$D/waiter.log"); $(status_of "$id")"
 fi
 touch "$D/release"
+released=$(date +%s%N)
 wait_gone 600 $holder $waiter
+after=$((($(date +%s%N) - released) / 1000000)) # the holder's end, the pause, the waiter's run
 wait $holder; hrc=$?
 wait $waiter; wrc=$?
 elapsed=$(($(date +%s) - start))
@@ -57,13 +59,14 @@ wid=$(sed -n 's/.*job \([^ ]*\): 2 processes.*/\1/p' "$D/waiter.log")
 job_dirs+=("$id" "$(sed -n 's/.*job \([^ ]*\): 4 processes.*/\1/p' "$D/holder.log")")
 if [ $hrc = 0 ] && [ $wrc = 0 ] && [ "$wid" = "$id" ] && [ $elapsed -lt 120 ] &&
 	status_of "$id" | grep -q 'state *done'; then
-	pass queued_job_runs_once_the_nodes_are_released_within_its_timeout "${elapsed}s"
+	pass queued_job_runs_once_the_nodes_are_released_within_its_timeout "done $after ms after the release"
 else
 	fail queued_job_runs_once_the_nodes_are_released_within_its_timeout "holder rc=$hrc, waiter rc=$wrc after ${elapsed}s: $(cat "$D/waiter.log")"
 fi
 
 # --- the description's reserve timeout runs out: exit 4, the cluster and what was free --------
-rm -f "$D/release"
+# The last holder's log goes first: the check below must not read it before the shell truncates.
+rm -f "$D/release" "$D/holder.log"
 QCG_MPIRUN=$D/mpirun-a submit "$D/all-sa.qcg" >"$D/holder.log" 2>&1 &
 holder=$!
 wait_for_log "$D/holder.log" 'processes on' 60 || fail timeout_setup "the holder did not start: $(cat "$D/holder.log")"
@@ -78,7 +81,7 @@ if [ $rc = 4 ] && [ $ms -ge 3000 ] && [ $ms -lt 60000 ] &&
 	status_of "$id" | grep -q 'state *failed'; then
 	pass reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots "$ms ms"
 else
-	fail reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots "rc=$rc after $ms ms: $out; $(status_of "$id")"
+	fail reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots "rc=$rc after $ms ms: $out; $(status_of "$id"); the holder: $(cat "$D/holder.log" "$D/ran-a")"
 fi
 
 # --- a request that could never fit fails at once, however long it may wait -------------------
@@ -105,7 +108,8 @@ printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=4\n#QCG host=sb\n#QC
 printf '#QCG executable=/bin/true\n#QCG host=sb\n#QCG procs=4\n#QCG host=sa\n#QCG procs=1\n' >"$D/q.qcg"
 good=0
 for round in 1 2 3 4 5; do
-	rm -f "$D/release" "$D/ran-a" "$D/ran-b"
+	# The last round's logs go too: one_queued must not read them before the shell truncates.
+	rm -f "$D/release" "$D/ran-a" "$D/ran-b" "$D/p.log" "$D/q.log"
 	QCG_MPIRUN=$D/mpirun-a submit --reserve-timeout 120 "$D/p.qcg" >"$D/p.log" 2>&1 &
 	p=$!
 	QCG_MPIRUN=$D/mpirun-b submit --reserve-timeout 120 "$D/q.qcg" >"$D/q.log" 2>&1 &
