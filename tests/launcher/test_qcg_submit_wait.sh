@@ -59,7 +59,8 @@ wid=$(sed -n 's/.*job \([^ ]*\): 2 processes.*/\1/p' "$D/waiter.log")
 job_dirs+=("$id" "$(sed -n 's/.*job \([^ ]*\): 4 processes.*/\1/p' "$D/holder.log")")
 if [ $hrc = 0 ] && [ $wrc = 0 ] && [ "$wid" = "$id" ] && [ $elapsed -lt 120 ] &&
 	status_of "$id" | grep -q 'state *done'; then
-	pass queued_job_runs_once_the_nodes_are_released_within_its_timeout "done $after ms after the release"
+	echo "  the queued job was done $after ms after the release"
+	pass queued_job_runs_once_the_nodes_are_released_within_its_timeout
 else
 	fail queued_job_runs_once_the_nodes_are_released_within_its_timeout "holder rc=$hrc, waiter rc=$wrc after ${elapsed}s: $(cat "$D/waiter.log")"
 fi
@@ -79,7 +80,8 @@ id=$(echo "$out" | sed -n 's/^qcg-submit: job \([^ ]*\) queued: .*/\1/p')
 if [ $rc = 4 ] && [ $ms -ge 3000 ] && [ $ms -lt 60000 ] &&
 	echo "$out" | grep -q "cluster sa (https://127.0.0.1:[0-9]*/) is still busy after waiting 3 s (the reserve timeout): not enough free slots: 2 requested, 0 free on the cluster's nodes; the others are held by other reservations; nothing was started" &&
 	status_of "$id" | grep -q 'state *failed'; then
-	pass reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots "$ms ms"
+	echo "  the reserve timeout of 3 s failed the job after $ms ms"
+	pass reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots
 else
 	fail reserve_timeout_from_the_description_fails_exit_4_naming_the_cluster_and_its_free_slots "rc=$rc after $ms ms: $out; $(status_of "$id"); the holder: $(cat "$D/holder.log" "$D/ran-a")"
 fi
