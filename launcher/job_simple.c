@@ -217,8 +217,7 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 			    key, v, line, err, errlen);
 	job_error(d, line, err, errlen, "unknown directive '%s' (known: host, nodes, procs, "
 	    "executable, argument, environment, walltime, binding, reserve-timeout, stage-in-file, "
-	    "stage-out-file, "
-	    "output, error, name)", key);
+	    "stage-out-file, output, error, name)", key);
 	return -1;
 }
 
