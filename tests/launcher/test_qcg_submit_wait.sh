@@ -4,8 +4,8 @@
 # nodes until the test lets it end). A job that wants nodes another job holds is queued
 # (qcg-status says so) and runs once they are released, within its reserve timeout; one whose
 # timeout (from the description) runs out fails, exit 4, naming the cluster and how many were
-# free; one that could never fit fails at once; and two jobs with crossed requests submitted
-# together both run, one after the other, in 5 of 5 rounds.
+# free; one that could never fit fails at once; qcg-cancel ends a wait (exit 143); and two jobs
+# with crossed requests submitted together both run, one after the other, in 5 of 5 rounds.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 SUBMIT="$top_builddir/launcher/qcg-submit"
 STATUS="$top_builddir/launcher/qcg-status"
@@ -100,6 +100,33 @@ fi
 touch "$D/release"
 wait_gone 600 $holder
 wait $holder || fail timeout_holder "the holder failed: $(cat "$D/holder.log")"
+job_dirs+=("$(sed -n 's/.*job \([^ ]*\): 4 processes.*/\1/p' "$D/holder.log")")
+
+# --- qcg-cancel while queued: the wait ends, exit 143, state cancelled ---------------------------
+rm -f "$D/release" "$D/holder.log" "$D/cq.log"
+QCG_MPIRUN=$D/mpirun-a submit "$D/all-sa.qcg" >"$D/holder.log" 2>&1 &
+holder=$!
+wait_for_log "$D/holder.log" 'processes on' 60 || fail cancel_setup "the holder did not start: $(cat "$D/holder.log")"
+submit --reserve-timeout 600 "$D/two-sa.qcg" >"$D/cq.log" 2>&1 &
+cq=$!
+wait_for_log "$D/cq.log" ' queued: ' 60
+id=$(queued_id "$D/cq.log")
+start=$(date +%s%N)
+[ -n "$id" ] && as_user jane "$top_builddir/launcher/qcg-cancel" --broker "$BROKER_URL" "$id" >/dev/null 2>&1
+wait_gone 600 $cq
+pid_alive $cq && kill $cq # 60 s after the cancel: let the check below say so
+wait $cq; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+if [ -n "$id" ] && [ $rc = 143 ] && grep -q "cancelled (qcg-cancel) while queued; nothing was started" "$D/cq.log" &&
+	status_of "$id" | grep -q 'state *cancelled'; then
+	echo "  qcg-cancel ended the wait after $ms ms"
+	pass qcg_cancel_while_queued_ends_the_wait_exit_143
+else
+	fail qcg_cancel_while_queued_ends_the_wait_exit_143 "rc=$rc after $ms ms: $(cat "$D/cq.log"); $(status_of "$id")"
+fi
+touch "$D/release"
+wait_gone 600 $holder
+wait $holder || fail cancel_holder "the holder failed: $(cat "$D/holder.log")"
 job_dirs+=("$(sed -n 's/.*job \([^ ]*\): 4 processes.*/\1/p' "$D/holder.log")")
 
 # --- crossed requests submitted together: both run, one after the other ------------------------
