@@ -43,10 +43,11 @@ waiter=$!
 wait_for_log "$D/waiter.log" ' queued: cluster sa is busy' 60
 id=$(queued_id "$D/waiter.log")
 queued_state() { status_of "$id" | grep -q 'state *queued'; }
-if [ -n "$id" ] && wait_until 300 queued_state && grep -q "not enough free slots: 2 requested, 0 free" "$D/waiter.log"; then
-	pass busy_job_is_queued_and_qcg_status_shows_it
+if [ -n "$id" ] && wait_until 300 queued_state && grep -q "not enough free slots: 2 requested, 0 free" "$D/waiter.log" &&
+	query_as jane job "$id" | grep -q " queued "; then
+	pass busy_job_is_queued_and_qcg_status_and_qcg_query_show_it
 else
-	fail busy_job_is_queued_and_qcg_status_shows_it "$(cat "$D/waiter.log"); $(status_of "$id")"
+	fail busy_job_is_queued_and_qcg_status_and_qcg_query_show_it "$(cat "$D/waiter.log"); $(status_of "$id"); $(query_as jane job "$id" 2>&1)"
 fi
 touch "$D/release"
 released=$(date +%s%N)
