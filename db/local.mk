@@ -6,7 +6,8 @@ db_migrations = \
 	db/migrations/001_initial.sql \
 	db/migrations/002_proxy_control_endpoint.sql \
 	db/migrations/003_proxy_owner_dn.sql \
-	db/migrations/004_liveness.sql
+	db/migrations/004_liveness.sql \
+	db/migrations/005_job_state_queued.sql
 
 noinst_LIBRARIES += db/libqcgdb.a
 db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)

@@ -5,18 +5,22 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "soapH.h"
 #include "coalloc.h"
 #include "soap_client.h"
 
-/* Reserve part's processes on its front-end and keep the grant. */
+#define RESERVE_BUSY (-2) /* the front-end said Busy: retry later */
+
+/* Reserve part's processes on its front-end and keep the grant. 0; RESERVE_BUSY with why set
+ * to the front-end's reason when the slots are held by others now; -1 with err otherwise. */
 static int
 reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p, char *err,
-    size_t errlen)
+    size_t errlen, char *why, size_t whylen)
 {
 	const struct job_cluster *jc = p->cluster;
-	char *nodes[JOB_NODES_MAX], why[512];
+	char *nodes[JOB_NODES_MAX];
 	int per_node = jc->per_node;
 	for (int i = 0; i < jc->node_count; i++)
 		nodes[i] = (char *)jc->node[i];
@@ -25,12 +29,19 @@ reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p,
 		per_node ? &per_node : NULL, c->reserve_timeout, walltime ? &walltime : NULL };
 	struct _qf__ReserveResponse resp;
 	if (soap_call___qf__Reserve(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK) {
-		soap_client_error(soap, why, sizeof(why));
+		const char *kind = soap_client_fault_kind(soap);
+		int busy = kind != NULL && strcmp(kind, QCG_FAULT_BUSY) == 0;
+		const char *reason = busy ? soap_fault_string(soap) : NULL;
+		/* a busy front-end's own sentence is what the user needs, without the SOAP frame */
+		if (reason != NULL)
+			snprintf(why, whylen, "%s", reason);
+		else
+			soap_client_error(soap, why, whylen);
 		snprintf(err, errlen, "cluster %s (%s) refused the reservation of %d processes: %s",
 		    jc->name, p->frontend_url, jc->processes, why);
 		soap_client_reset(soap);
 		soap_closesock(soap);
-		return -1;
+		return busy ? RESERVE_BUSY : -1;
 	}
 	int rc = 0;
 	if (resp.reservationId == NULL || strlen(resp.reservationId) >= sizeof(p->reservation) ||
@@ -68,12 +79,85 @@ commit_part(struct soap *soap, struct coalloc_part *p, char *err, size_t errlen)
 	return rc == SOAP_OK ? 0 : -1;
 }
 
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The parts' indices in the global reservation order: by cluster name, then rank order. */
+static void
+reservation_order(const struct coalloc *c, int *order)
+{
+	for (int i = 0; i < c->count; i++) {
+		int k = i;
+		while (k > 0 && strcmp(c->part[order[k - 1]].cluster->name,
+		    c->part[i].cluster->name) > 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+}
+
+/* Sleep ms milliseconds in slices, returning early once *c->stop is set. */
+static void
+pause_ms(const struct coalloc *c, long ms)
+{
+	for (long left = ms; left > 0 && !(c->stop && *c->stop); left -= 100) {
+		struct timespec ts = { 0, (left < 100 ? left : 100) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* One round: reserve every part in order; RESERVE_BUSY with *busy the part that was. */
+static int
+reserve_round(struct soap *soap, struct coalloc *c, const int *order, int *busy, char *err,
+    size_t errlen, char *why, size_t whylen)
+{
+	for (int k = 0; k < c->count; k++) {
+		int rc = reserve_part(soap, c, &c->part[order[k]], err, errlen, why, whylen);
+		if (rc != 0) {
+			*busy = order[k];
+			return rc;
+		}
+	}
+	return 0;
+}
+
 int
 coalloc_acquire(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
 {
-	for (int i = 0; i < c->count; i++)
-		if (reserve_part(soap, c, &c->part[i], err, errlen) != 0)
-			goto fail;
+	int order[JOB_CLUSTERS_MAX], busy = 0, rc;
+	char why[512];
+	long backoff = COALLOC_BACKOFF_MIN_MS;
+	double start = now_seconds(), deadline = start + c->reserve_timeout;
+	reservation_order(c, order);
+	while ((rc = reserve_round(soap, c, order, &busy, err, errlen, why, sizeof(why))) != 0) {
+		/* Hold nothing while waiting: what we hold on clusters before the busy one is what
+		 * another job may need to finish. */
+		coalloc_release(soap, c);
+		if (rc != RESERVE_BUSY)
+			return -1;
+		const struct coalloc_part *p = &c->part[busy];
+		double left = deadline - now_seconds();
+		if (left <= 0) {
+			snprintf(err, errlen, "cluster %s (%s) is still busy after waiting %.0f s "
+			    "(the reserve timeout): %s", p->cluster->name, p->frontend_url,
+			    now_seconds() - start, why);
+			return -1;
+		}
+		if ((c->stop && *c->stop) ||
+		    (c->waiting && c->waiting(c->waiting_arg, p, why) != 0)) {
+			snprintf(err, errlen, "stopped while waiting for cluster %s: %s",
+			    p->cluster->name, why);
+			return -1;
+		}
+		pause_ms(c, backoff < left * 1000 ? backoff : (long)(left * 1000) + 1);
+		backoff = backoff * 2 > COALLOC_BACKOFF_MAX_MS ? COALLOC_BACKOFF_MAX_MS : backoff * 2;
+	}
 	for (int i = 0; i < c->count; i++)
 		if (commit_part(soap, &c->part[i], err, errlen) != 0)
 			goto fail;

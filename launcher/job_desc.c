@@ -196,6 +196,25 @@ job_set_binding(struct job_desc *d, const char *what, const char *value, int lin
 }
 
 int
+job_set_reserve_timeout(struct job_desc *d, const char *what, long seconds, const char *text,
+    int line, char *err, size_t errlen)
+{
+	if (d->reserve_timeout_line) {
+		job_error(d, line, err, errlen, "%s given twice (first on line %d)", what,
+		    d->reserve_timeout_line);
+		return -1;
+	}
+	if (seconds < 1 || seconds > JOB_RESERVE_TIMEOUT_MAX) {
+		job_error(d, line, err, errlen, "%s must be 1 to %ld seconds, got '%.60s'", what,
+		    JOB_RESERVE_TIMEOUT_MAX, text);
+		return -1;
+	}
+	d->reserve_timeout = seconds;
+	d->reserve_timeout_line = line > 0 ? line : 1;
+	return 0;
+}
+
+int
 job_parse_duration(const char *s, long *seconds)
 {
 	/* Designators in the order ISO 8601 allows them, with their length in seconds. */

@@ -22,6 +22,7 @@
 #define JOB_STAGE_MAX 32            /* stage-in and stage-out files, each */
 #define JOB_PROCESSES_MAX 65536     /* processes in one cluster, and in all */
 #define JOB_WALLTIME_MAX (366L * 86400) /* seconds */
+#define JOB_RESERVE_TIMEOUT_MAX 3600L /* seconds a job may wait for busy nodes */
 #define JOB_ERR_MAX 512             /* bytes of an error message */
 
 enum job_format { JOB_FORMAT_XML, JOB_FORMAT_SIMPLE, JOB_FORMAT_JSDL };
@@ -69,6 +70,9 @@ struct job_desc {
 	int walltime_line;
 	enum job_binding binding;
 	int binding_line;               /* 0: not given, JOB_BIND_NONE */
+	long reserve_timeout;           /* seconds to wait for busy nodes (and for the commit);
+	                                 * 0: not given (qcg-submit's option or its default) */
+	int reserve_timeout_line;
 	struct job_stage stage_in[JOB_STAGE_MAX], stage_out[JOB_STAGE_MAX];
 	int stage_in_count, stage_out_count;
 };
@@ -97,6 +101,11 @@ int job_parse_count(const char *s, int max, int *out);
  * for it, "<binding>" or "binding") or "... given twice". */
 int job_set_binding(struct job_desc *d, const char *what, const char *value, int line,
     char *err, size_t errlen);
+/* Set how long the job waits for busy nodes (seconds, 1 to JOB_RESERVE_TIMEOUT_MAX); 0, or -1
+ * with err "origin:line: <what> must be ..., got 'x'" (text: what the file said) or "... given
+ * twice". */
+int job_set_reserve_timeout(struct job_desc *d, const char *what, long seconds,
+    const char *text, int line, char *err, size_t errlen);
 /* mpirun's --bind-to word for a binding. */
 const char *job_binding_name(enum job_binding b);
 /* An ISO 8601 duration, PnDTnHnMnS (weeks PnW too), into seconds; -1 when malformed. */

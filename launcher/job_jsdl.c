@@ -8,6 +8,8 @@
  *       Environment@name*, WallTimeLimit (seconds)
  *       jsdl-spmd:NumberOfProcesses, ProcessesPerHost, SPMDVariation (must be OpenMPI)
  *     jsdl:Resources/jsdl:CandidateHosts/jsdl:HostName+
+ *     jsdl:Resources/j:ReserveTimeout (seconds to wait for busy nodes; j is urn:qcg-ompi:job:1,
+ *       job.xsd's namespace, since JSDL has no such element)
  *     jsdl:DataStaging* (FileName with Source/URI: stage in; with Target/URI: stage out)
  *
  * JSDL's CandidateHosts means "any of these"; a co-allocated job uses all of them, in order.
@@ -26,6 +28,7 @@
 #define NS_JSDL "http://schemas.ggf.org/jsdl/2005/11/jsdl"
 #define NS_POSIX "http://schemas.ggf.org/jsdl/2005/11/jsdl-posix"
 #define NS_SPMD "http://schemas.ogf.org/jsdl/2007/02/jsdl-spmd"
+#define NS_QCG_JOB "urn:qcg-ompi:job:1"
 #define SPMD_OPENMPI "http://www.ogf.org/jsdl/2007/02/jsdl-spmd/OpenMPI"
 
 struct jsdl_state {
@@ -282,6 +285,18 @@ map_description(struct jsdl_state *s, const xmlNode *jd, char *err, size_t errle
 	if (s->d->cluster_count == 0) {
 		job_error(s->d, job_xml_line(hosts), err, errlen, "CandidateHosts has no HostName");
 		return -1;
+	}
+	const xmlNode *wait = child(child(jd, NS_JSDL, "Resources"), NS_QCG_JOB, "ReserveTimeout");
+	if (wait != NULL) {
+		char v[64];
+		int secs = -1;
+		if (text_of(s, wait, v, sizeof(v), err, errlen) != 0)
+			return -1;
+		if (job_parse_count(v, (int)JOB_RESERVE_TIMEOUT_MAX, &secs) != 0)
+			secs = -1;
+		if (job_set_reserve_timeout(s->d, "ReserveTimeout (seconds)", secs, v,
+		    job_xml_line(wait), err, errlen) != 0)
+			return -1;
 	}
 	for (const xmlNode *n = jd->children; n; n = n->next)
 		if (job_xml_is(n, NS_JSDL, "DataStaging") && map_staging(s, n, err, errlen) != 0)

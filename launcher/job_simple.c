@@ -8,6 +8,7 @@
  *   executable=PATH  argument=ARG (repeatable)  environment=NAME=VALUE (repeatable)
  *   walltime=ISO-8601-DURATION (PT30M, P1DT2H)  name=NAME  output=FILE  error=FILE
  *   binding=none|core|socket  how each rank is bound on its node (default none)
+ *   reserve-timeout=ISO-8601-DURATION  how long to wait for busy nodes (PT30S; at most PT1H)
  *   stage-in-file=LOCAL[ -> REMOTE]   stage-out-file=REMOTE[ -> LOCAL]
  *
  * Unknown directives are errors, not silently ignored.
@@ -193,6 +194,13 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 		return job_add_arg(d, v, line, err, errlen);
 	if (strcmp(key, "binding") == 0)
 		return job_set_binding(d, key, v, line, err, errlen);
+	if (strcmp(key, "reserve-timeout") == 0) {
+		long secs = -1;
+		if (job_parse_duration(v, &secs) != 0)
+			secs = -1;
+		return job_set_reserve_timeout(d, "reserve-timeout (a duration such as PT30S)", secs,
+		    v, line, err, errlen);
+	}
 	if (strcmp(key, "environment") == 0)
 		return job_add_env(d, v, line, err, errlen);
 	if (strcmp(key, "stage-in-file") == 0 || strcmp(key, "stage-out-file") == 0)
@@ -208,8 +216,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 			return job_set_string(d, (struct job_string *)((char *)d + strings[i].off),
 			    key, v, line, err, errlen);
 	job_error(d, line, err, errlen, "unknown directive '%s' (known: host, nodes, procs, "
-	    "executable, argument, environment, walltime, binding, stage-in-file, stage-out-file, "
-	    "output, error, name)", key);
+	    "executable, argument, environment, walltime, binding, reserve-timeout, stage-in-file, "
+	    "stage-out-file, output, error, name)", key);
 	return -1;
 }
 

@@ -143,6 +143,13 @@ map_element(struct job_desc *d, const xmlNode *n, char *err, size_t errlen)
 		job_xml_attr(n, "to", b, sizeof(b));
 		return job_add_stage(d, tag[5] == 'O', a, b, line, err, errlen);
 	}
+	if (strcmp(tag, "reserveTimeout") == 0) {
+		long secs = -1;
+		if (job_parse_duration(text, &secs) != 0)
+			secs = -1;
+		return job_set_reserve_timeout(d, "<reserveTimeout> (a duration such as PT30S)",
+		    secs, text, line, err, errlen);
+	}
 	if (strcmp(tag, "wallTime") == 0) {
 		if (job_parse_duration(text, &d->walltime) != 0 || d->walltime == 0) {
 			job_error(d, line, err, errlen, "wallTime must be a duration in days, hours, "

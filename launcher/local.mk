@@ -81,8 +81,8 @@ bin_PROGRAMS += launcher/qcg-submit
 launcher_qcg_submit_SOURCES = launcher/qcg_submit.c
 launcher_qcg_submit_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -DQCG_BINDIR=\"$(bindir)\"
 launcher_qcg_submit_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
-TESTS += tests/launcher/test_qcg_submit.sh
-EXTRA_DIST += tests/launcher/test_qcg_submit.sh
+TESTS += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
+EXTRA_DIST += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
 
 bin_PROGRAMS += launcher/qcg-status launcher/qcg-cancel
 launcher_qcg_status_SOURCES = launcher/qcg_status.c
@@ -97,12 +97,14 @@ launcher_qcg_cancel_LDADD = $(LAUNCHER_LIBS)
 TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.test \
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/examples.test tests/launcher/placement.test \
-	tests/launcher/faults_setup.test tests/launcher/faults_running.test
+	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
+	tests/launcher/crossed_requests.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/placement.test tests/launcher/tb_faults.sh tests/launcher/fault_rank.c \
-	tests/launcher/faults_setup.test tests/launcher/faults_running.test
+	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
+	tests/launcher/crossed_requests.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h

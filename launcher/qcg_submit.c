@@ -7,7 +7,9 @@
  * In order, and nothing is reserved before the first three pass: the description is parsed
  * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
  * checked; the broker records the job (refusing an unmapped DN) and names each cluster's
- * front-end. Then co-allocation (reserve all, commit all, or release all), the job directory
+ * front-end. Then co-allocation (reserve all, commit all, or release all; while a cluster's
+ * nodes are held by other jobs the job is queued and waits up to the reserve timeout, from
+ * --reserve-timeout, else the description, else 60 s: coalloc.h), the job directory
  * /tmp/qcg-jobs-<uid>/<JOB>/ (hostfile, hosts, topology), mpirun with qcg-rsh, and at the end
  * Release everywhere and the final state at the broker. Ctrl-C, SIGTERM and `qcg-cancel JOB`
  * (seen at the broker within QCG_SUBMIT_POLL seconds) stop everything everywhere.
@@ -46,6 +48,7 @@
 enum { EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_COALLOC = 4, EXIT_FAILED = 5, EXIT_WALLTIME = 6 };
 #define SUBMIT_POLL 2          /* seconds between looks at the broker for a cancellation */
 #define SUBMIT_KILL_GRACE 5    /* seconds mpirun gets after SIGTERM */
+#define SUBMIT_RESERVE_TIMEOUT 60 /* seconds, when neither option nor description says */
 /* Seconds the front-ends add to the wall time before they release the job themselves: room
  * for stage-in (the wall time counts from mpirun's start here, from the commit there) and for
  * our own clean stop, which should come first and say why. */
@@ -62,7 +65,10 @@ on_stop(int sig)
 struct submit {
 	const char *broker;
 	bool tag_output;
-	int reserve_timeout;
+	int reserve_timeout;       /* --reserve-timeout; 0: not given */
+	bool queued;               /* told the broker the job waits for busy nodes */
+	bool cancelled_queued;     /* qcg-cancel came while it waited */
+	time_t next_poll;          /* next look at the broker for a cancellation while queued */
 	struct job_desc *job;
 	struct user_creds creds;
 	struct soap *soap;
@@ -89,7 +95,6 @@ parse_options(int argc, char **argv, struct submit *s)
 	int opt;
 	char *end;
 	s->broker = user_broker_url();
-	s->reserve_timeout = 60;
 	s->startup_timeout = STARTUP_TIMEOUT_DEFAULT;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
@@ -97,8 +102,11 @@ parse_options(int argc, char **argv, struct submit *s)
 		case 't': s->tag_output = true; break;
 		case 'r':
 			s->reserve_timeout = atoi(optarg);
-			if (s->reserve_timeout < 1 || s->reserve_timeout > 3600)
+			if (s->reserve_timeout < 1 || s->reserve_timeout > JOB_RESERVE_TIMEOUT_MAX) {
+				fprintf(stderr, "qcg-submit: --reserve-timeout must be 1 to %ld "
+				    "seconds, got '%s'\n", JOB_RESERVE_TIMEOUT_MAX, optarg);
 				return -1;
+			}
 			break;
 		case 's':
 			s->startup_timeout = (int)strtol(optarg, &end, 10);
@@ -390,6 +398,33 @@ run_job(struct submit *s)
 	return code;
 }
 
+/* coalloc's waiting hook: the first time a cluster is busy the job becomes queued (at the
+ * broker, and said on stderr); every SUBMIT_POLL seconds the broker is asked whether
+ * qcg-cancel came meanwhile. Nonzero stops the waiting. */
+static int
+on_queued(void *arg, const struct coalloc_part *busy, const char *why)
+{
+	struct submit *s = arg;
+	char err[1024];
+	enum job_state st = JOB_QUEUED;
+	if (!s->queued) {
+		s->queued = true;
+		fprintf(stderr, "qcg-submit: job %s queued: cluster %s is busy (%s); waiting up to "
+		    "%d s for it\n", s->id, busy->cluster->name, why, s->alloc.reserve_timeout);
+		if (broker_set_state(s->soap, s->broker, s->id, JOB_QUEUED, 0, err, sizeof(err)))
+			fprintf(stderr, "qcg-submit: %s (still waiting)\n", err);
+		s->next_poll = time(NULL) + SUBMIT_POLL;
+		return 0;
+	}
+	if (time(NULL) < s->next_poll)
+		return 0;
+	s->next_poll = time(NULL) + SUBMIT_POLL;
+	if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
+		fprintf(stderr, "qcg-submit: %s (still waiting)\n", err);
+	s->cancelled_queued = st == JOB_CANCELLED;
+	return s->cancelled_queued;
+}
+
 /* Description, credentials, broker: everything that must pass before anything is reserved. */
 static int
 prepare(struct submit *s, const char *file)
@@ -408,7 +443,12 @@ prepare(struct submit *s, const char *file)
 	s->alloc.count = s->job->cluster_count;
 	for (int i = 0; i < s->alloc.count; i++)
 		s->alloc.part[i].cluster = &s->job->cluster[i];
-	s->alloc.reserve_timeout = s->reserve_timeout;
+	/* The option wins over the description, which wins over the default. */
+	s->alloc.reserve_timeout = s->reserve_timeout ? s->reserve_timeout :
+	    s->job->reserve_timeout ? (int)s->job->reserve_timeout : SUBMIT_RESERVE_TIMEOUT;
+	s->alloc.waiting = on_queued;
+	s->alloc.waiting_arg = s;
+	s->alloc.stop = &stop_signal;
 	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
 	summary(s, file, text, sizeof(text));
 	if (make_job_id(s) != 0) {
@@ -455,13 +495,16 @@ main(int argc, char **argv)
 	if ((rc = prepare(&s, argv[optind])) != 0)
 		goto out;
 	if (coalloc_acquire(s.soap, &s.alloc, err, sizeof(err)) != 0 || stop_signal) {
+		/* qcg-cancel while queued is a SIGTERM too, as it is while the job runs. */
+		int sig = stop_signal ? stop_signal : s.cancelled_queued ? SIGTERM : 0;
 		if (stop_signal)
 			coalloc_release(s.soap, &s.alloc);
 		fprintf(stderr, "qcg-submit: job %s: %s; nothing was started and every reservation "
-		    "is released\n", s.id, stop_signal ? "interrupted" : err);
-		broker_set_state(s.soap, s.broker, s.id, stop_signal ? JOB_CANCELLED : JOB_FAILED,
-		    stop_signal ? 128 + stop_signal : EXIT_COALLOC, err, sizeof(err));
-		rc = stop_signal ? 128 + stop_signal : EXIT_COALLOC;
+		    "is released\n", s.id, stop_signal ? "interrupted" : s.cancelled_queued ?
+		    "cancelled (qcg-cancel) while queued" : err);
+		broker_set_state(s.soap, s.broker, s.id, sig ? JOB_CANCELLED : JOB_FAILED,
+		    sig ? 128 + sig : EXIT_COALLOC, err, sizeof(err));
+		rc = sig ? 128 + sig : EXIT_COALLOC;
 		goto out;
 	}
 	rc = run_job(&s);

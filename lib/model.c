@@ -12,7 +12,7 @@ static const char *const policy_names[] = { "open", "port-range", "nat", "closed
 static const char *const method_names[] = { "direct", "port-range", "reversal", "traversal",
 	"relay", "relay-chain", "none" };
 static const char *const job_state_names[] = { "pending", "running", "done", "failed",
-	"cancelled" };
+	"cancelled", "queued" };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -77,6 +77,8 @@ enum job_state {
 	JOB_DONE = 2,
 	JOB_FAILED = 3,
 	JOB_CANCELLED = 4,
+	JOB_QUEUED = 5,  /* recorded, waiting for nodes other jobs hold (after the others so
+	                  * that the numbers on the wire and in old clients stay) */
 };
 
 struct job {

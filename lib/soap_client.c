@@ -100,7 +100,8 @@ soap_client_error(struct soap *soap, char *buf, size_t buflen)
 const char *
 soap_client_fault_kind(struct soap *soap)
 {
-	static const char *const kinds[] = { QCG_FAULT_NO_METHOD, QCG_FAULT_NO_ACCESS_POINT };
+	static const char *const kinds[] = { QCG_FAULT_NO_METHOD, QCG_FAULT_NO_ACCESS_POINT,
+		QCG_FAULT_BUSY };
 	if (soap->error != SOAP_FAULT && soap->error != SOAP_CLI_FAULT)
 		return NULL;
 	const char *code = soap_fault_subcode(soap);

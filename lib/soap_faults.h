@@ -9,5 +9,7 @@
 
 #define QCG_FAULT_NO_METHOD "NoMethod"            /* no (further) method connects the pair */
 #define QCG_FAULT_NO_ACCESS_POINT "NoAccessPoint" /* nothing of the job listens there */
+#define QCG_FAULT_BUSY "Busy"                     /* a front-end's slots are held by other
+                                                   * reservations now: retry later */
 
 #endif

@@ -26,6 +26,8 @@ resv_fault(struct soap *soap, enum resv_status st, const char *err)
 {
 	if (st == RESV_FULL)
 		return soap_fault_server(soap, "%s", err);
+	if (st == RESV_BUSY) /* the launcher may wait for it (--reserve-timeout) */
+		return soap_fault_client_kind(soap, QCG_FAULT_BUSY, "%s", err);
 	return soap_fault_client(soap, "%s%s", st == RESV_DENIED ? "not authorized: " : "", err);
 }
 

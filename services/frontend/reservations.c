@@ -261,7 +261,43 @@ check_request(const struct resv_request *req, char *err, size_t errlen)
 	return RESV_OK;
 }
 
-/* Plan where the slots go (into take[], per node index); RESV_NO_CAPACITY if they do not fit. */
+/* Fill take[] (per node index) from the candidates idx[0..n) given free[] slots per node,
+ * in order, skipping nodes whose helper is gone and, with a per-node share, nodes that cannot
+ * take a whole one. Returns how many slots did not fit; *available gets the free slots seen. */
+static int
+fill_slots(const struct resv_request *req, const size_t *idx, size_t n, const int *free,
+    int *take, int *available)
+{
+	int rest = req->slots;
+	*available = 0;
+	for (size_t i = 0; i < n && rest > 0; i++) {
+		if (req->helpers != NULL && req->helpers->down[idx[i]])
+			continue;
+		int free_here = free[idx[i]];
+		int want = req->per_node ? (req->per_node < rest ? req->per_node : rest) : rest;
+		*available += free_here; /* what the message says without a per-node share */
+		if (req->per_node && free_here < want)
+			continue; /* a node that cannot take its full share is skipped */
+		take[idx[i]] = want < free_here ? want : free_here;
+		rest -= take[idx[i]];
+	}
+	return rest;
+}
+
+/* Would the request fit if no reservation held anything? That tells "busy, retry" from
+ * "impossible" (more than the candidate nodes have, or their helpers are gone). */
+static bool
+fits_when_idle(struct resv_table *t, const struct resv_request *req, const size_t *idx,
+    size_t n)
+{
+	int capacity[FE_NODES_MAX], take[FE_NODES_MAX] = { 0 }, available;
+	for (size_t i = 0; i < t->node_count; i++)
+		capacity[i] = t->nodes[i].slots;
+	return fill_slots(req, idx, n, capacity, take, &available) == 0;
+}
+
+/* Plan where the slots go (into take[], per node index). RESV_BUSY if they do not fit now but
+ * would once other reservations are released; RESV_NO_CAPACITY if they never could. */
 static enum resv_status
 plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char *err,
     size_t errlen)
@@ -270,7 +306,7 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 	enum resv_status st = candidate_nodes(t, req, idx, &n, err, errlen);
 	if (st != RESV_OK)
 		return st;
-	int rest = req->slots, available = 0;
+	int rest, available;
 	char skipped[160] = "";
 	size_t nskipped = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -289,18 +325,13 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 			    t->nodes[idx[i]].name);
 		nskipped++;
 	}
-	for (size_t i = 0; i < n && rest > 0; i++) {
-		if (req->helpers != NULL && req->helpers->down[idx[i]])
-			continue;
-		int free_here = t->free_slots[idx[i]];
-		int want = req->per_node ? (req->per_node < rest ? req->per_node : rest) : rest;
-		available += free_here; /* what the message says without a per-node share */
-		if (req->per_node && free_here < want)
-			continue; /* a node that cannot take its full share is skipped */
-		take[idx[i]] = want < free_here ? want : free_here;
-		rest -= take[idx[i]];
-	}
-	if (rest > 0 && req->per_node) {
+	rest = fill_slots(req, idx, n, t->free_slots, take, &available);
+	if (rest == 0)
+		return RESV_OK;
+	st = fits_when_idle(t, req, idx, n) ? RESV_BUSY : RESV_NO_CAPACITY;
+	const char *tail = st == RESV_BUSY ? "; the others are held by other reservations" :
+	    "; never enough, even with nothing reserved";
+	if (req->per_node) {
 		/* With a per-node share what counts is nodes that can take one whole, not slots:
 		 * say how many are needed and how many can. */
 		int share = req->per_node < req->slots ? req->per_node : req->slots, able = 0;
@@ -308,22 +339,20 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 		 * and named nothing, so a killed helper read as a full cluster (faults_setup.test). */
 		for (size_t i = 0; i < n; i++)
 			able += t->free_slots[idx[i]] >= share &&
-			    !(req->helpers != NULL && req->helpers->down[idx[i]]);
+			    (req->helpers == NULL || !req->helpers->down[idx[i]]);
 		snprintf(err, errlen, "not enough free slots: %d requested as %d per node "
-		    "(processesPerNode), so on %d nodes; %d of the %s %zu nodes %s %d free%s%s%s",
+		    "(processesPerNode), so on %d nodes; %d of the %s %zu nodes %s %d free%s%s%s%s",
 		    req->slots, req->per_node, (req->slots + req->per_node - 1) / req->per_node, able,
 		    req->node_count ? "requested" : "cluster's", n, able == 1 ? "has" : "have", share,
-		    nskipped ? " (left out, their helper is gone: " : "", skipped, nskipped ? ")" : "");
-		return RESV_NO_CAPACITY;
+		    nskipped ? " (left out, their helper is gone: " : "", skipped, nskipped ? ")" : "",
+		    tail);
+		return st;
 	}
-	if (rest > 0) {
-		snprintf(err, errlen, "not enough free slots: %d requested, %d free on the %s "
-		    "nodes%s%s%s", req->slots, available, req->node_count ? "requested" : "cluster's",
-		    nskipped ? " (left out, their helper is gone: " : "", skipped,
-		    nskipped ? ")" : "");
-		return RESV_NO_CAPACITY;
-	}
-	return RESV_OK;
+	snprintf(err, errlen, "not enough free slots: %d requested, %d free on the %s "
+	    "nodes%s%s%s%s", req->slots, available, req->node_count ? "requested" : "cluster's",
+	    nskipped ? " (left out, their helper is gone: " : "", skipped, nskipped ? ")" : "",
+	    tail);
+	return st;
 }
 
 enum resv_status

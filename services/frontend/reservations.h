@@ -31,9 +31,11 @@ enum resv_status {
 	RESV_BAD_REQUEST = 1, /* the request itself is wrong (err says how) */
 	RESV_NOT_FOUND = 2,   /* no such reservation or launch (or it expired: err says) */
 	RESV_DENIED = 3,      /* it belongs to another DN */
-	RESV_NO_CAPACITY = 4, /* not enough free slots */
+	RESV_NO_CAPACITY = 4, /* not enough slots even with nothing reserved: never fits */
 	RESV_FULL = 5,        /* the table limit is reached */
 	RESV_STATE = 6,       /* wrong phase (e.g. launch before commit) */
+	RESV_BUSY = 7,        /* not enough free slots now, but enough once other reservations
+	                       * are released: the caller may retry */
 };
 
 struct resv_slot {

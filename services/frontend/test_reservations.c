@@ -44,8 +44,12 @@ reserve_fills_nodes_in_order_within_capacity(void)
 	CHECK_INT_EQ(g.slot[0].count, 4);
 	CHECK_INT_EQ(g.slot[1].count, 2);
 	CHECK_INT_EQ(strlen(g.id), 32);
-	CHECK_INT_EQ(reserve(t, 0, JANE, 5, NULL, 0, 0, 10, &g, err), RESV_NO_CAPACITY);
+	/* 10 slots in all: the 4 left are busy, not impossible; more than 10 never fit */
+	CHECK_INT_EQ(reserve(t, 0, JANE, 5, NULL, 0, 0, 10, &g, err), RESV_BUSY);
 	CHECK(strstr(err, "not enough free slots: 5 requested, 4 free") != NULL);
+	CHECK(strstr(err, "held by other reservations") != NULL);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 11, NULL, 0, 0, 10, &g, err), RESV_NO_CAPACITY);
+	CHECK(strstr(err, "never enough, even with nothing reserved") != NULL);
 	CHECK_INT_EQ(resv_free_slots(t, 0, "n2"), 2);
 	resv_table_free(t);
 }
@@ -63,12 +67,15 @@ requested_nodes_and_per_node_shares_are_honoured(void)
 	CHECK_INT_EQ(resv_free_slots(t, 0, "n2"), 2);
 	CHECK_INT_EQ(resv_free_slots(t, 0, "n3"), 0);
 	/* three per node: n1 can, n2 (2 free) cannot take a full share, n3 is full */
-	CHECK_INT_EQ(reserve(t, 0, JANE, 6, NULL, 0, 3, 10, &g, err), RESV_NO_CAPACITY);
+	CHECK_INT_EQ(reserve(t, 0, JANE, 6, NULL, 0, 3, 10, &g, err), RESV_BUSY);
 	/* counted in nodes that can take a share, and said so (not "5 free": 3 + 2 slots) */
 	CHECK(strstr(err, "not enough free slots: 6 requested as 3 per node (processesPerNode), "
 	    "so on 2 nodes; 1 of the cluster's 3 nodes has 3 free") != NULL);
 	CHECK_INT_EQ(reserve(t, 0, JANE, 3, NULL, 0, 3, 10, &g, err), RESV_OK);
 	CHECK_STR_EQ(g.slot[0].node, "n1");
+	/* three per node on n3 (2 slots) can never be: impossible, not busy */
+	const char *const small[] = { "n3" };
+	CHECK_INT_EQ(reserve(t, 0, JANE, 3, small, 1, 3, 10, &g, err), RESV_NO_CAPACITY);
 	const char *const bad[] = { "n1", "n9" };
 	CHECK_INT_EQ(reserve(t, 0, JANE, 1, bad, 2, 0, 10, &g, err), RESV_BAD_REQUEST);
 	CHECK(strstr(err, "unknown node 'n9'") != NULL);
@@ -85,7 +92,7 @@ uncommitted_reservation_lapses_and_frees_its_slots(void)
 	struct resv_grant g, g2;
 	char err[256];
 	CHECK_INT_EQ(reserve(t, 100, JANE, 10, NULL, 0, 0, 5, &g, err), RESV_OK);
-	CHECK_INT_EQ(reserve(t, 104.9, ANN, 1, NULL, 0, 0, 5, &g2, err), RESV_NO_CAPACITY);
+	CHECK_INT_EQ(reserve(t, 104.9, ANN, 1, NULL, 0, 0, 5, &g2, err), RESV_BUSY);
 	CHECK_INT_EQ(reserve(t, 105, ANN, 10, NULL, 0, 0, 5, &g2, err), RESV_OK);
 	CHECK_INT_EQ(resv_commit(t, 105, g.id, JANE, err, sizeof(err)), RESV_NOT_FOUND);
 	CHECK(strstr(err, "expired before it was committed") != NULL);
@@ -243,10 +250,13 @@ nodes_whose_helper_is_gone_are_never_granted(void)
 	CHECK_STR_EQ(g.slot[0].node, "n2");
 	CHECK_STR_EQ(g.slot[1].node, "n3");
 	CHECK_INT_EQ(resv_free_slots(t, 0, "n1"), 4);
-	/* more than the others hold: refused, naming the node left out */
+	/* more than the others hold: busy (n2 and n3 are), naming the node left out */
 	r.slots = 1;
-	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_NO_CAPACITY);
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_BUSY);
 	CHECK(strstr(err, "left out, their helper is gone: n1") != NULL);
+	/* more than n2 and n3 have at all: impossible while n1's helper is gone */
+	r.slots = 7;
+	CHECK_INT_EQ(resv_reserve(t, 0, &r, &g, err, sizeof(err)), RESV_NO_CAPACITY);
 	/* asked for by name: refused with the node and the reason */
 	const char *const want[] = { "n1" };
 	r.nodes = want;

@@ -296,6 +296,50 @@ binding_is_none_unless_asked_and_checked_in_xml_and_simple(void)
 	    "t.qcg:5: binding given twice (first on line 4)");
 }
 
+/* How long to wait for busy nodes: not given by default; the same seconds from each of the
+ * three formats; out of range, malformed or repeated refused with the line. */
+static void
+reserve_timeout_in_all_three_formats(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && d->reserve_timeout == 0 && d->reserve_timeout_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG reserve-timeout=PT1M30S\n");
+	CHECK(d != NULL && d->reserve_timeout == 90 && d->reserve_timeout_line == 4);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<reserveTimeout>PT90S</reserveTimeout>\n<resources><cluster name='a' processes='2'/>"
+	    "</resources></job>");
+	CHECK(d != NULL && d->reserve_timeout == 90 && d->reserve_timeout_line == 2);
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:ReserveTimeout xmlns:q='urn:qcg-ompi:job:1'>90</q:ReserveTimeout></jsdl:Resources>"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && d->reserve_timeout == 90 && d->reserve_timeout_line == 5);
+	free(d);
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG reserve-timeout=PT2H\n",
+	    "t.qcg:4: reserve-timeout (a duration such as PT30S) must be 1 to 3600 seconds, "
+	    "got 'PT2H'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG reserve-timeout=20\n",
+	    "t.qcg:4: reserve-timeout (a duration such as PT30S) must be 1 to 3600 seconds, "
+	    "got '20'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG reserve-timeout=PT1M\n#QCG reserve-timeout=PT2M\n",
+	    "t.qcg:5: reserve-timeout (a duration such as PT30S) given twice (first on line 4)");
+	refused(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<reserveTimeout>PT0S</reserveTimeout>\n<resources><cluster name='a' processes='2'/>"
+	    "</resources></job>",
+	    "t.xml:2: <reserveTimeout> (a duration such as PT30S) must be 1 to 3600 seconds, "
+	    "got 'PT0S'");
+	refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:ReserveTimeout xmlns:q='urn:qcg-ompi:job:1'>soon</q:ReserveTimeout></jsdl:Resources>"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:5: ReserveTimeout (seconds) must be 1 to 3600 seconds, got 'soon'");
+}
+
 int
 main(void)
 {
@@ -306,5 +350,6 @@ main(void)
 	RUN(iso8601_durations);
 	RUN(ten_kinds_of_bad_description_each_get_a_clear_error);
 	RUN(binding_is_none_unless_asked_and_checked_in_xml_and_simple);
+	RUN(reserve_timeout_in_all_three_formats);
 	return check_exit();
 }

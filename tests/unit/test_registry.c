@@ -433,6 +433,74 @@ migration_from_schema_2_keeps_proxies_unowned_until_registered(void)
 	registry_close(reg);
 }
 
+/* Migration 005 rebuilds jobs for the 'queued' state: a schema-4 file keeps its jobs, their
+ * access points and multicast groups (which reference jobs and would cascade away if jobs
+ * were dropped under them), and takes 'queued' afterwards, which 4 refused. */
+static void
+migration_to_queued_state_keeps_jobs_and_what_references_them(void)
+{
+	char path[256], err[512];
+	struct registry *reg;
+	struct job out;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	new_db_path(path, sizeof(path));
+	CHECK(registry_migration_count >= 5);
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < 4; i++)
+		CHECK_INT_EQ(sqlite3_exec(db, registry_migrations[i].sql, NULL, NULL, NULL),
+		    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "INSERT INTO clusters (name, policy, frontend_dn) "
+	    "VALUES ('old-c', 'open', 'CN=fe');"
+	    "INSERT INTO jobs (id, owner_dn, state, submitted, exit_code) "
+	    "VALUES ('old-job', 'CN=Jane', 'running', 17, 0);"
+	    "INSERT INTO access_points (job, cluster, node, address, port) "
+	    "VALUES ('old-job', 'old-c', 'n1', '10.0.0.1', 4242);"
+	    "INSERT INTO multicast_groups (job, address, port, allocated) "
+	    "VALUES ('old-job', '239.192.0.1', 7000, 17)", NULL, NULL, NULL), SQLITE_OK);
+	/* schema 4 refuses the new state: the migration is what lets it in */
+	CHECK(sqlite3_exec(db, "UPDATE jobs SET state = 'queued'", NULL, NULL, NULL) != SQLITE_OK);
+	sqlite3_close(db);
+
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_migrations_applied(reg), (int)registry_migration_count - 4);
+	memset(&out, 0, sizeof(out));
+	CHECK_INT_EQ(registry_get_job(reg, "old-job", &out), 0);
+	CHECK_INT_EQ(out.state, JOB_RUNNING);
+	CHECK_INT_EQ(out.submitted, 17);
+	free(out.description);
+	CHECK_INT_EQ(registry_set_job_state(reg, "old-job", JOB_QUEUED, 0, 20), 0);
+	CHECK_INT_EQ(registry_get_job(reg, "old-job", &out), 0);
+	CHECK_INT_EQ(out.state, JOB_QUEUED);
+	free(out.description);
+	registry_close(reg);
+
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM access_points WHERE "
+	    "job = 'old-job' AND port = 4242), (SELECT count(*) FROM multicast_groups WHERE "
+	    "job = 'old-job'), (SELECT count(*) FROM pragma_foreign_key_check)", -1, &st, NULL),
+	    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+	CHECK_INT_EQ(sqlite3_column_int(st, 0), 1);
+	CHECK_INT_EQ(sqlite3_column_int(st, 1), 1);
+	CHECK_INT_EQ(sqlite3_column_int(st, 2), 0);
+	sqlite3_finalize(st);
+	/* the rebuilt references still cascade from jobs */
+	CHECK_INT_EQ(sqlite3_exec(db, "DELETE FROM jobs WHERE id = 'old-job'", NULL, NULL, NULL),
+	    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM access_points", -1, &st, NULL),
+	    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+	CHECK_INT_EQ(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* Leases (migration 004): only the owner's poll renews one, and says when it brought a withdrawn
  * row back; withdrawal happens once; the sweep takes exactly the lapsed live rows, leaves a row
  * renewed in time, and writes nothing when none lapsed. */
@@ -1087,6 +1155,7 @@ main(void)
 	RUN(proxies_put_list_and_load_floors_at_zero);
 	RUN(proxy_belongs_to_the_dn_that_registered_it);
 	RUN(migration_from_schema_2_keeps_proxies_unowned_until_registered);
+	RUN(migration_to_queued_state_keeps_jobs_and_what_references_them);
 	RUN(leases_renew_withdraw_and_lapse);
 	RUN(read_snapshot_sees_one_state_while_another_connection_writes);
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
