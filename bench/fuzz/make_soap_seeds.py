@@ -22,8 +22,12 @@ SERVICES = {
     "ProxyBinding": ("proxy", 0, 2),
 }
 # a caller other than the first for operations that belong to another role
-BROKER_CALLER = {"RegisterProxy": 2, "UnregisterProxy": 2, "ListJobs": 3, "GetJob": 3,
-                 "RecordJob": 3, "SetJobState": 3, "GetHealth": 3}
+CALLER = {
+    "broker": {"RegisterProxy": 2, "UnregisterProxy": 2, "ListJobs": 3, "GetJob": 3,
+               "RecordJob": 3, "SetJobState": 3, "GetHealth": 3},
+    "frontend": {op: 1 for op in ("Reserve", "Commit", "Release", "Launch", "ReadOutput",
+                                  "Signal")},
+}
 
 
 def post(body, action):
@@ -40,8 +44,7 @@ def main():
             continue
         service, mapped, unknown = SERVICES[m.group(1)]
         op = m.group(2)
-        if service == "broker":
-            mapped = BROKER_CALLER.get(op, mapped)
+        mapped = CALLER.get(service, {}).get(op, mapped)
         body = open(os.path.join(samples, name), "rb").read()
         out = os.path.join(out_root, f"corpus_soap_{service}")
         os.makedirs(out, exist_ok=True)

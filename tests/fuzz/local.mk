@@ -12,7 +12,8 @@ FUZZ_LINK = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 QCG_FUZZERS = tests/fuzz/fuzz_config tests/fuzz/fuzz_gridmap tests/fuzz/fuzz_acl \
 	tests/fuzz/fuzz_helper_proto tests/fuzz/fuzz_job_simple tests/fuzz/fuzz_job_xml \
 	tests/fuzz/fuzz_job_jsdl tests/fuzz/fuzz_relay_hello tests/fuzz/fuzz_topo_colors \
-	tests/fuzz/fuzz_topo_file tests/fuzz/fuzz_delayline_conf tests/fuzz/fuzz_soap_broker
+	tests/fuzz/fuzz_topo_file tests/fuzz/fuzz_delayline_conf tests/fuzz/fuzz_soap_broker \
+	tests/fuzz/fuzz_soap_frontend tests/fuzz/fuzz_soap_helper tests/fuzz/fuzz_soap_proxy
 EXTRA_PROGRAMS = $(QCG_FUZZERS)
 CLEANFILES += $(QCG_FUZZERS)
 
@@ -136,6 +137,54 @@ tests_fuzz_fuzz_soap_broker_CPPFLAGS = $(FUZZ_BROKER_CPPFLAGS)
 tests_fuzz_fuzz_soap_broker_LDADD = $(FUZZ_BROKER_LIBS)
 tests_fuzz_fuzz_soap_broker_LDFLAGS = $(FUZZ_LINK)
 
+FUZZ_FRONTEND_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_frontend.c \
+	$(FRONTEND_SERVICE_SOURCES)
+FUZZ_FRONTEND_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend \
+	-I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS) -DFUZZ_QCG_CA=\"$(abs_top_srcdir)/deploy/qcg-ca\"
+FUZZ_FRONTEND_LIBS = services/frontend/libfrontend.a $(QCG_SOAP_LIBS) -lpthread
+check_PROGRAMS += tests/fuzz/replay_soap_frontend
+TESTS += tests/fuzz/replay_soap_frontend
+tests_fuzz_replay_soap_frontend_SOURCES = tests/fuzz/replay.c $(FUZZ_FRONTEND_SOURCES)
+tests_fuzz_replay_soap_frontend_CPPFLAGS = $(FUZZ_FRONTEND_CPPFLAGS) \
+	-DFUZZ_TARGET=\"soap_frontend\"
+tests_fuzz_replay_soap_frontend_LDADD = $(FUZZ_FRONTEND_LIBS)
+tests_fuzz_fuzz_soap_frontend_SOURCES = $(FUZZ_FRONTEND_SOURCES)
+tests_fuzz_fuzz_soap_frontend_CPPFLAGS = $(FUZZ_FRONTEND_CPPFLAGS)
+tests_fuzz_fuzz_soap_frontend_LDADD = $(FUZZ_FRONTEND_LIBS)
+tests_fuzz_fuzz_soap_frontend_LDFLAGS = $(FUZZ_LINK)
+
+FUZZ_HELPER_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_helper.c \
+	$(HELPER_SERVICE_SOURCES)
+FUZZ_HELPER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
+	-I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS)
+FUZZ_HELPER_LIBS = services/helper/libhelper.a services/helper/libqcghelperclient.la \
+	$(QCG_SOAP_LIBS) -lpthread
+check_PROGRAMS += tests/fuzz/replay_soap_helper
+TESTS += tests/fuzz/replay_soap_helper
+tests_fuzz_replay_soap_helper_SOURCES = tests/fuzz/replay.c $(FUZZ_HELPER_SOURCES)
+tests_fuzz_replay_soap_helper_CPPFLAGS = $(FUZZ_HELPER_CPPFLAGS) -DFUZZ_TARGET=\"soap_helper\"
+tests_fuzz_replay_soap_helper_LDADD = $(FUZZ_HELPER_LIBS)
+tests_fuzz_fuzz_soap_helper_SOURCES = $(FUZZ_HELPER_SOURCES)
+tests_fuzz_fuzz_soap_helper_CPPFLAGS = $(FUZZ_HELPER_CPPFLAGS)
+tests_fuzz_fuzz_soap_helper_LDADD = $(FUZZ_HELPER_LIBS)
+tests_fuzz_fuzz_soap_helper_LDFLAGS = $(FUZZ_LINK)
+
+FUZZ_PROXY_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_proxy.c \
+	services/proxy/proxy_soap.c services/proxy/proxy_soap.h
+FUZZ_PROXY_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/fuzz \
+	$(QCG_SOAP_CPPFLAGS)
+FUZZ_PROXY_LIBS = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
+check_PROGRAMS += tests/fuzz/replay_soap_proxy
+TESTS += tests/fuzz/replay_soap_proxy
+tests_fuzz_replay_soap_proxy_SOURCES = tests/fuzz/replay.c $(FUZZ_PROXY_SOURCES)
+tests_fuzz_replay_soap_proxy_CPPFLAGS = $(FUZZ_PROXY_CPPFLAGS) -DFUZZ_TARGET=\"soap_proxy\"
+tests_fuzz_replay_soap_proxy_LDADD = $(FUZZ_PROXY_LIBS)
+tests_fuzz_fuzz_soap_proxy_SOURCES = $(FUZZ_PROXY_SOURCES)
+tests_fuzz_fuzz_soap_proxy_CPPFLAGS = $(FUZZ_PROXY_CPPFLAGS)
+tests_fuzz_fuzz_soap_proxy_LDADD = $(FUZZ_PROXY_LIBS)
+tests_fuzz_fuzz_soap_proxy_LDFLAGS = $(FUZZ_LINK)
+
 EXTRA_DIST += tests/fuzz/corpus_job_xml tests/fuzz/corpus_job_jsdl \
 	tests/fuzz/corpus_relay_hello tests/fuzz/corpus_topo_colors tests/fuzz/corpus_topo_file \
-	tests/fuzz/corpus_delayline_conf tests/fuzz/corpus_soap_broker
+	tests/fuzz/corpus_delayline_conf tests/fuzz/corpus_soap_broker \
+	tests/fuzz/corpus_soap_frontend tests/fuzz/corpus_soap_helper tests/fuzz/corpus_soap_proxy
