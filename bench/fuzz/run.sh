@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/fuzz/run.sh: run every libFuzzer target for N executions each (default 10^7) or for T
-# minutes each (-t), then merge what each found into its committed corpus (-merge=1: only
+# minutes each (-t; with both -n and -t, whichever comes first), then merge what each found into its committed corpus (-merge=1: only
 # inputs that add coverage), and write a results table.
 #
 #   bench/fuzz/run.sh [-n RUNS | -t MINUTES] [-b FUZZ_BUILD_DIR] [-o OUT_DIR] [-M] [TARGET...]
@@ -19,7 +19,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-runs=10000000
+runs=
 minutes=
 build=$top/_fuzz
 out=/tmp/qcg-fuzz
@@ -61,8 +61,9 @@ results=$out/results.md
 	echo "| target | executions | exec/s | crashes | corpus files |"
 	echo "|---|---:|---:|---:|---:|"
 } >"$results"
-limit="-runs=$runs"
-[ -n "$minutes" ] && limit="-max_total_time=$((minutes * 60))"
+[ -z "$runs" ] && [ -z "$minutes" ] && runs=10000000
+limit=${runs:+-runs=$runs}
+[ -n "$minutes" ] && limit="${limit:+$limit }-max_total_time=$((minutes * 60))"
 
 for t in $targets; do
 	bin=$build/tests/fuzz/fuzz_$t
@@ -81,7 +82,7 @@ for t in $targets; do
 	# and every crash, leak, timeout or OOM leaves its input in $crashes.
 	rc=0
 	start=$(date +%s.%N)
-	(cd "$out" && nice -n 19 "$bin" "$limit" -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
+	(cd "$out" && nice -n 19 "$bin" $limit -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
 		-artifact_prefix="$crashes/" "$work" >"$log" 2>&1) || rc=$?
 	end=$(date +%s.%N)
 	found=$(find "$crashes" -type f | wc -l)

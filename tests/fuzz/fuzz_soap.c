@@ -140,21 +140,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	req.worker_state = target.worker_state;
 	current = (struct fuzz_input){ .data = data + 1, .size = size - 1 };
 
-	/* The modes and limits soap_server_open and apply_limits give every connection. */
-	struct soap *soap = soap_new1(SOAP_XML_STRICT | SOAP_C_UTFSTRING);
-	if (soap == NULL)
-		abort();
-	soap_set_namespaces(soap, namespaces);
-	soap->recv_maxlength = FUZZ_SOAP_MAX_MESSAGE;
-	soap->frecv = fuzz_recv;
-	soap->fsend = fuzz_send;
-	soap->fclose = fuzz_close;
+	/* One context for all inputs, as a kept-alive connection has one for all its requests:
+	 * made with the modes and limits soap_server_open and apply_limits give every
+	 * connection, cleaned with soap_destroy and soap_end after each request as the server's
+	 * after_request does, and reset to a new message (soap_begin) before the next. */
+	static struct soap *soap;
+	if (soap == NULL) {
+		if ((soap = soap_new1(SOAP_XML_STRICT | SOAP_C_UTFSTRING)) == NULL)
+			abort();
+		soap_set_namespaces(soap, namespaces);
+		soap->recv_maxlength = FUZZ_SOAP_MAX_MESSAGE;
+		soap->frecv = fuzz_recv;
+		soap->fsend = fuzz_send;
+		soap->fclose = fuzz_close;
+	}
+	soap_begin(soap);
+	soap->keep_alive = 0; /* the input is the whole connection: no next request on it */
 	soap->user = &req;
 	soap_serve(soap);
 	soap_destroy(soap);
 	soap_end(soap);
 	soap->user = NULL;
-	soap_free(soap);
 	if (target.after_request != NULL)
 		target.after_request();
 	return 0;
