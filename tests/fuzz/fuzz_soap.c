@@ -43,13 +43,15 @@ fuzz_recv(struct soap *soap, char *buf, size_t len)
 	return n;
 }
 
-/* gSOAP's fsend: the answer goes nowhere, but all of it was "sent". */
+static int show_answers; /* FUZZ_SOAP_SHOW set: answers go to stderr, to see what inputs reach */
+
+/* gSOAP's fsend: the answer goes nowhere (or to stderr), but all of it was "sent". */
 static int
 fuzz_send(struct soap *soap, const char *buf, size_t len)
 {
 	(void)soap;
-	(void)buf;
-	(void)len;
+	if (show_answers && fwrite(buf, 1, len, stderr) != len)
+		return SOAP_EOF;
 	return SOAP_OK;
 }
 
@@ -125,6 +127,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *level = getenv("FUZZ_SOAP_LOG");
 		log_init("fuzz_soap", level ? (enum log_level)log_level_parse(level) :
 		    LOG_LEVEL_ERROR, 0);
+		show_answers = getenv("FUZZ_SOAP_SHOW") != NULL;
 		fuzz_soap_target_init(&target);
 		if (target.identities == 0 || target.identities > FUZZ_SOAP_IDENTITIES_MAX)
 			abort();
