@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -209,19 +210,27 @@ dl_conf_option(int opt, const char *arg, struct dl_conf *c, struct dl_port_conf 
 }
 
 /*
- * Name the option getopt refused. getopt leaves optind on a cluster of short options ("-xy")
- * until its last letter is handled, so argv[optind - 1] is then the word before the cluster
- * (argv[0], the program, for a first one): name the letter instead.
+ * Name the option getopt refused. Inside a cluster of short options ("-xy") getopt leaves
+ * optind on the cluster until its last letter is handled, so argv[optind - 1] is then the word
+ * before it (argv[0], the program, for a first one): name the letter instead, escaped when it
+ * is not printable. Otherwise (an unknown long option, a missing value, a lone "-x") the word.
  */
 static void
-dl_conf_bad_option(char **argv, char *err, size_t errlen)
+dl_conf_bad_option(int argc, char **argv, char *err, size_t errlen)
 {
 	const char *word = argv[optind - 1];
+	const char *cur = optind < argc ? argv[optind] : NULL;
+	unsigned char letter = (unsigned char)optopt; /* a char, negative when above 0x7f */
 
-	if (optopt > 0 && optopt < 128 && (word[0] != '-' || strchr(word + 1, optopt) == NULL))
-		snprintf(err, errlen, "bad option '-%c'", optopt);
-	else
+	if (letter != 0 && cur != NULL && cur[0] == '-' && cur[1] != '-' &&
+	    strchr(cur + 1, letter) != NULL) {
+		if (isprint(letter))
+			snprintf(err, errlen, "bad option '-%c'", letter);
+		else
+			snprintf(err, errlen, "bad option '-\\x%02x'", letter);
+	} else {
 		snprintf(err, errlen, "bad option '%s'", word);
+	}
 }
 
 int
@@ -255,7 +264,7 @@ dl_conf_parse(int argc, char **argv, struct dl_conf *c, char *err, size_t errlen
 		while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1)
 			if (dl_conf_option(opt, optarg, c, &cur, &queue_set, err, errlen) < 0) {
 				if (opt == '?' || opt == ':')
-					dl_conf_bad_option(argv, err, errlen);
+					dl_conf_bad_option(argc, argv, err, errlen);
 				return -1;
 			}
 		if (optind < argc && dl_conf_add_port(c, argv[optind++], &cur, queue_set, err,
