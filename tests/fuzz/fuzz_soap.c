@@ -45,11 +45,20 @@ fuzz_recv(struct soap *soap, char *buf, size_t len)
 
 static int show_answers; /* FUZZ_SOAP_SHOW set: answers go to stderr, to see what inputs reach */
 
-/* gSOAP's fsend: the answer goes nowhere (or to stderr), but all of it was "sent". */
+/* The start of the current answer, for the target's never_answers check. */
+static char answer[FUZZ_SOAP_ANSWER_KEPT + 1];
+static size_t answer_len;
+
+/* gSOAP's fsend: the answer is kept in part (and shown when asked), all of it "sent". */
 static int
 fuzz_send(struct soap *soap, const char *buf, size_t len)
 {
 	(void)soap;
+	size_t keep = FUZZ_SOAP_ANSWER_KEPT - answer_len;
+	if (keep > len)
+		keep = len;
+	memcpy(answer + answer_len, buf, keep);
+	answer_len += keep;
 	if (show_answers && fwrite(buf, 1, len, stderr) != len)
 		return SOAP_EOF;
 	return SOAP_OK;
@@ -157,6 +166,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		soap->fsend = fuzz_send;
 		soap->fclose = fuzz_close;
 	}
+	answer_len = 0;
 	soap_begin(soap);
 	soap->keep_alive = 0; /* the input is the whole connection: no next request on it */
 	soap->user = &req;
@@ -164,6 +174,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	soap_destroy(soap);
 	soap_end(soap);
 	soap->user = NULL;
+	answer[answer_len] = '\0';
+	if (target.never_answers != NULL && strstr(answer, target.never_answers) != NULL) {
+		fprintf(stderr, "fuzz_soap_%s: the answer holds '%s':\n%s\n", target.name,
+		    target.never_answers, answer);
+		abort();
+	}
 	if (target.after_request != NULL)
 		target.after_request();
 	return 0;

@@ -17,6 +17,7 @@
 
 #define FUZZ_SOAP_IDENTITIES_MAX 6
 #define FUZZ_SOAP_MAX_MESSAGE (1024 * 1024) /* recv_maxlength, the servers' default order */
+#define FUZZ_SOAP_ANSWER_KEPT (64 * 1024)   /* bytes of an answer never_answers looks at */
 
 struct fuzz_soap_target {
 	const char *name;               /* the service, for messages */
@@ -28,6 +29,10 @@ struct fuzz_soap_target {
 	void *app;                      /* soap_request.app: the service's shared state */
 	void *worker_state;             /* soap_request.worker_state (a broker's registry, ...) */
 	void (*after_request)(void);    /* called after each input (state resets); may be NULL */
+	/* Text no answer may hold (the start of it, FUZZ_SOAP_ANSWER_KEPT bytes): a broken promise
+	 * aborts, e.g. a Server fault where the state is sound and only the input can be at
+	 * fault. NULL: none. */
+	const char *never_answers;
 };
 
 /* Defined by each service's target: fill *t once, before the first input. Exits on failure. */
