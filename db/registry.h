@@ -96,7 +96,8 @@ int registry_get_job(struct registry *reg, const char *id, struct job *out);
 int registry_list_jobs(struct registry *reg, size_t limit, struct job **out, size_t *count);
 
 /* Access points, unique by (job, port) so that two clusters with the same private range work
- * in one job. Registering the same (job, port) again replaces the row. */
+ * in one job. Registering the same (job, port) again replaces the row. REGISTRY_NOT_FOUND
+ * (registry_error says so) when the job or the cluster is not registered. */
 int registry_put_access_point(struct registry *reg, const struct access_point *ap);
 /* Find the access point a process in `job` listens on at address:port. */
 int registry_find_access_point(struct registry *reg, const char *job, const char *address,

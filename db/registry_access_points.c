@@ -42,6 +42,7 @@ registry_put_access_point(struct registry *reg, const struct access_point *ap)
 		/* SQLite does not say which key; both are the caller's to check. */
 		reg_failf(reg, "%s: job '%s' or cluster '%s' is not registered", op, ap->job,
 		    ap->cluster);
+		rc = REGISTRY_NOT_FOUND; /* the caller's mistake, not the registry's */
 	} else {
 		reg_fail_sqlite(reg, op);
 	}

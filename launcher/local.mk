@@ -62,7 +62,7 @@ TESTS += tests/launcher/test_job_desc
 
 # The QCG-Simple fuzz target, its corpus replayed as a regression test (tests/fuzz/README.md).
 check_PROGRAMS += tests/launcher/replay_job_simple
-tests_launcher_replay_job_simple_SOURCES = tests/fuzz/replay.c tests/launcher/fuzz_job_simple.c
+tests_launcher_replay_job_simple_SOURCES = tests/fuzz/replay.c tests/launcher/fuzz_job.c
 tests_launcher_replay_job_simple_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher \
 	$(LIBXML2_CFLAGS) -DFUZZ_TARGET=\"job_simple\"
 tests_launcher_replay_job_simple_LDADD = $(JOBDESC_LIBS)

@@ -41,3 +41,6 @@ tests_unit_test_helper_mcast_proto_SOURCES = tests/unit/test_helper_mcast_proto.
 tests_unit_test_helper_mcast_proto_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
 	-I$(top_srcdir)/tests/unit
 tests_unit_test_helper_mcast_proto_LDADD = services/helper/libqcghelperclient.la
+
+# Fuzz targets: every corpus replayed here, libFuzzer builds with --enable-fuzzing.
+include tests/fuzz/local.mk

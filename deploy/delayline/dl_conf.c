@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -208,6 +209,30 @@ dl_conf_option(int opt, const char *arg, struct dl_conf *c, struct dl_port_conf 
 	}
 }
 
+/*
+ * Name the option getopt refused. Inside a cluster of short options ("-xy") getopt leaves
+ * optind on the cluster until its last letter is handled, so argv[optind - 1] is then the word
+ * before it (argv[0], the program, for a first one): name the letter instead, escaped when it
+ * is not printable. Otherwise (an unknown long option, a missing value, a lone "-x") the word.
+ */
+static void
+dl_conf_bad_option(int argc, char **argv, char *err, size_t errlen)
+{
+	const char *word = argv[optind - 1];
+	const char *cur = optind < argc ? argv[optind] : NULL;
+	unsigned char letter = (unsigned char)optopt; /* a char, negative when above 0x7f */
+
+	if (letter != 0 && cur != NULL && cur[0] == '-' && cur[1] != '-' &&
+	    strchr(cur + 1, letter) != NULL) {
+		if (isprint(letter))
+			snprintf(err, errlen, "bad option '-%c'", letter);
+		else
+			snprintf(err, errlen, "bad option '-\\x%02x'", letter);
+	} else {
+		snprintf(err, errlen, "bad option '%s'", word);
+	}
+}
+
 int
 dl_conf_parse(int argc, char **argv, struct dl_conf *c, char *err, size_t errlen)
 {
@@ -228,14 +253,18 @@ dl_conf_parse(int argc, char **argv, struct dl_conf *c, char *err, size_t errlen
 	memset(c, 0, sizeof(*c));
 	c->pool_frames = DL_POOL_FRAMES_DEFAULT;
 	c->log_level = LOG_LEVEL_INFO;
-	optind = 1;
+	/* 0, not 1: glibc then forgets where it was inside a cluster of short options ("-xy").
+	 * With 1 a parse that failed inside one left getopt pointing into the previous argv, so
+	 * the next parse in the same process (a test suite, a fuzzer) refused a valid command
+	 * line and read memory its caller may have freed. */
+	optind = 0;
 	opterr = 0;
 	while (optind < argc) {
 		/* '+': stop at the first port so that options apply to the ports after them. */
 		while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1)
 			if (dl_conf_option(opt, optarg, c, &cur, &queue_set, err, errlen) < 0) {
 				if (opt == '?' || opt == ':')
-					snprintf(err, errlen, "bad option '%s'", argv[optind - 1]);
+					dl_conf_bad_option(argc, argv, err, errlen);
 				return -1;
 			}
 		if (optind < argc && dl_conf_add_port(c, argv[optind++], &cur, queue_set, err,

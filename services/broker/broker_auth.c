@@ -83,7 +83,14 @@ broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
     const char *cluster)
 {
 	struct cluster c;
-	int rc = registry_get_cluster(call->reg, cluster, &c);
+	/* A name the registry cannot hold is the client's mistake: checked here, it gets a Client
+	 * fault; left to the registry it was a "registry error", a Server fault and an error log
+	 * line (the broker's SOAP fuzz target found it through WaitEvents, whose queue names may
+	 * be longer than a cluster's). */
+	int rc = soap_require_name(soap, cluster, QCG_NAME_MAX, "cluster");
+	if (rc)
+		return rc;
+	rc = registry_get_cluster(call->reg, cluster, &c);
 	if (rc == REGISTRY_NOT_FOUND)
 		return soap_fault_client(soap, "cluster '%s' is not registered", cluster);
 	if (rc != 0)

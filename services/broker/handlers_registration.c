@@ -127,9 +127,14 @@ __qb__RegisterAccessPoint(struct soap *soap, struct _qb__RegisterAccessPoint *re
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")) ||
 	    (rc = convert_access_point_in(soap, req->accessPoint, &ap)) ||
-	    (rc = broker_require_cluster_owner(soap, &call, ap.cluster)) ||
-	    (rc = broker_registry_fault(soap, &call, registry_put_access_point(call.reg, &ap),
-		 "RegisterAccessPoint")))
+	    (rc = broker_require_cluster_owner(soap, &call, ap.cluster)))
+		return rc;
+	/* The cluster is there (its owner is checked), so a missing row is a job nobody recorded:
+	 * the client's mistake, a Client fault that says so (the broker's SOAP fuzz target found it
+	 * answered as a "registry error"). */
+	if ((rc = registry_put_access_point(call.reg, &ap)) == REGISTRY_NOT_FOUND)
+		return soap_fault_client(soap, "RegisterAccessPoint: %s", registry_error(call.reg));
+	if ((rc = broker_registry_fault(soap, &call, rc, "RegisterAccessPoint")))
 		return rc;
 	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
 	    ap.port);

@@ -1,9 +1,8 @@
 # services/broker/: qcg-broker, the grid's connection broker.
 include services/broker/decision.mk
 
-sbin_PROGRAMS += services/broker/qcg-broker
-services_broker_qcg_broker_SOURCES = \
-	services/broker/broker_main.c services/broker/broker.h \
+# The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
+BROKER_SERVICE_SOURCES = services/broker/broker.h \
 	services/broker/broker_auth.c \
 	services/broker/handlers_registration.c \
 	services/broker/handlers_connect.c \
@@ -13,6 +12,8 @@ services_broker_qcg_broker_SOURCES = \
 	services/broker/events.c services/broker/events.h \
 	services/broker/prune.c services/broker/prune.h \
 	services/broker/liveness.c services/broker/liveness.h
+sbin_PROGRAMS += services/broker/qcg-broker
+services_broker_qcg_broker_SOURCES = services/broker/broker_main.c $(BROKER_SERVICE_SOURCES)
 services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/broker \
 	$(QCG_SOAP_CPPFLAGS) $(SQLITE3_CFLAGS)
 services_broker_qcg_broker_LDADD = services/broker/libdecision.a db/libqcgdb.a \

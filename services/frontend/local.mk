@@ -10,9 +10,8 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
-sbin_PROGRAMS += services/frontend/qcg-frontend
-services_frontend_qcg_frontend_SOURCES = \
-	services/frontend/frontend_main.c services/frontend/frontend.h \
+# The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
+FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/fe_worker.c services/frontend/fe_auth.c \
 	services/frontend/fe_convert.c services/frontend/fe_convert.h \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
@@ -20,6 +19,9 @@ services_frontend_qcg_frontend_SOURCES = \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \
 	services/frontend/delivery.c services/frontend/delivery.h \
 	services/frontend/walltime.c services/frontend/walltime.h
+sbin_PROGRAMS += services/frontend/qcg-frontend
+services_frontend_qcg_frontend_SOURCES = services/frontend/frontend_main.c \
+	$(FRONTEND_SERVICE_SOURCES)
 services_frontend_qcg_frontend_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend \
 	$(QCG_SOAP_CPPFLAGS)
 services_frontend_qcg_frontend_LDADD = services/frontend/libfrontend.a $(QCG_SOAP_LIBS) -lpthread

@@ -44,15 +44,16 @@ services_helper_libhelper_a_SOURCES = \
 	services/helper/privsep_drop.c services/helper/privsep_drop.h
 services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
 
-sbin_PROGRAMS += services/helper/qcg-helper
-services_helper_qcg_helper_SOURCES = \
-	services/helper/helper_main.c \
+# The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
+HELPER_SERVICE_SOURCES = \
 	services/helper/helper_api.c services/helper/helper_api.h \
 	services/helper/helper_session.c \
 	services/helper/helper_resolve.c \
 	services/helper/helper_deliver.c services/helper/helper_deliver.h \
 	services/helper/helper_frontend.c services/helper/helper_frontend.h \
 	services/helper/helper_handlers.c
+sbin_PROGRAMS += services/helper/qcg-helper
+services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy \
 	$(QCG_SOAP_CPPFLAGS)
 services_helper_qcg_helper_LDADD = services/helper/libhelper.a \

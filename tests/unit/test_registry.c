@@ -696,7 +696,7 @@ access_points_are_keyed_by_job_and_port_not_address(void)
 
 	/* access points belong to registered jobs and clusters */
 	in_a = make_ap("no-such-job", "a", "192.168.1.10", 41000);
-	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), -1);
+	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), REGISTRY_NOT_FOUND);
 	CHECK(strstr(registry_error(reg), "not registered") != NULL);
 	in_a = make_ap("j1", "a", "192.168.1.10", 0);
 	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), -1);
