@@ -874,6 +874,11 @@ static void
 intake_hand_over(struct soap_server *srv, struct connection *c)
 {
 	intake_unlink(srv, c);
+	if (c->soap == NULL && connection_attach_soap(srv, c) != 0) {
+		log_error("connection from %s: out of memory", c->req.peer_address);
+		connection_close(c);
+		return;
+	}
 	if (queue_push(srv, c) != 0)
 		connection_close(c);
 }
@@ -950,18 +955,18 @@ intake_handshake(struct soap_server *srv, struct connection *c)
 		intake_drop(srv, c);
 		return;
 	}
-	if (connection_attach_soap(srv, c) != 0) {
-		log_error("connection from %s: out of memory", c->req.peer_address);
-		intake_drop(srv, c);
+	/* A certificate that failed verification: the worker tells the client why (peer_dn stays
+	 * empty). The gSOAP context (over 100 KB) is made only when a request is whole, so that
+	 * idle authenticated connections cost the TLS session and nothing more; the identity is
+	 * therefore taken here from the session, as tls_peer_identity does from a soap. */
+	if (SSL_get_verify_result(c->ssl) != X509_V_OK) {
+		intake_hand_over(srv, c);
 		return;
 	}
-	if (tls_refusal_reason(c->soap) != NULL) {
-		intake_hand_over(srv, c); /* peer_dn stays empty: the worker tells the client why */
-		return;
-	}
-	if (tls_peer_identity(c->soap, c->req.peer_dn, sizeof(c->req.peer_dn), err,
-		sizeof(err)) != 0) {
+	if (tls_chain_end_entity_dn(SSL_get0_verified_chain(c->ssl), c->req.peer_dn,
+		sizeof(c->req.peer_dn), err, sizeof(err)) != 0) {
 		log_warn("refusing %s: %s", c->req.peer_address, err);
+		c->req.peer_dn[0] = '\0';
 		intake_drop(srv, c);
 		return;
 	}
@@ -1074,6 +1079,8 @@ intake_accept(struct soap_server *srv)
 			continue;
 		}
 		SSL_set_accept_state(c->ssl);
+		/* an idle session keeps no read and write buffers (about 34 KB) */
+		SSL_set_mode(c->ssl, SSL_MODE_RELEASE_BUFFERS);
 		c->fd = fd;
 		c->srv = srv;
 		c->req.app = srv->service.app;

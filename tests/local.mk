@@ -19,6 +19,11 @@ EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_pro
 	tests/integration/grid_fixture.sh tests/wait.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
 
+# The network edge of lib/soap_server (issue 17): silent TCP, slow-loris and 500 idle TLS
+# connections beside a normal client, the attribute flood, pipelined requests, a body not XML.
+TESTS += tests/integration/test_soap_edge.sh
+EXTRA_DIST += tests/integration/test_soap_edge.sh tests/integration/edge_probe.py
+
 # Every operation of all four services with nil, empty and missing request elements (the
 # operations come from wsdl/, so a new one is covered without touching the test).
 TESTS += tests/integration/test_nil_requests.sh
