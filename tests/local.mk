@@ -11,10 +11,11 @@ include tests/unit/lib.mk
 # Integration tests on loopback: a fresh CA per run, real TLS, a real qcg-broker and SQLite file.
 TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
-	tests/integration/test_liveness.sh
+	tests/integration/test_liveness.sh tests/integration/test_broker_registry_input.sh
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/nil_requests.py tests/integration/test_liveness.sh \
+	tests/integration/test_broker_registry_input.sh \
 	tests/integration/keepalive_probe.py \
 	tests/integration/grid_fixture.sh tests/wait.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
