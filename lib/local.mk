@@ -16,6 +16,8 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/json_write.c lib/json_write.h \
 	lib/relay_id.c lib/relay_id.h
 
+EXTRA_DIST += lib/README.md
+
 # What a program without SOAP links; SOAP programs use QCG_SOAP_LIBS (wsdl/local.mk).
 QCG_COMMON_LIBS = lib/libqcgcommon.a $(OPENSSL_LIBS)
 
