@@ -61,6 +61,10 @@ echo "unloaded: median ${unloaded} ms over $REPS qcg-query health"
 echo "tcp+loris: median ${loaded} ms with 50 silent TCP + 8 slow-loris held" \
 	"(ratio $(awk -v a="$loaded" -v b="$unloaded" 'BEGIN { printf "%.2f", a / b }'))"
 
+fixture_stop "$BROKER_PID"
+# request_timeout 120 s: all 500 stay open while the client is measured
+broker_start -s broker.workers=4 -s broker.request_timeout=120
+query_as jane health >/dev/null 2>&1
 rss0=$(rss_kb)
 hold 0 1 500 600
 rss1=$(rss_kb)
