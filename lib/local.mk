@@ -11,10 +11,13 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/tls.c lib/tls.h lib/tls_identity.c lib/tls_trust.c lib/tls_trust.h \
 	lib/signing_policy.c lib/signing_policy.h \
 	lib/daemon_args.c lib/daemon_args.h \
-	lib/soap_server.c lib/soap_server.h \
+	lib/soap_server.c lib/soap_server.h lib/xml_bounds.c lib/xml_bounds.h \
+	lib/http_head.c lib/http_head.h lib/net_text.c lib/net_text.h \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \
 	lib/json_write.c lib/json_write.h \
 	lib/relay_id.c lib/relay_id.h
+
+EXTRA_DIST += lib/README.md
 
 # What a program without SOAP links; SOAP programs use QCG_SOAP_LIBS (wsdl/local.mk).
 QCG_COMMON_LIBS = lib/libqcgcommon.a $(OPENSSL_LIBS)

@@ -1,13 +1,16 @@
 /*
  * soap_server.h: the SOAP server plumbing every qcg service shares.
  *
- * The main thread accepts TCP connections and hands each to a bounded queue; a fixed pool of
- * worker threads takes them, does the TLS handshake there (a slow or hostile client then holds
- * one worker, never the accept loop), establishes the peer's identity, and serves requests with
- * strict XML, size limits and timeouts, cleaning gSOAP's per-request memory after every request.
- * Between the requests of a kept-alive connection the connection waits in an idle set (epoll,
- * one thread), not on a worker: idle clients (front-ends' connection pools, say) cost no worker,
- * so the workers bound concurrent requests, and only a long poll holds one while it waits.
+ * One thread (the caller of soap_server_run) runs an event loop (epoll): it accepts, completes
+ * TLS handshakes without blocking (handshake_timeout), establishes the peer's identity, and
+ * reads each request whole into memory (request_timeout); only then is the connection queued
+ * for a fixed pool of worker threads, which serve it with strict XML, bounds on the XML's shape
+ * (xml_bounds.h), size limits and timeouts, cleaning gSOAP's per-request memory after every
+ * request. A slow or hostile client (silent TCP, slow-loris) therefore holds no worker, only a
+ * place in the loop, and connections not yet authenticated are capped per source address.
+ * Between the requests of a kept-alive connection the connection waits in the same loop's idle
+ * set: idle clients (front-ends' connection pools, say) cost no worker, so the workers bound
+ * concurrent requests, and only a long poll holds one while it waits.
  */
 #ifndef QCG_SOAP_SERVER_H
 #define QCG_SOAP_SERVER_H
@@ -37,6 +40,17 @@ struct soap_server_settings {
 				    is closed after its response */
 	int keep_alive_linger_us; /* how long a worker waits for the next request on the same
 				    connection before it parks it (0: at once) */
+	int handshake_timeout;   /* seconds a TLS handshake may take (the event loop's) */
+	int request_timeout;     /* seconds an authenticated client may take to send a request */
+	int max_unauthenticated_per_address; /* handshaking connections from one address; the
+				    oldest is closed beyond */
+	int max_intake;          /* connections handshaking or sending requests, at most */
+	int xml_max_depth;       /* XML nesting (gSOAP's maxlevel) */
+	long xml_max_elements;   /* per request (xml_bounds.h) */
+	long xml_max_attributes; /* per request */
+	long xml_max_element_attributes; /* per element */
+	long xml_max_namespaces; /* xmlns declarations per request */
+	long xml_max_attribute_names; /* distinct attribute names per connection */
 };
 
 /* What a handler knows about the request it serves; soap->user points to it. */
@@ -55,7 +69,10 @@ struct soap_service {
 };
 
 /* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
- * max_keep_alive, keep_alive_idle, max_idle, keep_alive_linger_us; defaults suit a small grid. */
+ * max_keep_alive, keep_alive_idle, max_idle, keep_alive_linger_us, handshake_timeout,
+ * request_timeout, max_unauthenticated_per_address, max_intake, xml_max_depth,
+ * xml_max_elements, xml_max_attributes, xml_max_element_attributes, xml_max_namespaces,
+ * xml_max_attribute_names; defaults suit a small grid. */
 int soap_server_settings_from_config(const struct config *cfg, const char *section,
     struct soap_server_settings *out, char *err, size_t errlen);
 

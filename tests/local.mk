@@ -12,15 +12,21 @@ include tests/unit/lib.mk
 TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/test_liveness.sh tests/integration/test_tls_identity.sh \
-	tests/integration/test_crl_reload.sh
+	tests/integration/test_crl_reload.sh tests/integration/test_broker_registry_input.sh
 EXTRA_DIST += tests/integration/test_tls_identity.sh tests/integration/test_crl_reload.sh \
 	tests/integration/cert_forge.sh
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/nil_requests.py tests/integration/test_liveness.sh \
+	tests/integration/test_broker_registry_input.sh \
 	tests/integration/keepalive_probe.py \
 	tests/integration/grid_fixture.sh tests/wait.sh \
 	tests/integration/soap_raw.py tests/integration/zeep_query.py
+
+# The network edge of lib/soap_server (issue 17): silent TCP, slow-loris and 500 idle TLS
+# connections beside a normal client, the attribute flood, pipelined requests, a body not XML.
+TESTS += tests/integration/test_soap_edge.sh
+EXTRA_DIST += tests/integration/test_soap_edge.sh tests/integration/edge_probe.py
 
 # Every operation of all four services with nil, empty and missing request elements (the
 # operations come from wsdl/, so a new one is covered without touching the test).

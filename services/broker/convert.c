@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "net_text.h"
 #include "soap_server.h"
 
 /* gSOAP's allocator, typed: the memory lives until soap_end. */
@@ -65,6 +66,13 @@ convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct clus
 	    (rc = convert_string_in(soap, out->frontend_endpoint, sizeof(out->frontend_endpoint),
 		 in->frontendEndpoint, "cluster.frontendEndpoint", 0)))
 		return rc;
+	/* what is stored is handed to every process that connects: no garbage addresses */
+	if (out->public_address[0] && !net_text_is_host(out->public_address))
+		return soap_fault_client(soap, "cluster.publicAddress must be an IP address or a "
+		    "host name, got '%s'", out->public_address);
+	if (out->frontend_endpoint[0] && !net_text_is_https_url(out->frontend_endpoint))
+		return soap_fault_client(soap, "cluster.frontendEndpoint must be an https://host[:port]/ URL, "
+		    "got '%s'", out->frontend_endpoint);
 	out->policy = (enum cluster_policy)in->policy;
 	out->traversal_allowed = in->traversalAllowed == xsd__boolean__true_;
 	if (out->policy == POLICY_PORT_RANGE) {
@@ -130,9 +138,12 @@ convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *o
 	    (rc = convert_string_in(soap, out->control_endpoint, sizeof(out->control_endpoint),
 		 in->controlEndpoint, "proxy.controlEndpoint", 0)))
 		return rc;
-	if (strchr(out->endpoint, ':') == NULL)
+	if (!net_text_is_host_port(out->endpoint))
 		return soap_fault_client(soap, "proxy.endpoint must be host:port, got '%s'",
 		    out->endpoint);
+	if (out->control_endpoint[0] && !net_text_is_https_url(out->control_endpoint))
+		return soap_fault_client(soap, "proxy.controlEndpoint must be an https://host[:port]/ URL, "
+		    "got '%s'", out->control_endpoint);
 	return SOAP_OK;
 }
 
@@ -198,6 +209,9 @@ convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
 	    (rc = convert_string_in(soap, out->process, sizeof(out->process), in->process,
 		 "accessPoint.process", 0)))
 		return rc;
+	if (!net_text_is_ip(out->address))
+		return soap_fault_client(soap, "accessPoint.address must be an IP address, got '%s'",
+		    out->address);
 	if (in->port == 0)
 		return soap_fault_client(soap, "accessPoint.port must be 1-65535");
 	out->port = in->port;

@@ -172,15 +172,40 @@ xml_text_allowed(const char *s)
 	return 1;
 }
 
-/* A job's owner, a front-end or an admin may end a job's registrations. The job (NULL when
- * the element was nil or missing) is checked first: who may call depends on it. */
+/* Whether one of the job's access points is in a cluster the caller's front-end registered:
+ * what gives a front-end a part in the job. */
+static int
+caller_has_part_in_job(struct broker_call *call, const char *job_id, int *part)
+{
+	struct access_point *aps;
+	size_t n;
+	int rc;
+
+	*part = 0;
+	if ((rc = registry_list_access_points(call->reg, job_id, &aps, &n)) != 0)
+		return rc;
+	for (size_t i = 0; i < n && !*part; i++) {
+		struct cluster c;
+		if (registry_get_cluster(call->reg, aps[i].cluster, &c) == 0 &&
+		    strcmp(c.frontend_dn, call->caller_dn) == 0)
+			*part = 1;
+	}
+	free(aps);
+	return 0;
+}
+
+/* A job's owner, an admin, or a front-end may end a job's registrations; with need_part, only
+ * a front-end with a part in the job (one of its access points is in the front-end's cluster):
+ * removing access points cuts the job off and announces it ended to every front-end, which no
+ * other front-end may do. The job (NULL when the element was nil or missing) is checked first:
+ * who may call depends on it. */
 static int
 require_job_owner_or_service(struct soap *soap, struct broker_call *call, const char *job_id,
-    const char *operation)
+    const char *operation, int need_part)
 {
 	char what[64];
 	struct job job;
-	int rc;
+	int rc, part;
 
 	snprintf(what, sizeof(what), "%s: job", operation);
 	if ((rc = soap_require_name(soap, job_id, QCG_NAME_MAX, what)))
@@ -190,9 +215,16 @@ require_job_owner_or_service(struct soap *soap, struct broker_call *call, const 
 		return broker_registry_fault(soap, call, rc, "job");
 	int owner = strcmp(job.owner_dn, call->caller_dn) == 0;
 	free(job.description);
-	if (owner)
+	if (owner || broker_is_admin(call))
 		return SOAP_OK;
-	return broker_require_role(soap, call, ACL_ROLE_FRONTEND);
+	if ((rc = broker_require_role(soap, call, ACL_ROLE_FRONTEND)) || !need_part)
+		return rc;
+	if ((rc = caller_has_part_in_job(call, job_id, &part)) != 0)
+		return broker_registry_fault(soap, call, rc, "access point lookup");
+	if (!part)
+		return soap_fault_client(soap, "not authorized: %s: job '%s' has no access point in "
+		    "a cluster of yours", operation, job_id);
+	return SOAP_OK;
 }
 
 int
@@ -204,7 +236,7 @@ __qb__RemoveJobAccessPoints(struct soap *soap, struct _qb__RemoveJobAccessPoints
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "RemoveJobAccessPoints")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "RemoveJobAccessPoints")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "RemoveJobAccessPoints", 1)) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_delete_job_access_points(call.reg, req->job, &removed),
 		 "RemoveJobAccessPoints")))
@@ -282,7 +314,7 @@ __qb__AllocateMulticastGroup(struct soap *soap, struct _qb__AllocateMulticastGro
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "AllocateMulticastGroup")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "AllocateMulticastGroup")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "AllocateMulticastGroup", 0)) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_allocate_multicast_group(call.reg, req->job, &group),
 		 "AllocateMulticastGroup")))
@@ -302,7 +334,7 @@ __qb__ReleaseMulticastGroups(struct soap *soap, struct _qb__ReleaseMulticastGrou
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "ReleaseMulticastGroups")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "ReleaseMulticastGroups")) ||
+	    (rc = require_job_owner_or_service(soap, &call, req->job, "ReleaseMulticastGroups", 0)) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_release_multicast_groups(call.reg, req->job), "ReleaseMulticastGroups")))
 		return rc;

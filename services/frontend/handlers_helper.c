@@ -14,6 +14,7 @@
 #include "fe_convert.h"
 #include "frontend.h"
 #include "log.h"
+#include "net_text.h"
 #include "resolve_cache.h"
 #include "soap_server.h"
 
@@ -52,6 +53,10 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 		return rc;
 	if (ap.job[0] == '\0' || ap.address[0] == '\0' || ap.port == 0)
 		return soap_fault_client(soap, "accessPoint needs a job, an address and a port 1-65535");
+	/* the broker refuses garbage too; refusing here names the node's request at once */
+	if (!net_text_is_ip(ap.address))
+		return soap_fault_client(soap, "accessPoint.address must be an IP address, got '%s'",
+		    ap.address);
 	snprintf(ap.cluster, sizeof(ap.cluster), "%s", call.fe->cfg.cluster.name);
 	snprintf(ap.node, sizeof(ap.node), "%s", node->name);
 

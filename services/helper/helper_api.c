@@ -1,5 +1,11 @@
 /*
  * helper_api.c: the local API's unix socket and accept thread (helper_api.h).
+ *
+ * Any local user may connect. So that one cannot shut the others out (256 silent connections
+ * of one user blocked a node's API, with nothing logged), a connection must send its first
+ * message within client_io_timeout, one user (other than root, whom nothing stops anyway) holds
+ * at most half of max_clients, and every refusal is logged, at most once per LOG_EVERY_S
+ * seconds with a count.
  */
 #define _GNU_SOURCE /* accept4, struct ucred */
 #include "config.h"
@@ -14,19 +20,36 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper.h"
 #include "helper_api.h"
 #include "log.h"
 
+#define LOG_EVERY_S 10
+
+/* Connections of one uid (a small table: at most max_clients uids have any). */
+struct uid_count {
+	uid_t uid;
+	int n;                /* 0: a free slot */
+};
+
+/* A refusal logged at most once per LOG_EVERY_S, with how many were not (guarded by lock). */
+struct log_limit {
+	time_t next;
+	unsigned suppressed;
+};
+
 struct helper_api {
 	struct helper *h;
 	int lfd;
 	pthread_t thread;
 	volatile int stop;
-	pthread_mutex_t lock; /* guards clients */
+	pthread_mutex_t lock; /* guards clients, per_uid and the log limits */
 	int clients;
+	struct uid_count *per_uid; /* max_clients entries */
+	struct log_limit log_full, log_uid, log_silent;
 };
 
 struct session_start {
@@ -97,21 +120,112 @@ open_socket(const struct helper_config *cfg, char *err, size_t errlen)
 	return fd;
 }
 
+/* Log a refusal unless one like it was logged in the last LOG_EVERY_S (caller holds lock). */
+static int
+log_due(struct log_limit *l, unsigned *suppressed)
+{
+	time_t now = time(NULL);
+	if (now < l->next) {
+		l->suppressed++;
+		return 0;
+	}
+	*suppressed = l->suppressed;
+	l->suppressed = 0;
+	l->next = now + LOG_EVERY_S;
+	return 1;
+}
+
+/* One user's share of the connections: half of them, so that others always find room. */
+static int
+uid_share(const struct helper_api *api)
+{
+	int share = api->h->cfg.max_clients / 2;
+	return share > 0 ? share : 1;
+}
+
+/* Count a connection of uid; -1 (nothing counted) when the API or uid's share is full.
+ * Caller holds lock. */
+static int
+clients_take(struct helper_api *api, uid_t uid, const char **why)
+{
+	if (api->clients >= api->h->cfg.max_clients) {
+		*why = "all";
+		return -1;
+	}
+	struct uid_count *mine = NULL, *free_slot = NULL;
+	for (int i = 0; i < api->h->cfg.max_clients; i++) {
+		struct uid_count *u = &api->per_uid[i];
+		if (u->n > 0 && u->uid == uid)
+			mine = u;
+		else if (u->n == 0 && free_slot == NULL)
+			free_slot = u;
+	}
+	if (mine == NULL) {
+		mine = free_slot; /* there is one: fewer clients than max_clients */
+		mine->uid = uid;
+		mine->n = 0;
+	}
+	if (uid != 0 && mine->n >= uid_share(api)) {
+		*why = "uid";
+		return -1;
+	}
+	mine->n++;
+	api->clients++;
+	return 0;
+}
+
+static void
+clients_release(struct helper_api *api, uid_t uid)
+{
+	pthread_mutex_lock(&api->lock);
+	for (int i = 0; i < api->h->cfg.max_clients; i++)
+		if (api->per_uid[i].n > 0 && api->per_uid[i].uid == uid) {
+			api->per_uid[i].n--;
+			break;
+		}
+	api->clients--;
+	pthread_mutex_unlock(&api->lock);
+}
+
+/* Whether the client sends its first message within client_io_timeout: a connection that
+ * stays silent only takes a place from others. */
+static int
+first_message_arrives(struct helper_api *api, struct session *s)
+{
+	struct pollfd pfd = { .fd = s->sock, .events = POLLIN };
+	int rc;
+	while ((rc = poll(&pfd, 1, api->h->cfg.client_io_ms)) < 0 && errno == EINTR)
+		;
+	if (rc > 0)
+		return 1;
+	unsigned suppressed = 0;
+	pthread_mutex_lock(&api->lock);
+	int due = log_due(&api->log_silent, &suppressed);
+	pthread_mutex_unlock(&api->lock);
+	if (due)
+		log_warn("local API: pid %d uid %u sent nothing within %d ms: closing (%u more "
+		    "like it not logged)", (int)s->pid, (unsigned)s->uid, api->h->cfg.client_io_ms,
+		    suppressed);
+	return 0;
+}
+
 static void *
 session_thread(void *arg)
 {
 	struct session_start *start = arg;
 	struct helper_api *api = start->api;
-	helper_session_run(start->s);
+	uid_t uid = start->s->uid;
+	if (first_message_arrives(api, start->s))
+		helper_session_run(start->s); /* closes the socket */
+	else
+		close(start->s->sock);
 	free(start->s);
 	free(start);
-	pthread_mutex_lock(&api->lock);
-	api->clients--;
-	pthread_mutex_unlock(&api->lock);
+	clients_release(api, uid);
 	return NULL;
 }
 
-/* Admit one connection: count it, learn who it is, start its thread. */
+/* Admit one connection: learn who it is, count it, start its thread. */
 static void
 admit(struct helper_api *api, int fd)
 {
@@ -119,22 +233,46 @@ admit(struct helper_api *api, int fd)
 	socklen_t len = sizeof(cred);
 	pthread_attr_t attr;
 	pthread_t t;
+	const char *why = NULL;
+	unsigned suppressed = 0;
 
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		log_warn("local API: cannot learn who connected: %s", strerror(errno));
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&api->lock);
-	int full = api->clients >= api->h->cfg.max_clients;
-	if (!full)
-		api->clients++;
+	int full = clients_take(api, cred.uid, &why) != 0;
+	int due = full && log_due(why[0] == 'a' ? &api->log_full : &api->log_uid, &suppressed);
+	int uid_clients = 0;
+	for (int i = 0; full && i < api->h->cfg.max_clients; i++)
+		if (api->per_uid[i].n > 0 && api->per_uid[i].uid == cred.uid)
+			uid_clients = api->per_uid[i].n;
 	pthread_mutex_unlock(&api->lock);
 	if (full) {
-		helper_wire_send_err(fd, HELPER_ERR_LIMIT, "qcg-helper serves %d connections already",
-		    api->h->cfg.max_clients);
+		if (why[0] == 'a') {
+			if (due)
+				log_warn("local API: %d connections already (max_clients): refusing pid "
+				    "%d uid %u (%u more not logged)", api->h->cfg.max_clients,
+				    (int)cred.pid, (unsigned)cred.uid, suppressed);
+			helper_wire_send_err(fd, HELPER_ERR_LIMIT,
+			    "qcg-helper serves %d connections already", api->h->cfg.max_clients);
+		} else {
+			if (due)
+				log_warn("local API: uid %u holds %d connections, its share of "
+				    "max_clients %d: refusing pid %d (%u more not logged)",
+				    (unsigned)cred.uid, uid_clients, api->h->cfg.max_clients,
+				    (int)cred.pid, suppressed);
+			helper_wire_send_err(fd, HELPER_ERR_LIMIT,
+			    "qcg-helper serves %d connections of uid %u already (half of its %d)",
+			    uid_clients, (unsigned)cred.uid, api->h->cfg.max_clients);
+		}
 		close(fd);
 		return;
 	}
 	struct session *s = calloc(1, sizeof(*s));
 	struct session_start *start = calloc(1, sizeof(*start));
-	if (s == NULL || start == NULL ||
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+	if (s == NULL || start == NULL)
 		goto fail;
 	s->h = api->h;
 	s->sock = fd;
@@ -154,9 +292,7 @@ fail:
 	free(s);
 	free(start);
 	close(fd);
-	pthread_mutex_lock(&api->lock);
-	api->clients--;
-	pthread_mutex_unlock(&api->lock);
+	clients_release(api, cred.uid);
 }
 
 static void *
@@ -192,8 +328,15 @@ helper_api_start(struct helper *h, struct helper_api **out, char *err, size_t er
 	}
 	api->h = h;
 	pthread_mutex_init(&api->lock, NULL);
+	api->per_uid = calloc((size_t)h->cfg.max_clients, sizeof(*api->per_uid));
+	if (api->per_uid == NULL) {
+		snprintf(err, errlen, "out of memory");
+		free(api);
+		return -1;
+	}
 	api->lfd = open_socket(&h->cfg, err, errlen);
 	if (api->lfd < 0) {
+		free(api->per_uid);
 		free(api);
 		return -1;
 	}
@@ -201,6 +344,7 @@ helper_api_start(struct helper *h, struct helper_api **out, char *err, size_t er
 		snprintf(err, errlen, "cannot start the local API thread");
 		close(api->lfd);
 		unlink(h->cfg.socket_path);
+		free(api->per_uid);
 		free(api);
 		return -1;
 	}

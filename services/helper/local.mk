@@ -74,10 +74,10 @@ tests_integration_helper_local_LDADD = services/helper/libqcghelperclient.la
 # test_helper_frontend.sh needs qcg-frontend (services/frontend) and skips without it.
 TESTS += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
 	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh \
-	tests/integration/test_helper_launch_privsep.sh
+	tests/integration/test_helper_launch_privsep.sh tests/integration/test_helper_api_share.sh
 EXTRA_DIST += tests/integration/test_helper_handoff.sh tests/integration/test_helper_launch.sh \
 	tests/integration/test_helper_refusals.sh tests/integration/test_helper_frontend.sh \
-	tests/integration/test_helper_launch_privsep.sh
+	tests/integration/test_helper_launch_privsep.sh tests/integration/test_helper_api_share.sh
 
 # Unit test of the plain modules (output buffer, token lines, launch checks, configuration).
 check_PROGRAMS += tests/unit/test_helper_units

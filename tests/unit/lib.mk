@@ -56,3 +56,11 @@ tests_fuzz_replay_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/corpus_config tests/fuzz/corpus_gridmap \
 	tests/fuzz/corpus_acl
+
+# The parsers in front of the SOAP servers: XML shape bounds, HTTP request completeness, and
+# the address and URL syntax the registry accepts (issue 17).
+check_PROGRAMS += tests/unit/test_edge_parsers
+tests_unit_test_edge_parsers_SOURCES = tests/unit/test_edge_parsers.c tests/unit/check.h
+tests_unit_test_edge_parsers_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_edge_parsers_LDADD = $(LIBTEST_PLAIN_LIBS)
+TESTS += tests/unit/test_edge_parsers

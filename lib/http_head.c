@@ -1,0 +1,106 @@
+/*
+ * http_head.c: find the end of an HTTP request's head and the length of its body.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http_head.h"
+
+/* The value of header name (case-insensitive) in head, or NULL; *vlen its length. */
+static const char *
+header_value(const char *head, size_t len, const char *name, size_t *vlen)
+{
+	size_t nlen = strlen(name);
+	const char *line = memchr(head, '\n', len);
+	while (line != NULL && (size_t)(line + 1 - head) < len) {
+		line++;
+		const char *eol = memchr(line, '\n', len - (size_t)(line - head));
+		if (eol == NULL)
+			break;
+		if ((size_t)(eol - line) > nlen && line[nlen] == ':' &&
+		    strncasecmp(line, name, nlen) == 0) {
+			const char *v = line + nlen + 1;
+			while (v < eol && (*v == ' ' || *v == '\t'))
+				v++;
+			const char *end = eol;
+			while (end > v && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			*vlen = (size_t)(end - v);
+			return v;
+		}
+		line = eol;
+	}
+	return NULL;
+}
+
+static int
+value_contains(const char *v, size_t vlen, const char *word)
+{
+	size_t wlen = strlen(word);
+	for (size_t i = 0; i + wlen <= vlen; i++)
+		if (strncasecmp(v + i, word, wlen) == 0)
+			return 1;
+	return 0;
+}
+
+enum http_request_state
+http_request_examine(const char *buf, size_t len, size_t max_head, uint64_t max_body,
+    struct http_request_shape *shape)
+{
+	memset(shape, 0, sizeof(*shape));
+	size_t scan = len < max_head ? len : max_head;
+	const char *end = NULL;
+	for (size_t i = 3; i < scan; i++)
+		if (buf[i] == '\n' && buf[i - 1] == '\r' && buf[i - 2] == '\n' && buf[i - 3] == '\r') {
+			end = buf + i + 1;
+			break;
+		}
+	if (end == NULL)
+		return len >= max_head ? HTTP_REQUEST_HEAD_TOO_LARGE : HTTP_REQUEST_INCOMPLETE;
+	/* The request line: METHOD SP target SP HTTP/x.y */
+	const char *sp = memchr(buf, ' ', (size_t)(end - buf));
+	if (sp == NULL || sp == buf || memmem(buf, (size_t)(end - buf), " HTTP/", 6) == NULL)
+		return HTTP_REQUEST_BAD_HEAD;
+	shape->head_len = (size_t)(end - buf);
+
+	size_t vlen;
+	const char *v = header_value(buf, shape->head_len, "Transfer-Encoding", &vlen);
+	const char *expect = header_value(buf, shape->head_len, "Expect", &vlen);
+	if ((v != NULL && value_contains(v, vlen, "chunked")) ||
+	    (expect != NULL && value_contains(expect, vlen, "100-continue"))) {
+		shape->body_streams = 1;
+		return HTTP_REQUEST_READY;
+	}
+	v = header_value(buf, shape->head_len, "Content-Length", &vlen);
+	uint64_t body = 0;
+	if (v != NULL) {
+		if (vlen == 0 || vlen > 19)
+			return HTTP_REQUEST_BAD_HEAD;
+		for (size_t i = 0; i < vlen; i++) {
+			if (v[i] < '0' || v[i] > '9')
+				return HTTP_REQUEST_BAD_HEAD;
+			body = body * 10 + (uint64_t)(v[i] - '0');
+		}
+	}
+	if (body > max_body) {
+		shape->body_streams = 1;
+		return HTTP_REQUEST_READY;
+	}
+	shape->total_len = shape->head_len + (size_t)body;
+	return len >= shape->total_len ? HTTP_REQUEST_READY : HTTP_REQUEST_INCOMPLETE;
+}
+
+int
+http_body_looks_like_xml(const char *body, size_t len)
+{
+	size_t i = 0;
+	if (len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n'))
+		i++;
+	return i < len && body[i] == '<';
+}
