@@ -12,7 +12,6 @@
 void
 log_limited(struct log_limit *l, const char *fmt, ...)
 {
-	int every_s = l->every_s > 0 ? l->every_s : LOG_LIMIT_EVERY_S;
 	struct timespec now;
 	unsigned suppressed;
 	char text[512];
@@ -27,14 +26,15 @@ log_limited(struct log_limit *l, const char *fmt, ...)
 	}
 	suppressed = l->suppressed;
 	l->suppressed = 0;
-	l->next = now.tv_sec + every_s;
+	l->next = now.tv_sec + LOG_LIMIT_EVERY_S;
 	pthread_mutex_unlock(&l->lock);
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (suppressed > 0)
-		log_warn("%s (and %u more like it in the last %d s)", text, suppressed, every_s);
+		log_warn("%s (and %u more like it in the last %d s)", text, suppressed,
+		    LOG_LIMIT_EVERY_S);
 	else
 		log_warn("%s", text);
 }

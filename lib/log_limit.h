@@ -14,14 +14,13 @@
 
 struct log_limit {
 	pthread_mutex_t lock;
-	int every_s;         /* the interval; 0 means LOG_LIMIT_EVERY_S */
 	time_t next;         /* CLOCK_MONOTONIC second before which the warning is not logged */
 	unsigned suppressed; /* not logged since the last one that was */
 };
 
-#define LOG_LIMIT_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0 }
+#define LOG_LIMIT_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, 0, 0 }
 
-/* log_warn the message unless one of this kind was logged less than the interval ago, in
+/* log_warn the message unless one of this kind was logged less than LOG_LIMIT_EVERY_S ago, in
  * which case it is only counted; a logged one says "(and N more like it in the last S s)". */
 void log_limited(struct log_limit *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
