@@ -141,7 +141,9 @@ make_job_id(struct submit *s)
 	return 0;
 }
 
-/* "clusters a(site a):2 b:2 file=PATH": what qcg-status shows of the job. */
+/* "clusters a@site-a:2 b@site-b:2 file=PATH": what qcg-status shows of the job, and what the
+ * broker reads to know which clusters' front-ends have a part in it (description_names_cluster
+ * in services/broker/handlers_registration.c): keep the "clusters NAME@" form. */
 static void
 summary(const struct submit *s, const char *file, char *buf, size_t len)
 {

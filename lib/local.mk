@@ -3,6 +3,7 @@ noinst_LIBRARIES += lib/libqcgcommon.a
 lib_libqcgcommon_a_CPPFLAGS = $(AM_CPPFLAGS) $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
 lib_libqcgcommon_a_SOURCES = \
 	lib/log.c lib/log.h \
+	lib/log_limit.c lib/log_limit.h \
 	lib/model.c lib/model.h \
 	lib/config_file.c lib/config_file.h \
 	lib/dn_line.c lib/dn_line.h \

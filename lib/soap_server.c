@@ -12,7 +12,7 @@
  * request in memory. Workers bound concurrent requests, nothing else. Connections not yet
  * authenticated are capped per source address (the oldest is closed, so that a flood cannot
  * shut out a client whose handshake takes milliseconds) and in total; closes are logged at
- * most once per LOG_EVERY_S seconds per reason with a count.
+ * most once per LOG_LIMIT_EVERY_S seconds per reason with a count.
  */
 #define _GNU_SOURCE /* ppoll: the linger is shorter than poll()'s millisecond */
 #include "config.h"
@@ -44,11 +44,11 @@
 #include "config_file.h"
 #include "http_head.h"
 #include "log.h"
+#include "log_limit.h"
 #include "soap_server.h"
 #include "xml_bounds.h"
 
 #define MAX_REQUEST_HEAD 16384   /* bytes of an HTTP request head (httpd's limit is 8-16 KB) */
-#define LOG_EVERY_S 10           /* a refusal that repeats is logged once per this, with a count */
 #define ACCEPT_BATCH 64          /* connections accepted per wake-up before serving events */
 
 /* What a connection is waiting for while the event loop holds it. */
@@ -288,42 +288,12 @@ apply_limits(struct soap *soap, const struct soap_server_settings *s)
 	soap->bind_flags = SO_REUSEADDR;
 }
 
-/* A refusal that a flood repeats is logged once per LOG_EVERY_S with how many were suppressed:
- * the log must not become the attacker's amplifier. Event loop only. */
-struct log_limit {
-	time_t next;
-	unsigned suppressed;
-};
-
-static void
-log_limited(struct log_limit *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-log_limited(struct log_limit *l, const char *fmt, ...)
-{
-	struct timespec now;
-	char text[300];
-	va_list ap;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec < l->next) {
-		l->suppressed++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (l->suppressed > 0)
-		log_warn("%s (and %u more like it in the last %d s)", text, l->suppressed,
-		    LOG_EVERY_S);
-	else
-		log_warn("%s", text);
-	l->suppressed = 0;
-	l->next = now.tv_sec + LOG_EVERY_S;
-}
-
-static struct log_limit log_per_address, log_intake_full, log_handshake, log_request_late,
-    log_bad_head;
+/* Refusals a flood repeats, each kind rate-limited on its own (log_limit.h). */
+static struct log_limit log_per_address = LOG_LIMIT_INITIALIZER,
+			log_intake_full = LOG_LIMIT_INITIALIZER,
+			log_handshake = LOG_LIMIT_INITIALIZER,
+			log_request_late = LOG_LIMIT_INITIALIZER,
+			log_bad_head = LOG_LIMIT_INITIALIZER;
 
 static int after_request(struct soap *soap);
 

@@ -24,6 +24,7 @@
 
 #include "config_file.h"
 #include "log.h"
+#include "log_limit.h"
 #include "model.h"
 #include "tls.h"
 #include "tls_trust.h"
@@ -42,6 +43,10 @@ tls_global_init(void)
  * server's (see tls_verify_callback). */
 static int crl_optional_index = -1;
 static int server_ctx_index = -1;
+
+/* A client that retries with a bad certificate would otherwise put one line per connection in
+ * the log: the first of a burst is logged with its reason, the rest counted (log_limit.h). */
+static struct log_limit log_verify_failed = LOG_LIMIT_INITIALIZER;
 
 /*
  * A server lets a handshake with a presented but unverifiable certificate complete, so that
@@ -66,7 +71,7 @@ tls_verify_callback(int ok, X509_STORE_CTX *store)
 	char subject[QCG_DN_MAX] = "?", why[64];
 	if (cert)
 		tls_name_to_dn(X509_get_subject_name(cert), subject, sizeof(subject), why, sizeof(why));
-	log_warn("certificate verification failed at depth %d (%s): %s",
+	log_limited(&log_verify_failed, "certificate verification failed at depth %d (%s): %s",
 	    X509_STORE_CTX_get_error_depth(store), subject, X509_verify_cert_error_string(e));
 	return ctx && SSL_CTX_get_ex_data(ctx, server_ctx_index) ? 1 : 0;
 }

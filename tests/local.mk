@@ -12,8 +12,10 @@ include tests/unit/lib.mk
 TESTS += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \
 	tests/integration/test_liveness.sh tests/integration/test_tls_identity.sh \
-	tests/integration/test_crl_reload.sh tests/integration/test_broker_registry_input.sh
+	tests/integration/test_crl_reload.sh tests/integration/test_broker_registry_input.sh \
+	tests/integration/test_tls_verify_log_limit.sh
 EXTRA_DIST += tests/integration/test_tls_identity.sh tests/integration/test_crl_reload.sh \
+	tests/integration/test_tls_verify_log_limit.sh \
 	tests/integration/cert_forge.sh
 EXTRA_DIST += tests/integration/test_broker.sh tests/integration/test_broker_proxy_owner.sh \
 	tests/integration/test_broker_prune.sh tests/integration/test_soap_idle.sh \

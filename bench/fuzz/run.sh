@@ -36,7 +36,7 @@ while getopts n:t:b:o:M opt; do
 done
 shift $((OPTIND - 1))
 
-all="config gridmap acl helper_proto job_simple job_xml job_jsdl relay_hello topo_colors
+all="config gridmap acl signing_policy helper_proto privsep_proto job_simple job_xml job_jsdl relay_hello topo_colors
 topo_file delayline_conf soap_broker soap_frontend soap_helper soap_proxy"
 targets=${*:-$all}
 
@@ -44,6 +44,7 @@ targets=${*:-$all}
 corpus_of() {
 	case $1 in
 	helper_proto) echo "$top/services/helper/corpus_helper_proto" ;;
+	privsep_proto) echo "$top/services/helper/corpus_privsep_proto" ;;
 	job_simple) echo "$top/tests/launcher/corpus_job_simple" ;;
 	*) echo "$top/tests/fuzz/corpus_$1" ;;
 	esac

@@ -172,12 +172,39 @@ xml_text_allowed(const char *s)
 	return 1;
 }
 
-/* Whether one of the job's access points is in a cluster the caller's front-end registered:
- * what gives a front-end a part in the job. */
+/* Whether the job's recorded description names the cluster. qcg-submit records every job with
+ * the summary "clusters NAME@SITE:N ... file=PATH" (summary() in launcher/qcg_submit.c), written
+ * by the job's owner before any process runs: the clusters the owner sent the job to. */
 static int
-caller_has_part_in_job(struct broker_call *call, const char *job_id, int *part)
+description_names_cluster(const char *description, const char *cluster)
+{
+	static const char prefix[] = "clusters ";
+	size_t name_len = strlen(cluster);
+
+	if (description == NULL || strncmp(description, prefix, sizeof(prefix) - 1) != 0)
+		return 0;
+	for (const char *p = description + sizeof(prefix) - 1; *p && *p != '\n';) {
+		size_t len = strcspn(p, " \n");
+		if (strncmp(p, "file=", 5) == 0)
+			break; /* the path, not a cluster: the list is over */
+		if (len > name_len && strncmp(p, cluster, name_len) == 0 && p[name_len] == '@')
+			return 1;
+		p += len;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* Whether the caller's front-end has a part in the job: one of the job's access points is in a
+ * cluster it registered, or the job's description (what its owner recorded, see
+ * description_names_cluster) names such a cluster. The second is the only evidence before the
+ * job's processes listen, when a process of the job may already ask for a multicast group. */
+static int
+caller_has_part_in_job(struct broker_call *call, const char *job_id, const char *description,
+    int *part)
 {
 	struct access_point *aps;
+	struct cluster *clusters;
 	size_t n;
 	int rc;
 
@@ -191,21 +218,47 @@ caller_has_part_in_job(struct broker_call *call, const char *job_id, int *part)
 			*part = 1;
 	}
 	free(aps);
+	if (*part || description == NULL)
+		return 0;
+	if ((rc = registry_list_clusters(call->reg, &clusters, &n)) != 0)
+		return rc;
+	for (size_t i = 0; i < n && !*part; i++)
+		if (strcmp(clusters[i].frontend_dn, call->caller_dn) == 0 &&
+		    description_names_cluster(description, clusters[i].name))
+			*part = 1;
+	free(clusters);
 	return 0;
 }
 
-/* A job's owner, an admin, or a front-end may end a job's registrations; with need_part, only
- * a front-end with a part in the job (one of its access points is in the front-end's cluster):
- * removing access points cuts the job off and announces it ended to every front-end, which no
- * other front-end may do. The job (NULL when the element was nil or missing) is checked first:
- * who may call depends on it. */
+/* A front-end with a part in the job (caller_has_part_in_job), or a fault. */
 static int
-require_job_owner_or_service(struct soap *soap, struct broker_call *call, const char *job_id,
-    const char *operation, int need_part)
+require_frontend_with_part(struct soap *soap, struct broker_call *call, const struct job *job,
+    const char *operation)
+{
+	int rc, part;
+
+	if ((rc = broker_require_role(soap, call, ACL_ROLE_FRONTEND)))
+		return rc;
+	if ((rc = caller_has_part_in_job(call, job->id, job->description, &part)) != 0)
+		return broker_registry_fault(soap, call, rc, "access point lookup");
+	if (!part)
+		return soap_fault_client(soap, "not authorized: %s: job '%s' has no access point in, "
+		    "and was not sent to, a cluster of yours", operation, job->id);
+	return SOAP_OK;
+}
+
+/* A job's owner, an admin, or a front-end with a part in the job may act on the job's
+ * registrations: removing access points cuts the job off and announces it ended to every
+ * front-end, and a job's multicast groups are its own; no other front-end may take or give
+ * them back. The job (NULL when the element was nil or missing) is checked first: who may call
+ * depends on it. */
+static int
+require_job_owner_or_part(struct soap *soap, struct broker_call *call, const char *job_id,
+    const char *operation)
 {
 	char what[64];
 	struct job job;
-	int rc, part;
+	int rc;
 
 	snprintf(what, sizeof(what), "%s: job", operation);
 	if ((rc = soap_require_name(soap, job_id, QCG_NAME_MAX, what)))
@@ -213,18 +266,12 @@ require_job_owner_or_service(struct soap *soap, struct broker_call *call, const 
 	rc = registry_get_job(call->reg, job_id, &job);
 	if (rc != 0)
 		return broker_registry_fault(soap, call, rc, "job");
-	int owner = strcmp(job.owner_dn, call->caller_dn) == 0;
+	if (strcmp(job.owner_dn, call->caller_dn) == 0 || broker_is_admin(call))
+		rc = SOAP_OK;
+	else
+		rc = require_frontend_with_part(soap, call, &job, operation);
 	free(job.description);
-	if (owner || broker_is_admin(call))
-		return SOAP_OK;
-	if ((rc = broker_require_role(soap, call, ACL_ROLE_FRONTEND)) || !need_part)
-		return rc;
-	if ((rc = caller_has_part_in_job(call, job_id, &part)) != 0)
-		return broker_registry_fault(soap, call, rc, "access point lookup");
-	if (!part)
-		return soap_fault_client(soap, "not authorized: %s: job '%s' has no access point in "
-		    "a cluster of yours", operation, job_id);
-	return SOAP_OK;
+	return rc;
 }
 
 int
@@ -236,7 +283,7 @@ __qb__RemoveJobAccessPoints(struct soap *soap, struct _qb__RemoveJobAccessPoints
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "RemoveJobAccessPoints")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "RemoveJobAccessPoints", 1)) ||
+	    (rc = require_job_owner_or_part(soap, &call, req->job, "RemoveJobAccessPoints")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_delete_job_access_points(call.reg, req->job, &removed),
 		 "RemoveJobAccessPoints")))
@@ -314,7 +361,7 @@ __qb__AllocateMulticastGroup(struct soap *soap, struct _qb__AllocateMulticastGro
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "AllocateMulticastGroup")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "AllocateMulticastGroup", 0)) ||
+	    (rc = require_job_owner_or_part(soap, &call, req->job, "AllocateMulticastGroup")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_allocate_multicast_group(call.reg, req->job, &group),
 		 "AllocateMulticastGroup")))
@@ -334,7 +381,7 @@ __qb__ReleaseMulticastGroups(struct soap *soap, struct _qb__ReleaseMulticastGrou
 	int rc;
 
 	if ((rc = soap_require_body(soap, req, "ReleaseMulticastGroups")) ||
-	    (rc = require_job_owner_or_service(soap, &call, req->job, "ReleaseMulticastGroups", 0)) ||
+	    (rc = require_job_owner_or_part(soap, &call, req->job, "ReleaseMulticastGroups")) ||
 	    (rc = broker_registry_fault(soap, &call,
 		 registry_release_multicast_groups(call.reg, req->job), "ReleaseMulticastGroups")))
 		return rc;

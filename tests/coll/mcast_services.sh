@@ -5,7 +5,8 @@
 # multicast on, 239.0.0.0/8 routed there), so the MPI job's datagrams reach nothing else.
 #  - two requests of one job get two different groups, another job a third: groups never
 #    collide between jobs;
-#  - a wrong job token is refused by the helper; a job the broker does not know gets an error;
+#  - a wrong job token is refused by the helper; a job the broker does not know gets an error,
+#    and so does a job not sent to the front-end's cluster (the broker's ownership check);
 #  - when the job ends (SetJobState done) its groups are released and the next job gets them;
 #  - an MPI job run with the helper's socket and its job identity in the environment, with the
 #    default coll_qcg_mcast=auto, takes its groups from the broker (239.192.0.0/16, port 7000)
@@ -23,8 +24,11 @@ TOKEN=0123456789abcdef0123456789abcdef
 
 fixture_init
 broker_start
+# Recorded as qcg-submit records them, sent to site-a: what gives its front-end a part in them
+# before any of their processes registered an access point.
 for j in job-1 job-2 job-3; do
-	call_as jane record-job "$j" >/dev/null || { echo "record-job $j failed"; exit 99; }
+	call_as jane record-job "$j" "clusters site-a@site-a:7 file=$D/$j.xml" >/dev/null ||
+		{ echo "record-job $j failed"; exit 99; }
 done
 ca host --dir "$D/ca" --name gw-sa --ip 127.0.0.1 --out "$D/gw-sa"
 "$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
@@ -35,7 +39,7 @@ write_frontend_conf "$D/fe-a.conf" gw-sa site-a open "$D/fe-a.acl" "$D/fe-grid-m
 frontend_start "$D/fe-a.conf" "$D/fe-a.log"
 trap 'frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
 helper_start n1 127.0.0.1 "$FRONTEND_URL" -s "helper.listen=127.0.0.1:$PA"
-for j in job-1 job-2 job-3 unknown-job; do echo "$j $TOKEN root" >>"$HELPER_TOKENS"; done
+for j in job-1 job-2 job-3 job-elsewhere unknown-job; do echo "$j $TOKEN root" >>"$HELPER_TOKENS"; done
 wait_for_log "$D/fe-a.log" 'registered' || { echo "front-end did not register"; exit 99; }
 
 ask() { "$CALL" "$HELPER_SOCKET" "$1" "${2:-$TOKEN}" 2>&1; }
@@ -50,6 +54,12 @@ fi
 out=$(ask job-1 wrongtoken0123456789)
 [[ $out == refused* ]] && pass a_wrong_job_token_gets_no_group ||
 	fail a_wrong_job_token_gets_no_group "$out"
+call_as jane record-job job-elsewhere "clusters site-b@site-b:2 file=$D/x.xml" >/dev/null ||
+	{ echo "record-job job-elsewhere failed"; exit 99; }
+out=$(ask job-elsewhere)
+[[ $out == refused*"was not sent to, a cluster of yours"* ]] &&
+	pass a_job_of_another_cluster_gets_no_group ||
+	fail a_job_of_another_cluster_gets_no_group "$out"
 out=$(ask unknown-job)
 [[ $out == "refused 4: "*"AllocateMulticastGroup: job: not found"* ]] &&
 	pass a_job_the_broker_does_not_know_gets_no_group ||

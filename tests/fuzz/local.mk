@@ -10,7 +10,7 @@
 
 FUZZ_LINK = $(AM_LDFLAGS) $(FUZZ_LDFLAGS)
 QCG_FUZZERS = tests/fuzz/fuzz_config tests/fuzz/fuzz_gridmap tests/fuzz/fuzz_acl \
-	tests/fuzz/fuzz_helper_proto tests/fuzz/fuzz_job_simple tests/fuzz/fuzz_job_xml \
+	tests/fuzz/fuzz_signing_policy tests/fuzz/fuzz_helper_proto tests/fuzz/fuzz_privsep_proto tests/fuzz/fuzz_job_simple tests/fuzz/fuzz_job_xml \
 	tests/fuzz/fuzz_job_jsdl tests/fuzz/fuzz_relay_hello tests/fuzz/fuzz_topo_colors \
 	tests/fuzz/fuzz_topo_file tests/fuzz/fuzz_delayline_conf tests/fuzz/fuzz_soap_broker \
 	tests/fuzz/fuzz_soap_frontend tests/fuzz/fuzz_soap_helper tests/fuzz/fuzz_soap_proxy
@@ -41,12 +41,20 @@ tests_fuzz_fuzz_acl_SOURCES = tests/fuzz/fuzz_acl.c
 tests_fuzz_fuzz_acl_CPPFLAGS = $(tests_fuzz_replay_acl_CPPFLAGS)
 tests_fuzz_fuzz_acl_LDADD = $(tests_fuzz_replay_acl_LDADD)
 tests_fuzz_fuzz_acl_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_signing_policy_SOURCES = tests/fuzz/fuzz_signing_policy.c
+tests_fuzz_fuzz_signing_policy_CPPFLAGS = $(tests_fuzz_replay_signing_policy_CPPFLAGS)
+tests_fuzz_fuzz_signing_policy_LDADD = $(tests_fuzz_replay_signing_policy_LDADD)
+tests_fuzz_fuzz_signing_policy_LDFLAGS = $(FUZZ_LINK)
 
 # --- the helper's local API ----------------------------------------------------------------
 tests_fuzz_fuzz_helper_proto_SOURCES = services/helper/fuzz_helper_proto.c
 tests_fuzz_fuzz_helper_proto_CPPFLAGS = $(services_helper_replay_helper_proto_CPPFLAGS)
 tests_fuzz_fuzz_helper_proto_LDADD = $(services_helper_replay_helper_proto_LDADD)
 tests_fuzz_fuzz_helper_proto_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_privsep_proto_SOURCES = services/helper/fuzz_privsep_proto.c
+tests_fuzz_fuzz_privsep_proto_CPPFLAGS = $(services_helper_replay_privsep_proto_CPPFLAGS)
+tests_fuzz_fuzz_privsep_proto_LDADD = $(services_helper_replay_privsep_proto_LDADD)
+tests_fuzz_fuzz_privsep_proto_LDFLAGS = $(FUZZ_LINK)
 
 # --- job descriptions: one target source, one parser each ----------------------------------
 FUZZ_JOB_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/launcher $(LIBXML2_CFLAGS)

@@ -7,7 +7,7 @@
  *     unregister-cluster NAME
  *     register-proxy ENDPOINT NETWORKS [CLUSTER]
  *     unregister-proxy ENDPOINT
- *     record-job ID
+ *     record-job ID [DESCRIPTION]
  *     set-job-state ID STATE [EXIT]
  *     register-ap JOB CLUSTER NODE ADDRESS PORT [PROCESS]
  *     resolve JOB FROM-CLUSTER FROM-NODE TO-ADDRESS TO-PORT [AFTER-METHOD]
@@ -15,6 +15,7 @@
  *     wait-events QUEUE AFTER-SEQUENCE TIMEOUT-SECONDS
  *     remove-aps JOB
  *     multicast JOB
+ *     release-multicast JOB
  *
  * It prints one line per result ("ok", "method=relay proxy=... relayId=...", events) and exits
  * 0, or prints the fault and exits 1 (3 for authentication failures).
@@ -170,6 +171,7 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 	if (strcmp(op, "record-job") == 0) {
 		call_cli_need(&cli, argc, 1, op);
 		struct qcg__Job j = { .id = argv[0], .state = qcg__JobState__pending };
+		j.description = argc > 1 ? argv[1] : NULL; /* qcg-submit's "clusters NAME@SITE:N ..." */
 		struct _qb__RecordJob req = { &j };
 		struct _qb__RecordJobResponse resp;
 		return soap_call___qb__RecordJob(soap, cli.url, NULL, &req, &resp);
@@ -209,6 +211,12 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 		if (rc == SOAP_OK)
 			printf("group=%s:%u\n", resp.group->address, resp.group->port);
 		return rc;
+	}
+	if (strcmp(op, "release-multicast") == 0) {
+		call_cli_need(&cli, argc, 1, op);
+		struct _qb__ReleaseMulticastGroups req = { argv[0] };
+		struct _qb__ReleaseMulticastGroupsResponse resp;
+		return soap_call___qb__ReleaseMulticastGroups(soap, cli.url, NULL, &req, &resp);
 	}
 	fprintf(stderr, "broker_call: unknown operation %s\n", op);
 	exit(2);

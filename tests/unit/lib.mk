@@ -42,8 +42,9 @@ TESTS += tests/unit/test_json_write
 
 # Fuzz corpora replayed as regression tests: each fuzz target linked with tests/fuzz/replay.c
 # runs every file of tests/fuzz/corpus_<target>/ (libFuzzer builds: tests/fuzz/README.md).
-FUZZ_TARGETS = config gridmap acl
-check_PROGRAMS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
+FUZZ_TARGETS = config gridmap acl signing_policy
+check_PROGRAMS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl \
+	tests/fuzz/replay_signing_policy
 tests_fuzz_replay_config_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_config.c
 tests_fuzz_replay_config_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"config\"
 tests_fuzz_replay_config_LDADD = $(LIBTEST_PLAIN_LIBS)
@@ -53,9 +54,13 @@ tests_fuzz_replay_gridmap_LDADD = $(LIBTEST_PLAIN_LIBS)
 tests_fuzz_replay_acl_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_acl.c
 tests_fuzz_replay_acl_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"acl\"
 tests_fuzz_replay_acl_LDADD = $(LIBTEST_PLAIN_LIBS)
-TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl
+tests_fuzz_replay_signing_policy_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_signing_policy.c
+tests_fuzz_replay_signing_policy_CPPFLAGS = $(LIBTEST_CPPFLAGS) -DFUZZ_TARGET=\"signing_policy\"
+tests_fuzz_replay_signing_policy_LDADD = $(LIBTEST_PLAIN_LIBS)
+TESTS += tests/fuzz/replay_config tests/fuzz/replay_gridmap tests/fuzz/replay_acl \
+	tests/fuzz/replay_signing_policy
 EXTRA_DIST += tests/fuzz/README.md tests/fuzz/corpus_config tests/fuzz/corpus_gridmap \
-	tests/fuzz/corpus_acl
+	tests/fuzz/corpus_acl tests/fuzz/corpus_signing_policy
 
 # The parsers in front of the SOAP servers: XML shape bounds, HTTP request completeness, and
 # the address and URL syntax the registry accepts (issue 17).
