@@ -83,6 +83,23 @@ struct submit {
 	struct startup_watch watch;  /* the start-up, until every orted reached mpirun */
 };
 
+/* A whole number of seconds from min to max in option name's text: 0, or -1 with a message
+ * (atoi would take "abc" for 0 and "10s" for 10). */
+static int
+option_seconds(const char *name, const char *text, long min, long max, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || errno != 0 || v < min || v > max) {
+		fprintf(stderr, "qcg-submit: %s must be a whole number of seconds from %ld to %ld, "
+		    "got '%s'\n", name, min, max, text);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int
 parse_options(int argc, char **argv, struct submit *s)
 {
@@ -93,7 +110,6 @@ parse_options(int argc, char **argv, struct submit *s)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int opt;
-	char *end;
 	s->broker = user_broker_url();
 	s->startup_timeout = STARTUP_TIMEOUT_DEFAULT;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -101,17 +117,13 @@ parse_options(int argc, char **argv, struct submit *s)
 		case 'b': s->broker = optarg; break;
 		case 't': s->tag_output = true; break;
 		case 'r':
-			s->reserve_timeout = atoi(optarg);
-			if (s->reserve_timeout < 1 || s->reserve_timeout > JOB_RESERVE_TIMEOUT_MAX) {
-				fprintf(stderr, "qcg-submit: --reserve-timeout must be 1 to %ld "
-				    "seconds, got '%s'\n", JOB_RESERVE_TIMEOUT_MAX, optarg);
+			if (option_seconds("--reserve-timeout", optarg, 1, JOB_RESERVE_TIMEOUT_MAX,
+			    &s->reserve_timeout) != 0)
 				return -1;
-			}
 			break;
 		case 's':
-			s->startup_timeout = (int)strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || s->startup_timeout < 0 ||
-			    s->startup_timeout > STARTUP_TIMEOUT_MAX)
+			if (option_seconds("--startup-timeout", optarg, 0, STARTUP_TIMEOUT_MAX,
+			    &s->startup_timeout) != 0)
 				return -1;
 			break;
 		case 'h':

@@ -43,6 +43,37 @@ out=$(submit jane "$D/bad.qcg" 2>&1); rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q "bad.qcg:3: nodes must be" && [ "$(reservations_made)" = "$before" ] &&
 	pass bad_description_reserves_nothing || fail bad_description_reserves_nothing "rc=$rc $out"
 
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
+# The reserve timeout, in each format: out of range and malformed are description errors (exit
+# 2, file and line) refused before anything is reserved; so are malformed command-line values.
+XH="<job xmlns='urn:qcg-ompi:job:1'>
+<executable>/bin/true</executable>"
+XT='<resources><cluster name="sa" processes="1"/></resources></job>'
+JH="<jsdl:JobDefinition xmlns:jsdl='http://schemas.ggf.org/jsdl/2005/11/jsdl' xmlns:p='http://schemas.ggf.org/jsdl/2005/11/jsdl-posix' xmlns:s='http://schemas.ogf.org/jsdl/2007/02/jsdl-spmd' xmlns:j='urn:qcg-ompi:job:1'><jsdl:JobDescription>
+<jsdl:Application><s:SPMDApplication><p:Executable>/bin/true</p:Executable><s:NumberOfProcesses>1</s:NumberOfProcesses><s:SPMDVariation>http://www.ogf.org/jsdl/2007/02/jsdl-spmd/OpenMPI</s:SPMDVariation></s:SPMDApplication></jsdl:Application>
+<jsdl:Resources><jsdl:CandidateHosts><jsdl:HostName>sa:1</jsdl:HostName></jsdl:CandidateHosts>"
+JT="</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>"
+printf '%s\n<reserveTimeout>PT2H</reserveTimeout>\n%s\n' "$XH" "$XT" >"$D/rt-range.xml"
+printf '%s\n<reserveTimeout>soon</reserveTimeout>\n%s\n' "$XH" "$XT" >"$D/rt-form.xml"
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG reserve-timeout=PT0S\n' >"$D/rt-range.qcg"
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG reserve-timeout=30\n' >"$D/rt-form.qcg"
+printf '%s\n<j:ReserveTimeout>3601</j:ReserveTimeout>%s\n' "$JH" "$JT" >"$D/rt-range.jsdl"
+printf '%s\n<j:ReserveTimeout>PT30S</j:ReserveTimeout>%s\n' "$JH" "$JT" >"$D/rt-form.jsdl"
+for c in "rt-range.xml:3:" "rt-form.xml:3:" "rt-range.qcg:4: reserve-timeout" "rt-form.qcg:4: reserve-timeout" \
+	"rt-range.jsdl:4: ReserveTimeout" "rt-form.jsdl:4: ReserveTimeout"; do
+	f=${c%%:*}
+	out=$(submit jane "$D/$f" 2>&1); rc=$?
+	[ $rc = 2 ] && [[ $out == *"$D/$c"* ]] && [ "$(reservations_made)" = "$before" ] &&
+		pass "reserve_timeout_refused_${f//[-.]/_}" ||
+		fail "reserve_timeout_refused_${f//[-.]/_}" "rc=$rc $out"
+done
+for o in --reserve-timeout=abc --reserve-timeout=10s --reserve-timeout=0 --startup-timeout=abc \
+	--startup-timeout=-1 --startup-timeout=99999999999999999999; do
+	out=$(submit jane "$o" "$D/ok.qcg" 2>&1); rc=$?
+	[ $rc = 2 ] && [[ $out == *"${o%%=*} must be a whole number of seconds"*"'${o#*=}'"* ]] &&
+		[ "$(reservations_made)" = "$before" ] && pass "option_refused_$o" || fail "option_refused_$o" "rc=$rc $out"
+done
+
 printf '#QCG executable=/bin/true\n#QCG host=nowhere\n#QCG procs=1\n' >"$D/unknown.qcg"
 out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
 # A cluster the broker does not know is a mistake in the description: exit 2, file and line.
@@ -51,7 +82,6 @@ out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
 	pass unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing ||
 	fail unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing "rc=$rc $out"
 
-printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
 out=$(submit bob "$D/ok.qcg" 2>&1); rc=$?
 [ $rc = 3 ] && echo "$out" | grep -q "not authorized" && [ "$(reservations_made)" = "$before" ] &&
 	pass unmapped_dn_is_refused_before_anything_is_reserved ||
