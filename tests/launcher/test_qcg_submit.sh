@@ -159,4 +159,63 @@ wait_while 300 pgrep -f '^sleep 48.5' >/dev/null # killed stand-ins may still be
 left=$(pgrep -f '^sleep 48.5')
 [ -z "$left" ] && pass interrupted_jobs_leave_no_process ||
 	fail interrupted_jobs_leave_no_process "left: $left"
+# A broker outage while the job runs: one line when it stops answering (with the reason), one
+# when it answers again, none per poll in between; the job goes on and ends normally. The port
+# meanwhile drops every connection (an "End of file" to the poll) and counts those of
+# qcg-submit (the front-ends also call), so that the check runs only after several polls failed.
+printf '#!/bin/sh\nfor i in $(seq 3000); do [ -e "%s" ] && exit 0; sleep 0.1; done\nexit 1\n' \
+	"$D/outage-go" >"$D/fake-mpirun-outage"
+chmod +x "$D/fake-mpirun-outage"
+cp "$D/ok.qcg" "$D/outage.qcg"
+QCG_MPIRUN=$D/fake-mpirun-outage submit jane "$D/outage.qcg" >"$D/run.log" 2>&1 &
+spid=$!
+wait_for_log "$D/run.log" 'processes on' || fail outage_setup "the job did not start: $(cat "$D/run.log")"
+id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+qpid=$(pgrep -f "qcg-submit .*outage.qcg" | head -1)
+broker_kill9
+/usr/bin/python3 -c '
+import os, socket, sys
+port, qpid, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def owned_by_qpid(peer_port):
+	# The client still waits for our answer, so its socket is open while we look.
+	inodes = set()
+	for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+		for line in open(table).readlines()[1:]:
+			f = line.split()
+			if int(f[1].split(":")[1], 16) == peer_port and int(f[2].split(":")[1], 16) == port:
+				inodes.add("socket:[%s]" % f[9])
+	try:
+		return any(os.readlink("/proc/%s/fd/%s" % (qpid, fd)) in inodes
+		           for fd in os.listdir("/proc/%s/fd" % qpid))
+	except OSError:
+		return False
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port)); s.listen(16); n = 0
+for _ in range(10000):
+	c, peer = s.accept()
+	if owned_by_qpid(peer[1]):
+		n += 1
+		open(out + ".tmp", "w").write(str(n)); os.rename(out + ".tmp", out)
+	c.close()
+' "$BROKER_PORT" "$qpid" "$D/dropped" &
+dpid=$!
+polls_dropped() { [ "$(cat "$D/dropped" 2>/dev/null || echo 0)" -ge "$1" ]; }
+wait_until 600 polls_dropped 4 || fail outage_setup "fewer than 4 polls of qcg-submit ($qpid) reached the port: $(cat "$D/dropped" 2>&1)"
+kill $dpid; wait $dpid 2>/dev/null
+broker_restart_same_port
+wait_for_log "$D/run.log" 'answers again' 60
+touch "$D/outage-go"
+wait_gone 300 $spid
+kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the go: let the check below say so
+wait $spid; rc=$?
+down=$(grep -c 'the broker stopped answering (broker: GetJob: ' "$D/run.log")
+up=$(grep -c 'the broker answers again after [0-9]* s$' "$D/run.log")
+grep -E 'broker|polls' "$D/run.log" | sed 's/^/  /'; echo "  qcg-submit connections dropped: $(cat "$D/dropped")"
+if [ $rc = 0 ] && [ "$down" = 1 ] && [ "$up" = 1 ] && [ "$(grep -c GetJob "$D/run.log")" = 1 ] &&
+	query_as jane job "$id" | grep -q " done "; then
+	pass broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on
+else
+	fail broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on "rc=$rc down=$down up=$up; $(cat "$D/run.log")"
+fi
+[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 fixture_exit
