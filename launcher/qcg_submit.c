@@ -250,15 +250,17 @@ stop_mpirun(pid_t pid)
 	return status;
 }
 
-/* A poll of the broker while the job goes on: call_err is its failure, or NULL when it
- * answered. An outage is said once when it starts (with the reason) and once when it ends
- * (with its length), not at every poll: a long outage must not bury the job's output. */
+/* A poll of the broker, begun at asked_at, while the job goes on: call_err is its failure, or
+ * NULL when it answered. An outage is said once when it starts (with the reason) and once
+ * when it ends (with its length), not at every poll: a long outage must not bury the job's
+ * output. It counts from the failed call's start: a broker that hangs fails it only after
+ * the receive timeout. */
 static void
-note_broker(struct submit *s, const char *call_err, const char *meanwhile)
+note_broker(struct submit *s, const char *call_err, time_t asked_at, const char *meanwhile)
 {
 	time_t now = time(NULL);
 	if (call_err != NULL && s->broker_away_since == 0) {
-		s->broker_away_since = now;
+		s->broker_away_since = asked_at;
 		fprintf(stderr, "qcg-submit: job %s: the broker stopped answering (%s); the job %s "
 		    "meanwhile\n", s->id, call_err, meanwhile);
 	} else if (call_err == NULL && s->broker_away_since != 0) {
@@ -310,13 +312,15 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			break;
 		enum job_state st = JOB_RUNNING;
 		if (!stop_signal && time(NULL) >= next_poll) {
-			next_poll = time(NULL) + SUBMIT_POLL;
+			time_t asked_at = time(NULL);
+			next_poll = asked_at + SUBMIT_POLL;
 			bool asked = broker_get_state(s->soap, s->broker, s->id, &st, err,
 			    sizeof(err)) == 0;
 			char stuck[3072], watch_err[600] = "";
 			bool failed = s->watch_startup && startup_stuck(s, asked ? NULL : err,
 			    watch_err, sizeof(watch_err), stuck, sizeof(stuck));
-			note_broker(s, !asked ? err : watch_err[0] ? watch_err : NULL, "goes on");
+			note_broker(s, !asked ? err : watch_err[0] ? watch_err : NULL, asked_at,
+			    "goes on");
 			if (failed) {
 				fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 				    stuck);
@@ -442,16 +446,18 @@ on_queued(void *arg, const struct coalloc_part *busy, const char *why)
 		s->queued = true;
 		fprintf(stderr, "qcg-submit: job %s queued: cluster %s is busy (%s); waiting up to "
 		    "%d s for it\n", s->id, busy->cluster->name, why, s->alloc.reserve_timeout);
+		time_t asked_at = time(NULL);
 		note_broker(s, broker_set_state(s->soap, s->broker, s->id, JOB_QUEUED, 0, err,
-		    sizeof(err)) ? err : NULL, "waits for its nodes");
+		    sizeof(err)) ? err : NULL, asked_at, "waits for its nodes");
 		s->next_poll = time(NULL) + SUBMIT_POLL;
 		return 0;
 	}
 	if (time(NULL) < s->next_poll)
 		return 0;
-	s->next_poll = time(NULL) + SUBMIT_POLL;
+	time_t asked_at = time(NULL);
+	s->next_poll = asked_at + SUBMIT_POLL;
 	note_broker(s, broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) ? err :
-	    NULL, "waits for its nodes");
+	    NULL, asked_at, "waits for its nodes");
 	s->cancelled_queued = st == JOB_CANCELLED;
 	return s->cancelled_queued;
 }
