@@ -69,6 +69,7 @@ struct submit {
 	bool queued;               /* told the broker the job waits for busy nodes */
 	bool cancelled_queued;     /* qcg-cancel came while it waited */
 	time_t next_poll;          /* next look at the broker for a cancellation while queued */
+	time_t broker_away_since;  /* when the broker stopped answering our polls; 0: it answers */
 	struct job_desc *job;
 	struct user_creds creds;
 	struct soap *soap;
@@ -83,6 +84,23 @@ struct submit {
 	struct startup_watch watch;  /* the start-up, until every orted reached mpirun */
 };
 
+/* A whole number of seconds from min to max in option name's text: 0, or -1 with a message
+ * (atoi would take "abc" for 0 and "10s" for 10). */
+static int
+option_seconds(const char *name, const char *text, long min, long max, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (*text == '\0' || *end != '\0' || errno != 0 || v < min || v > max) {
+		fprintf(stderr, "qcg-submit: %s must be a whole number of seconds from %ld to %ld, "
+		    "got '%s'\n", name, min, max, text);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int
 parse_options(int argc, char **argv, struct submit *s)
 {
@@ -93,7 +111,6 @@ parse_options(int argc, char **argv, struct submit *s)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int opt;
-	char *end;
 	s->broker = user_broker_url();
 	s->startup_timeout = STARTUP_TIMEOUT_DEFAULT;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -101,17 +118,13 @@ parse_options(int argc, char **argv, struct submit *s)
 		case 'b': s->broker = optarg; break;
 		case 't': s->tag_output = true; break;
 		case 'r':
-			s->reserve_timeout = atoi(optarg);
-			if (s->reserve_timeout < 1 || s->reserve_timeout > JOB_RESERVE_TIMEOUT_MAX) {
-				fprintf(stderr, "qcg-submit: --reserve-timeout must be 1 to %ld "
-				    "seconds, got '%s'\n", JOB_RESERVE_TIMEOUT_MAX, optarg);
+			if (option_seconds("--reserve-timeout", optarg, 1, JOB_RESERVE_TIMEOUT_MAX,
+			    &s->reserve_timeout) != 0)
 				return -1;
-			}
 			break;
 		case 's':
-			s->startup_timeout = (int)strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || s->startup_timeout < 0 ||
-			    s->startup_timeout > STARTUP_TIMEOUT_MAX)
+			if (option_seconds("--startup-timeout", optarg, 0, STARTUP_TIMEOUT_MAX,
+			    &s->startup_timeout) != 0)
 				return -1;
 			break;
 		case 'h':
@@ -239,20 +252,40 @@ stop_mpirun(pid_t pid)
 	return status;
 }
 
-/* Whether the job's start-up cannot go on (startup_watch.h); why goes to err. broker_err is
- * GetJob's error of this poll, or NULL: a broker that did not answer is not asked again (one
- * line per poll says so already), only the time limit is checked, and a failure names it, as
- * every orted's connection is asked of it. */
-static bool
-startup_stuck(struct submit *s, const char *broker_err, char *err, size_t errlen)
+/* A poll of the broker, begun at asked_at, while the job goes on: call_err is its failure, or
+ * NULL when it answered. An outage is said once when it starts (with the reason) and once
+ * when it ends (with its length), not at every poll: a long outage must not bury the job's
+ * output. It counts from the failed call's start: a broker that hangs fails it only after
+ * the receive timeout. */
+static void
+note_broker(struct submit *s, const char *call_err, time_t asked_at, const char *meanwhile)
 {
-	char why[1024], call_err[600] = "";
+	time_t now = time(NULL);
+	if (call_err != NULL && s->broker_away_since == 0) {
+		s->broker_away_since = asked_at;
+		fprintf(stderr, "qcg-submit: job %s: the broker stopped answering (%s); the job %s "
+		    "meanwhile\n", s->id, call_err, meanwhile);
+	} else if (call_err == NULL && s->broker_away_since != 0) {
+		fprintf(stderr, "qcg-submit: job %s: the broker answers again after %ld s\n", s->id,
+		    (long)(now - s->broker_away_since));
+		s->broker_away_since = 0;
+	}
+}
+
+/* Whether the job's start-up cannot go on (startup_watch.h); why goes to err. broker_err is
+ * GetJob's error of this poll, or NULL: a broker that did not answer is not asked again, only
+ * the time limit is checked, and a failure names it, as every orted's connection is asked of
+ * it. A failed call of the watch's own goes to call_err (empty when none failed). */
+static bool
+startup_stuck(struct submit *s, const char *broker_err, char *call_err, size_t call_errlen,
+    char *err, size_t errlen)
+{
+	char why[1024];
+	call_err[0] = '\0';
 	enum startup_state st = broker_err ?
 	    startup_watch_check_time(&s->watch, s->id, why, sizeof(why)) :
 	    startup_watch_poll(&s->watch, s->soap, s->broker, s->id, why, sizeof(why), call_err,
-		sizeof(call_err));
-	if (call_err[0] != '\0')
-		fprintf(stderr, "qcg-submit: %s (still running)\n", call_err);
+		call_errlen);
 	if (st == STARTUP_DONE)
 		s->watch_startup = false;
 	if (st != STARTUP_FAILED)
@@ -281,14 +314,16 @@ supervise(struct submit *s, pid_t pid, bool *cancelled)
 			break;
 		enum job_state st = JOB_RUNNING;
 		if (!stop_signal && time(NULL) >= next_poll) {
-			next_poll = time(NULL) + SUBMIT_POLL;
+			time_t asked_at = time(NULL);
+			next_poll = asked_at + SUBMIT_POLL;
 			bool asked = broker_get_state(s->soap, s->broker, s->id, &st, err,
 			    sizeof(err)) == 0;
-			if (!asked)
-				fprintf(stderr, "qcg-submit: %s (still running)\n", err);
-			char stuck[3072];
-			if (s->watch_startup && startup_stuck(s, asked ? NULL : err, stuck,
-			    sizeof(stuck))) {
+			char stuck[3072], watch_err[600] = "";
+			bool failed = s->watch_startup && startup_stuck(s, asked ? NULL : err,
+			    watch_err, sizeof(watch_err), stuck, sizeof(stuck));
+			note_broker(s, !asked ? err : watch_err[0] ? watch_err : NULL, asked_at,
+			    "goes on");
+			if (failed) {
 				fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
 				    stuck);
 				stop_mpirun(pid);
@@ -413,16 +448,18 @@ on_queued(void *arg, const struct coalloc_part *busy, const char *why)
 		s->queued = true;
 		fprintf(stderr, "qcg-submit: job %s queued: cluster %s is busy (%s); waiting up to "
 		    "%d s for it\n", s->id, busy->cluster->name, why, s->alloc.reserve_timeout);
-		if (broker_set_state(s->soap, s->broker, s->id, JOB_QUEUED, 0, err, sizeof(err)))
-			fprintf(stderr, "qcg-submit: %s (still waiting)\n", err);
+		time_t asked_at = time(NULL);
+		note_broker(s, broker_set_state(s->soap, s->broker, s->id, JOB_QUEUED, 0, err,
+		    sizeof(err)) ? err : NULL, asked_at, "waits for its nodes");
 		s->next_poll = time(NULL) + SUBMIT_POLL;
 		return 0;
 	}
 	if (time(NULL) < s->next_poll)
 		return 0;
-	s->next_poll = time(NULL) + SUBMIT_POLL;
-	if (broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) != 0)
-		fprintf(stderr, "qcg-submit: %s (still waiting)\n", err);
+	time_t asked_at = time(NULL);
+	s->next_poll = asked_at + SUBMIT_POLL;
+	note_broker(s, broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) ? err :
+	    NULL, asked_at, "waits for its nodes");
 	s->cancelled_queued = st == JOB_CANCELLED;
 	return s->cancelled_queued;
 }

@@ -43,6 +43,37 @@ out=$(submit jane "$D/bad.qcg" 2>&1); rc=$?
 [ $rc = 2 ] && echo "$out" | grep -q "bad.qcg:3: nodes must be" && [ "$(reservations_made)" = "$before" ] &&
 	pass bad_description_reserves_nothing || fail bad_description_reserves_nothing "rc=$rc $out"
 
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
+# The reserve timeout, in each format: out of range and malformed are description errors (exit
+# 2, file and line) refused before anything is reserved; so are malformed command-line values.
+XH="<job xmlns='urn:qcg-ompi:job:1'>
+<executable>/bin/true</executable>"
+XT='<resources><cluster name="sa" processes="1"/></resources></job>'
+JH="<jsdl:JobDefinition xmlns:jsdl='http://schemas.ggf.org/jsdl/2005/11/jsdl' xmlns:p='http://schemas.ggf.org/jsdl/2005/11/jsdl-posix' xmlns:s='http://schemas.ogf.org/jsdl/2007/02/jsdl-spmd' xmlns:j='urn:qcg-ompi:job:1'><jsdl:JobDescription>
+<jsdl:Application><s:SPMDApplication><p:Executable>/bin/true</p:Executable><s:NumberOfProcesses>1</s:NumberOfProcesses><s:SPMDVariation>http://www.ogf.org/jsdl/2007/02/jsdl-spmd/OpenMPI</s:SPMDVariation></s:SPMDApplication></jsdl:Application>
+<jsdl:Resources><jsdl:CandidateHosts><jsdl:HostName>sa:1</jsdl:HostName></jsdl:CandidateHosts>"
+JT="</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>"
+printf '%s\n<reserveTimeout>PT2H</reserveTimeout>\n%s\n' "$XH" "$XT" >"$D/rt-range.xml"
+printf '%s\n<reserveTimeout>soon</reserveTimeout>\n%s\n' "$XH" "$XT" >"$D/rt-form.xml"
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG reserve-timeout=PT0S\n' >"$D/rt-range.qcg"
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG reserve-timeout=30\n' >"$D/rt-form.qcg"
+printf '%s\n<j:ReserveTimeout>3601</j:ReserveTimeout>%s\n' "$JH" "$JT" >"$D/rt-range.jsdl"
+printf '%s\n<j:ReserveTimeout>PT30S</j:ReserveTimeout>%s\n' "$JH" "$JT" >"$D/rt-form.jsdl"
+for c in "rt-range.xml:3:" "rt-form.xml:3:" "rt-range.qcg:4: reserve-timeout" "rt-form.qcg:4: reserve-timeout" \
+	"rt-range.jsdl:4: ReserveTimeout" "rt-form.jsdl:4: ReserveTimeout"; do
+	f=${c%%:*}
+	out=$(submit jane "$D/$f" 2>&1); rc=$?
+	[ $rc = 2 ] && [[ $out == *"$D/$c"* ]] && [ "$(reservations_made)" = "$before" ] &&
+		pass "reserve_timeout_refused_${f//[-.]/_}" ||
+		fail "reserve_timeout_refused_${f//[-.]/_}" "rc=$rc $out"
+done
+for o in --reserve-timeout=abc --reserve-timeout=10s --reserve-timeout=0 --startup-timeout=abc \
+	--startup-timeout=-1 --startup-timeout=99999999999999999999; do
+	out=$(submit jane "$o" "$D/ok.qcg" 2>&1); rc=$?
+	[ $rc = 2 ] && [[ $out == *"${o%%=*} must be a whole number of seconds"*"'${o#*=}'"* ]] &&
+		[ "$(reservations_made)" = "$before" ] && pass "option_refused_$o" || fail "option_refused_$o" "rc=$rc $out"
+done
+
 printf '#QCG executable=/bin/true\n#QCG host=nowhere\n#QCG procs=1\n' >"$D/unknown.qcg"
 out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
 # A cluster the broker does not know is a mistake in the description: exit 2, file and line.
@@ -51,7 +82,6 @@ out=$(submit jane "$D/unknown.qcg" 2>&1); rc=$?
 	pass unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing ||
 	fail unknown_cluster_is_a_description_error_exit_2_and_reserves_nothing "rc=$rc $out"
 
-printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n' >"$D/ok.qcg"
 out=$(submit bob "$D/ok.qcg" 2>&1); rc=$?
 [ $rc = 3 ] && echo "$out" | grep -q "not authorized" && [ "$(reservations_made)" = "$before" ] &&
 	pass unmapped_dn_is_refused_before_anything_is_reserved ||
@@ -129,4 +159,63 @@ wait_while 300 pgrep -f '^sleep 48.5' >/dev/null # killed stand-ins may still be
 left=$(pgrep -f '^sleep 48.5')
 [ -z "$left" ] && pass interrupted_jobs_leave_no_process ||
 	fail interrupted_jobs_leave_no_process "left: $left"
+# A broker outage while the job runs: one line when it stops answering (with the reason), one
+# when it answers again, none per poll in between; the job goes on and ends normally. The port
+# meanwhile drops every connection (an "End of file" to the poll) and counts those of
+# qcg-submit (the front-ends also call), so that the check runs only after several polls failed.
+printf '#!/bin/sh\nfor i in $(seq 3000); do [ -e "%s" ] && exit 0; sleep 0.1; done\nexit 1\n' \
+	"$D/outage-go" >"$D/fake-mpirun-outage"
+chmod +x "$D/fake-mpirun-outage"
+cp "$D/ok.qcg" "$D/outage.qcg"
+QCG_MPIRUN=$D/fake-mpirun-outage submit jane "$D/outage.qcg" >"$D/run.log" 2>&1 &
+spid=$!
+wait_for_log "$D/run.log" 'processes on' || fail outage_setup "the job did not start: $(cat "$D/run.log")"
+id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+qpid=$(pgrep -f "qcg-submit .*outage.qcg" | head -1)
+broker_kill9
+/usr/bin/python3 -c '
+import os, socket, sys
+port, qpid, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def owned_by_qpid(peer_port):
+	# The client still waits for our answer, so its socket is open while we look.
+	inodes = set()
+	for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+		for line in open(table).readlines()[1:]:
+			f = line.split()
+			if int(f[1].split(":")[1], 16) == peer_port and int(f[2].split(":")[1], 16) == port:
+				inodes.add("socket:[%s]" % f[9])
+	try:
+		return any(os.readlink("/proc/%s/fd/%s" % (qpid, fd)) in inodes
+		           for fd in os.listdir("/proc/%s/fd" % qpid))
+	except OSError:
+		return False
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port)); s.listen(16); n = 0
+for _ in range(10000):
+	c, peer = s.accept()
+	if owned_by_qpid(peer[1]):
+		n += 1
+		open(out + ".tmp", "w").write(str(n)); os.rename(out + ".tmp", out)
+	c.close()
+' "$BROKER_PORT" "$qpid" "$D/dropped" &
+dpid=$!
+polls_dropped() { [ "$(cat "$D/dropped" 2>/dev/null || echo 0)" -ge "$1" ]; }
+wait_until 600 polls_dropped 4 || fail outage_setup "fewer than 4 polls of qcg-submit ($qpid) reached the port: $(cat "$D/dropped" 2>&1)"
+kill $dpid; wait $dpid 2>/dev/null
+broker_restart_same_port
+wait_for_log "$D/run.log" 'answers again' 60
+touch "$D/outage-go"
+wait_gone 300 $spid
+kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the go: let the check below say so
+wait $spid; rc=$?
+down=$(grep -c 'the broker stopped answering (broker: GetJob: ' "$D/run.log")
+up=$(grep -c 'the broker answers again after [0-9]* s$' "$D/run.log")
+grep -E 'broker|polls' "$D/run.log" | sed 's/^/  /'; echo "  qcg-submit connections dropped: $(cat "$D/dropped")"
+if [ $rc = 0 ] && [ "$down" = 1 ] && [ "$up" = 1 ] && [ "$(grep -c GetJob "$D/run.log")" = 1 ] &&
+	query_as jane job "$id" | grep -q " done "; then
+	pass broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on
+else
+	fail broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on "rc=$rc down=$down up=$up; $(cat "$D/run.log")"
+fi
+[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 fixture_exit
