@@ -110,6 +110,7 @@ fi
 # and the reservation is released; qcg-status shows it.
 printf '#!/bin/sh\nexec sleep 147.5\n' >"$D/fake-mpirun"; chmod +x "$D/fake-mpirun"
 released_before=$(grep -c 'released' "$D/site-sa.log")
+: >"$D/run.log" # emptied before the job starts: the wait below must not see the last job's lines
 QCG_MPIRUN=$D/fake-mpirun submit jane "$D/ok.qcg" >"$D/run.log" 2>&1 &
 spid=$!
 wait_for_log "$D/run.log" 'processes on' || fail qcg_cancel_setup "the job did not start: $(cat "$D/run.log")"
@@ -137,6 +138,7 @@ printf '#!/bin/bash\ntrap "exit 1" TERM\nsleep 48.5 &\nwait\n' >"$D/fake-mpirun-
 chmod +x "$D/fake-mpirun-term"
 for sig in INT:130 TERM:143; do
 	cp "$D/ok.qcg" "$D/sig$sig.qcg"
+	: >"$D/run.log" # emptied before the job starts: the wait below must not see the last job's lines
 	QCG_MPIRUN=$D/fake-mpirun-term submit jane "$D/sig$sig.qcg" >"$D/run.log" 2>&1 &
 	spid=$!
 	wait_for_log "$D/run.log" 'processes on' || fail "sig${sig%:*}_setup" "the job did not start: $(cat "$D/run.log")"
@@ -163,14 +165,17 @@ left=$(pgrep -f '^sleep 48.5')
 # when it answers again, none per poll in between; the job goes on and ends normally. The port
 # meanwhile drops every connection (an "End of file" to the poll) and counts those of
 # qcg-submit (the front-ends also call), so that the check runs only after several polls failed.
+# Its own log: with run.log, reused above, the wait below could see the last job's "processes
+# on" before the background shell truncated the file, and kill the broker before this job's
+# ListClusters (seen under load).
 printf '#!/bin/sh\nfor i in $(seq 3000); do [ -e "%s" ] && exit 0; sleep 0.1; done\nexit 1\n' \
 	"$D/outage-go" >"$D/fake-mpirun-outage"
 chmod +x "$D/fake-mpirun-outage"
 cp "$D/ok.qcg" "$D/outage.qcg"
-QCG_MPIRUN=$D/fake-mpirun-outage submit jane "$D/outage.qcg" >"$D/run.log" 2>&1 &
+QCG_MPIRUN=$D/fake-mpirun-outage submit jane "$D/outage.qcg" >"$D/outage.log" 2>&1 &
 spid=$!
-wait_for_log "$D/run.log" 'processes on' || fail outage_setup "the job did not start: $(cat "$D/run.log")"
-id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/run.log")
+wait_for_log "$D/outage.log" 'processes on' || fail outage_setup "the job did not start: $(cat "$D/outage.log")"
+id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/outage.log")
 qpid=$(pgrep -f "qcg-submit .*outage.qcg" | head -1)
 broker_kill9
 /usr/bin/python3 -c '
@@ -203,19 +208,19 @@ polls_dropped() { [ "$(cat "$D/dropped" 2>/dev/null || echo 0)" -ge "$1" ]; }
 wait_until 600 polls_dropped 4 || fail outage_setup "fewer than 4 polls of qcg-submit ($qpid) reached the port: $(cat "$D/dropped" 2>&1)"
 kill $dpid; wait $dpid 2>/dev/null
 broker_restart_same_port
-wait_for_log "$D/run.log" 'answers again' 60
+wait_for_log "$D/outage.log" 'answers again' 60
 touch "$D/outage-go"
 wait_gone 300 $spid
 kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the go: let the check below say so
 wait $spid; rc=$?
-down=$(grep -c 'the broker stopped answering (broker: GetJob: ' "$D/run.log")
-up=$(grep -c 'the broker answers again after [0-9]* s$' "$D/run.log")
-grep -E 'broker|polls' "$D/run.log" | sed 's/^/  /'; echo "  qcg-submit connections dropped: $(cat "$D/dropped")"
-if [ $rc = 0 ] && [ "$down" = 1 ] && [ "$up" = 1 ] && [ "$(grep -c GetJob "$D/run.log")" = 1 ] &&
+down=$(grep -c 'the broker stopped answering (broker: GetJob: ' "$D/outage.log")
+up=$(grep -c 'the broker answers again after [0-9]* s$' "$D/outage.log")
+grep -E 'broker|polls' "$D/outage.log" | sed 's/^/  /'; echo "  qcg-submit connections dropped: $(cat "$D/dropped")"
+if [ $rc = 0 ] && [ "$down" = 1 ] && [ "$up" = 1 ] && [ "$(grep -c GetJob "$D/outage.log")" = 1 ] &&
 	query_as jane job "$id" | grep -q " done "; then
 	pass broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on
 else
-	fail broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on "rc=$rc down=$down up=$up; $(cat "$D/run.log")"
+	fail broker_outage_is_one_line_down_and_one_line_up_and_the_job_goes_on "rc=$rc down=$down up=$up; $(cat "$D/outage.log")"
 fi
 [ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 fixture_exit
