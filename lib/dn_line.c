@@ -8,27 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex_digit.h"
 #include "dn_line.h"
 #include "log.h"
-
-static int
-hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int
 dn_line_hex_escape(const char *s, char *byte)
 {
-	if (s[0] != '\\' || s[1] != 'x' || hex_digit(s[2]) < 0 || hex_digit(s[3]) < 0)
+	if (s[0] != '\\' || s[1] != 'x' || hex_digit_value(s[2]) < 0 || hex_digit_value(s[3]) < 0)
 		return 0;
-	*byte = (char)(hex_digit(s[2]) * 16 + hex_digit(s[3]));
+	*byte = (char)(hex_digit_value(s[2]) * 16 + hex_digit_value(s[3]));
 	return 1;
 }
 

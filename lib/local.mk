@@ -6,7 +6,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/log_limit.c lib/log_limit.h \
 	lib/model.c lib/model.h \
 	lib/config_file.c lib/config_file.h \
-	lib/dn_line.c lib/dn_line.h \
+	lib/dn_line.c lib/dn_line.h lib/hex_digit.h \
 	lib/gridmap.c lib/gridmap.h \
 	lib/acl.c lib/acl.h \
 	lib/tls.c lib/tls.h lib/tls_identity.c lib/tls_trust.c lib/tls_trust.h \

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "hex_digit.h"
 #include "relay_id.h"
 
 void
@@ -20,19 +21,6 @@ relay_id_format(const uint8_t id[QCG_RELAY_ID_BYTES], char buf[RELAY_ID_HEX_LEN 
 	buf[RELAY_ID_HEX_LEN] = '\0';
 }
 
-/* The value of one hex digit, or -1 (the NUL included). */
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int
 relay_id_parse(const char *text, uint8_t id[QCG_RELAY_ID_BYTES])
 {
@@ -43,10 +31,10 @@ relay_id_parse(const char *text, uint8_t id[QCG_RELAY_ID_BYTES])
 	/* Reading stops at the first non-hex byte, so a short string is never read past its NUL:
 	 * the low digit is only looked at once the high one was a digit. */
 	for (size_t i = 0; i < QCG_RELAY_ID_BYTES; i++) {
-		int hi = hex_value(text[2 * i]);
+		int hi = hex_digit_value(text[2 * i]);
 		if (hi < 0)
 			return -1;
-		int lo = hex_value(text[2 * i + 1]);
+		int lo = hex_digit_value(text[2 * i + 1]);
 		if (lo < 0)
 			return -1;
 		tmp[i] = (uint8_t)(hi << 4 | lo);
