@@ -3,12 +3,12 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config_file.h"
 #include "fe_config.h"
 
@@ -60,44 +60,6 @@ url_valid(const char *url)
 	char *end;
 	long port = strtol(colon, &end, 10);
 	return end != colon && port > 0 && port <= 65535 && (*end == '\0' || *end == '/');
-}
-
-int
-fe_networks_valid(const char *list, char *err, size_t errlen)
-{
-	char buf[QCG_NETWORKS_MAX];
-	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "network list longer than %zu bytes", sizeof(buf) - 1);
-		return -1;
-	}
-	strcpy(buf, list);
-	char *save = NULL;
-	int count = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
-		char *slash = strchr(tok, '/'), *end;
-		unsigned char addr[16];
-		if (slash == NULL) {
-			snprintf(err, errlen, "'%s' is not a CIDR (address/prefix)", tok);
-			return -1;
-		}
-		*slash = '\0';
-		int v6 = strchr(tok, ':') != NULL;
-		long prefix = strtol(slash + 1, &end, 10);
-		if (inet_pton(v6 ? AF_INET6 : AF_INET, tok, addr) != 1 || end == slash + 1 ||
-		    (*end != '\0' && !isspace((unsigned char)*end)) || prefix < 0 ||
-		    prefix > (v6 ? 128 : 32)) {
-			snprintf(err, errlen, "'%s/%s' is not a valid CIDR", tok, slash + 1);
-			return -1;
-		}
-		count++;
-	}
-	if (count == 0) {
-		snprintf(err, errlen, "the network list is empty");
-		return -1;
-	}
-	return 0;
 }
 
 int
@@ -188,12 +150,14 @@ parse_cluster(const struct config *cfg, struct cluster *c, char *err, size_t err
 		    policy ? ", got " : "", policy ? policy : "");
 		return -1;
 	}
-	if (nets == NULL || fe_networks_valid(nets, why, sizeof(why)) != 0) {
+	if (nets == NULL || cidr_list_parse(nets, NULL, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "frontend.private_networks: %s",
 		    nets ? why : "is required (comma-separated CIDRs of the nodes)");
 		return -1;
 	}
-	strcpy(c->private_networks, nets);
+	if (copy_setting(c->private_networks, sizeof(c->private_networks), nets,
+	    "frontend.private_networks", true, err, errlen) != 0)
+		return -1;
 	if (copy_setting(c->public_address, sizeof(c->public_address),
 		config_get(cfg, "frontend.public_address", ""), "frontend.public_address",
 		c->policy == POLICY_NAT, err, errlen) != 0 ||

@@ -73,9 +73,6 @@ int fe_config_parse(const struct config *cfg, const char *listen_host, int liste
 int fe_node_parse(const char *name, const char *value, struct fe_node *out, char *err,
     size_t errlen);
 
-/* Validate a comma-separated list of IPv4/IPv6 CIDRs ("10.1.0.0/24,fd00::/8"). */
-int fe_networks_valid(const char *list, char *err, size_t errlen);
-
 /* The node whose helper presents dn, or NULL. */
 const struct fe_node *fe_config_node_of_dn(const struct fe_config *cfg, const char *dn);
 /* The node called name, or NULL. */

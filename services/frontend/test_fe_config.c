@@ -17,7 +17,7 @@ static const char *const base =
     "policy = port-range\n"
     "port_min = 30000\n"
     "port_max = 30100\n"
-    "private_networks = 10.1.0.0/24, fd00::/8\n"
+    "private_networks = 10.1.0.0/24,fd00::/8\n"
     "public_address = 192.0.2.10\n"
     "traversal_allowed = yes\n"
     "[nodes]\n"
@@ -96,9 +96,13 @@ malformed_settings_are_refused_with_their_key(void)
 	expect_refusal("frontend.policy=wide-open", "frontend.policy must be");
 	expect_refusal("frontend.port_min=31000", "frontend.port_min <= frontend.port_max");
 	expect_refusal("frontend.port_max=70000", "frontend.port_max");
-	expect_refusal("frontend.private_networks=10.1.0.0", "not a CIDR");
-	expect_refusal("frontend.private_networks=10.1.0.0/33", "not a valid CIDR");
-	expect_refusal("frontend.private_networks=10.1.0.300/24", "not a valid CIDR");
+	expect_refusal("frontend.private_networks=10.1.0.0", "has no /PREFIX");
+	expect_refusal("frontend.private_networks=10.1.0.0/33", "prefix 33 out of range");
+	expect_refusal("frontend.private_networks=10.1.0.300/24", "not an IPv4 or IPv6 address");
+	/* The reader trims the value's ends; inside the list, a space is an error (as at the
+	 * broker and the proxy), and so is an address with host bits set. */
+	expect_refusal("frontend.private_networks=10.1.0.0/24, 10.2.0.0/24", "white space");
+	expect_refusal("frontend.private_networks=10.1.0.1/24", "host bits set in 10.1.0.1/24");
 	expect_refusal("frontend.broker=http://broker:8443/", "frontend.broker must be");
 	expect_refusal("frontend.broker=https://broker/", "frontend.broker must be");
 	expect_refusal("frontend.endpoint=gw:8444", "frontend.endpoint must be");
