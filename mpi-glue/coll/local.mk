@@ -112,6 +112,8 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
 	mpi-glue/coll/coll_qcg_mcast_transport.c
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
 mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
+# random_bytes (lib/, libc only, PIC) draws the random group.
+mpi_glue_coll_mca_coll_qcg_la_LIBADD += lib/libqcgbase.la
 
 # tests/coll: the multicast broadcast on loopback, in a network namespace of the test's own.
 check_PROGRAMS += tests/coll/mcast_check
