@@ -6,7 +6,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "helper_net.h"
+#include "net_socket.h"
 #include "relay_hello.h"
 
 #define RETRY_PAUSE_MS 50 /* between traversal attempts */
@@ -182,13 +182,6 @@ send_hello(int fd, const uint8_t id[QCG_RELAY_ID_BYTES])
 	return send(fd, buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
-static void
-set_nodelay(int fd)
-{
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 int
 helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms, char *err,
     size_t errlen)
@@ -206,7 +199,7 @@ helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeo
 		if (fd < 0)
 			continue;
 		if (hello_matches(fd, id, deadline)) {
-			set_nodelay(fd);
+			net_set_nodelay(fd);
 			return fd;
 		}
 		close(fd); /* not ours: a scanner, a late duplicate, another id */
@@ -217,29 +210,14 @@ helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeo
 	return -1;
 }
 
-/* Non-blocking connect from fd to sin, finished or failed before the deadline. */
+/* Connect fd to sin before the deadline; TCP_NODELAY on once connected (hellos are small). */
 static int
 connect_by(int fd, const struct sockaddr_in *sin, long deadline)
 {
-	int flags = fcntl(fd, F_GETFL);
-	int soerr = 0;
-	socklen_t len = sizeof(soerr);
-	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) != 0) {
-		if (errno != EINPROGRESS)
-			return -1;
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		if (poll(&pfd, 1, left_ms(deadline)) <= 0) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0) {
-			errno = soerr ? soerr : EIO;
-			return -1;
-		}
-	}
-	fcntl(fd, F_SETFL, flags);
-	set_nodelay(fd);
+	if (net_connect_timed(fd, (const struct sockaddr *)sin, sizeof(*sin), left_ms(deadline),
+	    NULL) != 0)
+		return -1;
+	net_set_nodelay(fd);
 	return 0;
 }
 
