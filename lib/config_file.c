@@ -299,6 +299,21 @@ config_copy(const struct config *cfg, const char *key, const char *fallback, cha
 }
 
 int
+config_copy_required(const struct config *cfg, const char *key, const char *fallback,
+    char *dst, size_t dstlen, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, key, fallback);
+	char where[CONFIG_ORIGIN_MAX + 16];
+
+	if (v == NULL || v[0] == '\0') {
+		config_where(cfg, key, where, sizeof(where));
+		snprintf(err, errlen, "%s%s%s is required", where, where[0] ? ": " : "", key);
+		return -1;
+	}
+	return config_copy(cfg, key, fallback, dst, dstlen, err, errlen);
+}
+
+int
 config_get_int(const struct config *cfg, const char *key, long fallback, long min, long max,
     long *out, char *err, size_t errlen)
 {

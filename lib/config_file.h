@@ -74,5 +74,9 @@ int config_error(const struct config *cfg, const char *key, char *err, size_t er
  */
 int config_copy(const struct config *cfg, const char *key, const char *fallback, char *dst,
     size_t dstlen, char *err, size_t errlen);
+/* config_copy for a setting that must not be empty: absent (fallback NULL) or empty is -1 with
+ * err "[FILE:LINE: ]key is required". 0 when copied. */
+int config_copy_required(const struct config *cfg, const char *key, const char *fallback,
+    char *dst, size_t dstlen, char *err, size_t errlen);
 
 #endif

@@ -139,6 +139,26 @@ nat_needs_public_address_and_nodes_are_required(void)
 	CHECK(strstr(err, "[nodes] must list at least one node") != NULL);
 }
 
+/* A broker URL longer than its field was copied with strcpy past the field's end; now it is a
+ * configuration error naming the file and line. */
+static void
+a_value_longer_than_its_field_is_refused_with_file_and_line(void)
+{
+	static struct config cfg;
+	static struct fe_config c;
+	char err[512] = "", text[1024], path[600];
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[frontend]\ncluster = c\npolicy = open\n"
+	    "private_networks = 10.0.0.0/8\nbroker = https://b:1/%s\n[nodes]\nn = https://n:2/ 1\n",
+	    path);
+	config_init(&cfg);
+	CHECK_INT_EQ(config_load_text(&cfg, text, "fe.conf", err, sizeof(err)), 0);
+	CHECK_INT_EQ(fe_config_parse(&cfg, "0.0.0.0", 1, &c, err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "fe.conf:5: frontend.broker: value longer than 255 bytes");
+}
+
 int
 main(void)
 {
@@ -146,5 +166,6 @@ main(void)
 	RUN(helper_dn_maps_to_its_node_explicitly_or_by_host_name);
 	RUN(malformed_settings_are_refused_with_their_key);
 	RUN(nat_needs_public_address_and_nodes_are_required);
+	RUN(a_value_longer_than_its_field_is_refused_with_file_and_line);
 	return check_exit();
 }

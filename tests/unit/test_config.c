@@ -381,6 +381,20 @@ bounded_copy_reports_truncation_with_file_and_line(void)
 	CHECK_INT_EQ(config_apply_override(&cfg, "s.fits=123456789", err, sizeof(err)), 0);
 	CHECK_INT_EQ(config_copy(&cfg, "s.fits", NULL, field, sizeof(field), err, sizeof(err)), -1);
 	CHECK_STR_EQ(err, "--set: s.fits: value longer than 7 bytes");
+	/* Required: absent and empty are errors; a value is copied as by config_copy. */
+	CHECK_INT_EQ(config_apply_override(&cfg, "s.empty=", err, sizeof(err)), 0);
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.empty", "x", field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "--set: s.empty is required");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.none", NULL, field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "s.none is required");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.none", "deflt", field, sizeof(field), err,
+	    sizeof(err)), 0);
+	CHECK_STR_EQ(field, "deflt");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.fits", NULL, field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "--set: s.fits: value longer than 7 bytes");
 }
 
 static void
