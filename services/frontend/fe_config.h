@@ -10,7 +10,7 @@
  *   policy = open | port-range | nat | closed
  *   port_min = 30000                  ; port-range only
  *   port_max = 30999
- *   private_networks = 10.1.0.0/24    ; comma-separated CIDRs
+ *   private_networks = 10.1.0.0/24    ; comma-separated CIDRs (lib/cidr: no spaces, no host bits)
  *   public_address = 192.0.2.10
  *   traversal_allowed = no
  *   endpoint = https://gw.site-a:8444/ ; what the broker records (default: https://listen/)
