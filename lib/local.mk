@@ -4,7 +4,7 @@
 # the Open MPI component mca_coll_qcg.so (no logging, no OpenSSL: they must carry nothing in).
 QCG_BASE_SOURCES = \
 	lib/random_bytes.c lib/random_bytes.h \
-	lib/net_socket.c lib/net_socket.h
+	lib/net_socket.c lib/net_socket.h lib/monotonic_ms.h
 noinst_LTLIBRARIES += lib/libqcgbase.la
 lib_libqcgbase_la_SOURCES = $(QCG_BASE_SOURCES)
 

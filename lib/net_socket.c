@@ -8,17 +8,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <time.h>
 
+#include "monotonic_ms.h"
 #include "net_socket.h"
-
-static long
-monotonic_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 int
 net_set_nonblock(int fd, bool on)
@@ -54,8 +46,7 @@ connect_wait(int fd, long deadline)
 	socklen_t len = sizeof(so_error);
 
 	for (;;) {
-		long left = deadline - monotonic_ms();
-		int n = poll(&pfd, 1, left > 0 ? (int)left : 0);
+		int n = poll(&pfd, 1, monotonic_left_ms(deadline));
 		if (n > 0)
 			break;
 		if (n == 0)

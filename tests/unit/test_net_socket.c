@@ -16,22 +16,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "monotonic_ms.h"
 #include "net_socket.h"
 
 /* A generous bound that only proves "no hang" on a loaded machine. */
 #define NO_HANG_MS 6000
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
 
 /* A loopback TCP socket bound to a free port, listening with backlog (or not, backlog < 0). */
 static int
@@ -80,57 +72,71 @@ a_closed_port_is_refused_at_once(void)
 {
 	struct sockaddr_in to;
 	int bound = loopback_socket(-1, &to), fd = tcp_socket(); /* bound, not listening */
-	long start = now_ms();
+	long start = monotonic_ms();
 
 	errno = 0;
 	CHECK_INT_EQ(net_connect_timed(fd, (struct sockaddr *)&to, sizeof(to), NO_HANG_MS, NULL),
 	    -1);
 	CHECK_INT_EQ(errno, ECONNREFUSED);
-	CHECK(now_ms() - start < NO_HANG_MS);
+	CHECK(monotonic_ms() - start < NO_HANG_MS);
 	CHECK_INT_EQ(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
 	close(fd);
 	close(bound);
 }
 
-/* Fill lfd's accept queue (never accepted); the filling sockets go into held[]. Returns how
- * many; the next connect to it waits for its deadline. */
-static size_t
-fill_accept_queue(const struct sockaddr_in *to, int *held, size_t max)
-{
-	size_t n = 0;
+/* A loopback listener whose accept queue is full (never accepted): SYNs to it are dropped, so
+ * a connect to it waits for its deadline. */
+struct full_listener {
+	struct sockaddr_in addr;
+	int fd;
+	int held[16]; /* the connections that filled the queue */
+	size_t count;
+};
 
-	while (n < max) {
+static void
+full_listener_open(struct full_listener *f)
+{
+	f->fd = loopback_socket(0, &f->addr);
+	f->count = 0;
+	while (f->count < 16) {
 		int fd = tcp_socket();
-		if (net_connect_timed(fd, (const struct sockaddr *)to, sizeof(*to), 300, NULL) != 0) {
+		if (net_connect_timed(fd, (struct sockaddr *)&f->addr, sizeof(f->addr), 300,
+		    NULL) != 0) {
 			close(fd);
 			break;
 		}
-		held[n++] = fd;
+		f->held[f->count++] = fd;
 	}
-	return n;
+	CHECK(f->count < 16); /* the queue did fill */
+}
+
+static void
+full_listener_close(struct full_listener *f)
+{
+	while (f->count > 0)
+		close(f->held[--f->count]);
+	close(f->fd);
 }
 
 static void
 a_full_accept_queue_times_out_at_the_deadline(void)
 {
-	struct sockaddr_in to;
-	int lfd = loopback_socket(0, &to), held[16], fd;
-	size_t n = fill_accept_queue(&to, held, 16);
+	struct full_listener full;
+	int fd;
 	long start, took;
 
-	CHECK(n < 16); /* the queue did fill: SYNs beyond it are dropped */
+	full_listener_open(&full);
 	fd = tcp_socket();
-	start = now_ms();
+	start = monotonic_ms();
 	errno = 0;
-	CHECK_INT_EQ(net_connect_timed(fd, (struct sockaddr *)&to, sizeof(to), 400, NULL), -1);
-	took = now_ms() - start;
+	CHECK_INT_EQ(net_connect_timed(fd, (struct sockaddr *)&full.addr, sizeof(full.addr), 400,
+	    NULL), -1);
+	took = monotonic_ms() - start;
 	CHECK_INT_EQ(errno, ETIMEDOUT);
 	CHECK(took >= 400);
 	CHECK(took < NO_HANG_MS);
 	close(fd);
-	while (n > 0)
-		close(held[--n]);
-	close(lfd);
+	full_listener_close(&full);
 }
 
 static volatile sig_atomic_t alarms;
@@ -159,29 +165,29 @@ interrupt_often(bool on)
 static void
 signals_neither_restart_the_clock_nor_end_the_wait(void)
 {
+	struct full_listener full;
 	struct sockaddr_in to;
-	int lfd = loopback_socket(0, &to), held[16], fd;
-	size_t n = fill_accept_queue(&to, held, 16);
+	int lfd, fd;
 	long start, took;
 
+	full_listener_open(&full);
 	fd = tcp_socket();
 	alarms = 0;
 	interrupt_often(true);
-	start = now_ms();
+	start = monotonic_ms();
 	errno = 0;
 	/* Restarting 500 ms at each of the 25 signals a second would never end; giving up at the
 	 * first signal would end after 20 ms. */
-	CHECK_INT_EQ(net_connect_timed(fd, (struct sockaddr *)&to, sizeof(to), 500, NULL), -1);
-	took = now_ms() - start;
+	CHECK_INT_EQ(net_connect_timed(fd, (struct sockaddr *)&full.addr, sizeof(full.addr), 500,
+	    NULL), -1);
+	took = monotonic_ms() - start;
 	interrupt_often(false);
 	CHECK_INT_EQ(errno, ETIMEDOUT);
 	CHECK(alarms > 0);
 	CHECK(took >= 500);
 	CHECK(took < NO_HANG_MS);
 	close(fd);
-	while (n > 0)
-		close(held[--n]);
-	close(lfd);
+	full_listener_close(&full);
 
 	/* A connection that can complete does, signals or not. */
 	lfd = loopback_socket(8, &to);
