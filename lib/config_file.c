@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,38 @@ void
 config_init(struct config *cfg)
 {
 	cfg->count = 0;
+	cfg->origin_count = 0;
+}
+
+/* The entry for key, or NULL. */
+static const struct config_entry *
+config_find(const struct config *cfg, const char *key)
+{
+	for (size_t i = 0; i < cfg->count; i++)
+		if (strcmp(cfg->entries[i].key, key) == 0)
+			return &cfg->entries[i];
+	return NULL;
+}
+
+/* The index of origin in cfg->origins, added when new; -1 when the table is full (errors then
+ * name no file). A name too long keeps its end, where the file's own name is. */
+static int
+config_origin_index(struct config *cfg, const char *origin)
+{
+	size_t len = strlen(origin);
+	char name[CONFIG_ORIGIN_MAX];
+
+	if (len < sizeof(name))
+		memcpy(name, origin, len + 1);
+	else
+		snprintf(name, sizeof(name), "...%s", origin + len - (sizeof(name) - 4));
+	for (size_t i = 0; i < cfg->origin_count; i++)
+		if (strcmp(cfg->origins[i], name) == 0)
+			return (int)i;
+	if (cfg->origin_count == CONFIG_ORIGINS_MAX)
+		return -1;
+	memcpy(cfg->origins[cfg->origin_count], name, sizeof(name));
+	return (int)cfg->origin_count++;
 }
 
 static char *
@@ -30,8 +63,10 @@ trim(char *s)
 	return s;
 }
 
-int
-config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen)
+/* config_set, recording where the value came from (origin -1: no file). */
+static int
+config_set_at(struct config *cfg, const char *key, const char *value, int origin, int line,
+    char *err, size_t errlen)
 {
 	if (strlen(key) >= CONFIG_KEY_MAX || strchr(key, '.') == NULL) {
 		snprintf(err, errlen, "bad key '%.64s': want section.key under %d bytes", key,
@@ -55,7 +90,15 @@ config_set(struct config *cfg, const char *key, const char *value, char *err, si
 		snprintf(e->key, sizeof(e->key), "%s", key);
 	}
 	snprintf(e->value, sizeof(e->value), "%s", value);
+	e->origin = origin;
+	e->line = line;
 	return 0;
+}
+
+int
+config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	return config_set_at(cfg, key, value, -1, 0, err, errlen);
 }
 
 /* Remove one pair of matching quotes around a value, so paths with spaces can be written. */
@@ -112,7 +155,8 @@ config_parse_line(struct config *cfg, char *line, char *section, const char *ori
 		snprintf(err, errlen, "%s:%d: key too long", origin, lineno);
 		return -1;
 	}
-	if (config_set(cfg, key, value, msg, sizeof(msg)) != 0) {
+	if (config_set_at(cfg, key, value, config_origin_index(cfg, origin), lineno, msg,
+	    sizeof(msg)) != 0) {
 		snprintf(err, errlen, "%s:%d: %s", origin, lineno, msg);
 		return -1;
 	}
@@ -205,10 +249,68 @@ config_apply_override(struct config *cfg, const char *assignment, char *err, siz
 const char *
 config_get(const struct config *cfg, const char *key, const char *fallback)
 {
-	for (size_t i = 0; i < cfg->count; i++)
-		if (strcmp(cfg->entries[i].key, key) == 0)
-			return cfg->entries[i].value;
-	return fallback;
+	const struct config_entry *e = config_find(cfg, key);
+	return e ? e->value : fallback;
+}
+
+void
+config_where(const struct config *cfg, const char *key, char *buf, size_t len)
+{
+	const struct config_entry *e = config_find(cfg, key);
+
+	if (e == NULL)
+		snprintf(buf, len, "%s", "");
+	else if (e->origin < 0 || (size_t)e->origin >= cfg->origin_count)
+		snprintf(buf, len, "--set");
+	else
+		snprintf(buf, len, "%s:%d", cfg->origins[e->origin], e->line);
+}
+
+int
+config_error(const struct config *cfg, const char *key, char *err, size_t errlen,
+    const char *fmt, ...)
+{
+	char where[CONFIG_ORIGIN_MAX + 16], reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	config_where(cfg, key, where, sizeof(where));
+	snprintf(err, errlen, "%s%s%s: %s", where, where[0] ? ": " : "", key, reason);
+	return -1;
+}
+
+int
+config_copy(const struct config *cfg, const char *key, const char *fallback, char *dst,
+    size_t dstlen, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, key, fallback);
+	size_t len;
+
+	if (v == NULL)
+		return 1;
+	len = strlen(v);
+	if (len >= dstlen)
+		return config_error(cfg, key, err, errlen, "value longer than %zu bytes",
+		    dstlen - 1);
+	memcpy(dst, v, len + 1);
+	return 0;
+}
+
+int
+config_copy_required(const struct config *cfg, const char *key, const char *fallback,
+    char *dst, size_t dstlen, char *err, size_t errlen)
+{
+	const char *v = config_get(cfg, key, fallback);
+	char where[CONFIG_ORIGIN_MAX + 16];
+
+	if (v == NULL || v[0] == '\0') {
+		config_where(cfg, key, where, sizeof(where));
+		snprintf(err, errlen, "%s%s%s is required", where, where[0] ? ": " : "", key);
+		return -1;
+	}
+	return config_copy(cfg, key, fallback, dst, dstlen, err, errlen);
 }
 
 int

@@ -18,15 +18,21 @@
 #define CONFIG_VALUE_MAX 1024  /* one value, with the NUL */
 #define CONFIG_LINE_MAX 2048   /* one line of a file */
 #define CONFIG_ENTRIES_MAX 256 /* entries in one configuration */
+#define CONFIG_ORIGINS_MAX 8   /* files one configuration is read from */
+#define CONFIG_ORIGIN_MAX 256  /* a file's name as errors quote it, with the NUL */
 
 struct config_entry {
 	char key[CONFIG_KEY_MAX];     /* "section.key" */
 	char value[CONFIG_VALUE_MAX]; /* trimmed; quotes removed */
+	int origin;                   /* index in config.origins; -1: set by config_set */
+	int line;                     /* 1-based line in that file; 0 with origin -1 */
 };
 
 struct config {
 	struct config_entry entries[CONFIG_ENTRIES_MAX];
 	size_t count;
+	char origins[CONFIG_ORIGINS_MAX][CONFIG_ORIGIN_MAX]; /* the files read, for errors */
+	size_t origin_count;
 };
 
 void config_init(struct config *cfg);
@@ -49,5 +55,28 @@ int config_get_int(const struct config *cfg, const char *key, long fallback, lon
 /* yes/no, true/false, on/off, 1/0. */
 int config_get_bool(const struct config *cfg, const char *key, bool fallback, bool *out,
     char *err, size_t errlen);
+
+/*
+ * Where key's value was set, for an error message: "FILE:LINE" for a file's line, "--set" for
+ * an override or a value a program set, "" when key is absent.
+ */
+void config_where(const struct config *cfg, const char *key, char *buf, size_t len);
+
+/* Write "FILE:LINE: key: reason" (config_where's place; just "key: reason" when key is absent)
+ * into err and return -1, so that callers can `return config_error(...)`. */
+int config_error(const struct config *cfg, const char *key, char *err, size_t errlen,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/*
+ * Copy key's value (fallback when absent) into the fixed field dst of dstlen bytes. 0 when
+ * copied; 1 when key is absent and fallback NULL (dst untouched); -1 when the value does not
+ * fit, with err "FILE:LINE: key: value longer than N bytes".
+ */
+int config_copy(const struct config *cfg, const char *key, const char *fallback, char *dst,
+    size_t dstlen, char *err, size_t errlen);
+/* config_copy for a setting that must not be empty: absent (fallback NULL) or empty is -1 with
+ * err "[FILE:LINE: ]key is required". 0 when copied. */
+int config_copy_required(const struct config *cfg, const char *key, const char *fallback,
+    char *dst, size_t dstlen, char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,15 @@
 # lib/: code that several parts share.
+
+# The libc-only helpers, also built position independent for the preloaded libqcgnet.so and
+# the Open MPI component mca_coll_qcg.so (no logging, no OpenSSL: they must carry nothing in;
+# the component parses its multicast range with cidr).
+QCG_BASE_SOURCES = \
+	lib/cidr.c lib/cidr.h \
+	lib/random_bytes.c lib/random_bytes.h \
+	lib/net_socket.c lib/net_socket.h lib/monotonic_ms.h
+noinst_LTLIBRARIES += lib/libqcgbase.la
+lib_libqcgbase_la_SOURCES = $(QCG_BASE_SOURCES)
+
 noinst_LIBRARIES += lib/libqcgcommon.a
 lib_libqcgcommon_a_CPPFLAGS = $(AM_CPPFLAGS) $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
 lib_libqcgcommon_a_SOURCES = \
@@ -16,7 +27,8 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/http_head.c lib/http_head.h lib/net_text.c lib/net_text.h \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \
 	lib/json_write.c lib/json_write.h \
-	lib/relay_id.c lib/relay_id.h
+	lib/relay_id.c lib/relay_id.h \
+	$(QCG_BASE_SOURCES)
 
 EXTRA_DIST += lib/README.md
 

@@ -18,6 +18,7 @@
 
 #define TLS_DEFAULT_CA_DIR "/etc/grid-security/certificates"
 
+/* Copy a path from the environment (configuration values go through config_copy). */
 static int
 copy_path(char *dst, const char *src, const char *what, char *err, size_t errlen)
 {
@@ -34,18 +35,18 @@ tls_settings_from_config(const struct config *cfg, const char *section, struct t
     bool allow_missing_cert, char *err, size_t errlen)
 {
 	char key[CONFIG_KEY_MAX];
-	const char *v;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(key, sizeof(key), "%s.cert", section);
-	if ((v = config_get(cfg, key, NULL)) != NULL && copy_path(out->cert_file, v, key, err, errlen))
+	if (config_copy(cfg, key, NULL, out->cert_file, sizeof(out->cert_file), err, errlen) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "%s.key", section);
-	if ((v = config_get(cfg, key, out->cert_file[0] ? out->cert_file : NULL)) != NULL &&
-	    copy_path(out->key_file, v, key, err, errlen))
+	if (config_copy(cfg, key, out->cert_file[0] ? out->cert_file : NULL, out->key_file,
+	    sizeof(out->key_file), err, errlen) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "%s.ca_dir", section);
-	if (copy_path(out->ca_dir, config_get(cfg, key, TLS_DEFAULT_CA_DIR), key, err, errlen))
+	if (config_copy(cfg, key, TLS_DEFAULT_CA_DIR, out->ca_dir, sizeof(out->ca_dir), err,
+	    errlen) < 0)
 		return -1;
 	snprintf(key, sizeof(key), "%s.crl_required", section);
 	if (config_get_bool(cfg, key, true, &out->crl_required, err, errlen) != 0)

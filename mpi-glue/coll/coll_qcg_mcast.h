@@ -94,7 +94,6 @@ void qcg_mcast_transport_close(struct qcg_mcast *mc);
 /* coll_qcg_mcast_group.c: collective over the cluster communicator, once per communicator. */
 int qcg_mcast_setup(struct qcg_mcast *mc, struct ompi_communicator_t *cluster);
 void qcg_mcast_teardown(struct qcg_mcast *mc);
-int qcg_mcast_random(void *buf, size_t len);
 
 /* coll_qcg_mcast_broker.c: a group from the broker through the helper (network order). */
 int qcg_mcast_broker_group(uint32_t *address, uint32_t *port, char *err, size_t errlen);

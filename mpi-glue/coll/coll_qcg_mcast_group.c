@@ -17,10 +17,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "coll_qcg_mcast.h"
+#include "random_bytes.h"
 
 #define MCAST_PORT_MIN 20000 /* random ports: 20000..59999, clear of the usual ephemeral range */
 #define MCAST_PORT_SPAN 40000
@@ -35,21 +35,6 @@ struct announce {
 	uint64_t seed;
 };
 
-int
-qcg_mcast_random(void *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = getrandom((char *)buf + got, len - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
 /* A random group of coll_qcg_mcast_range and a random port; -1 with err. */
 static int
 random_group(struct announce *a, char *err, size_t errlen)
@@ -59,7 +44,7 @@ random_group(struct announce *a, char *err, size_t errlen)
 	uint64_t r[2];
 	if (qcg_mcast_parse_range(mca_coll_qcg_mcast_params.range, &base, &bits, err, errlen) != 0)
 		return -1;
-	if (qcg_mcast_random(r, sizeof(r)) != 0) {
+	if (random_bytes(r, sizeof(r)) != 0) {
 		snprintf(err, errlen, "getrandom: %s", strerror(errno));
 		return -1;
 	}
@@ -79,8 +64,8 @@ choose(struct announce *a, int cluster_size)
 	a->source = QCG_GROUP_NONE;
 	if (p->mode == QCG_MCAST_AUTO && cluster_size <= 2)
 		return; /* a ring of two is a plain send: nothing to gain */
-	if (qcg_mcast_random(&a->tag, sizeof(a->tag)) != 0 ||
-	    qcg_mcast_random(&a->seed, sizeof(a->seed)) != 0) {
+	if (random_bytes(&a->tag, sizeof(a->tag)) != 0 ||
+	    random_bytes(&a->seed, sizeof(a->seed)) != 0) {
 		opal_output(0, "coll:qcg: mcast: getrandom: %s; no multicast", strerror(errno));
 		return;
 	}
@@ -109,7 +94,7 @@ open_member(struct qcg_mcast *mc, const struct announce *a)
 	mc->group.sin_port = htons((uint16_t)ntohl(a->port));
 	mc->tag = a->tag, mc->seed = a->seed, mc->source = a->source;
 	mc->dgram = malloc(QCG_MCAST_MAX_DGRAM);
-	if (mc->dgram == NULL || qcg_mcast_random(&mc->drop_state, sizeof(mc->drop_state)) != 0) {
+	if (mc->dgram == NULL || random_bytes(&mc->drop_state, sizeof(mc->drop_state)) != 0) {
 		opal_output(0, "coll:qcg: mcast: out of memory or randomness; no multicast");
 		return 0;
 	}

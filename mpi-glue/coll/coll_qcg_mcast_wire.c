@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "coll_qcg_mcast_wire.h"
 
 static void
@@ -73,31 +74,30 @@ qcg_mcast_hdr_check(const uint8_t *d, size_t len, const struct qcg_mcast_hdr *wa
 int
 qcg_mcast_parse_range(const char *s, uint32_t *base, int *bits, char *err, size_t errlen)
 {
-	char addr[32], *end;
-	const char *slash = s != NULL ? strchr(s, '/') : NULL;
-	struct in_addr in;
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(addr)) {
-		snprintf(err, errlen, "multicast range '%s': want A.B.C.D/bits", s ? s : "(null)");
+	struct cidr c;
+	char why[128];
+	uint32_t host;
+
+	if (s == NULL || cidr_parse(s, strlen(s), &c, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "multicast range: %s", s ? why : "missing (want A.B.C.D/bits)");
 		return -1;
 	}
-	memcpy(addr, s, (size_t)(slash - s));
-	addr[slash - s] = '\0';
-	long b = strtol(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, addr, &in) != 1 || *end != '\0' || end == slash + 1) {
-		snprintf(err, errlen, "multicast range '%s': want A.B.C.D/bits", s);
+	if (c.family != AF_INET) {
+		snprintf(err, errlen, "multicast range '%s': want IPv4 (A.B.C.D/bits)", s);
 		return -1;
 	}
-	if (b < 4 || b > 30) {
+	if (c.prefix < 4 || c.prefix > 30) {
 		snprintf(err, errlen, "multicast range '%s': prefix length must be 4..30", s);
 		return -1;
 	}
-	uint32_t host = ntohl(in.s_addr), mask = ~0u << (32 - b);
+	memcpy(&host, c.addr, sizeof(host));
+	host = ntohl(host);
 	if ((host & 0xf0000000u) != 0xe0000000u) {
 		snprintf(err, errlen, "multicast range '%s': not inside 224.0.0.0/4", s);
 		return -1;
 	}
-	*base = host & mask;
-	*bits = (int)b;
+	*base = host;
+	*bits = (int)c.prefix;
 	return 0;
 }
 

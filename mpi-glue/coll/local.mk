@@ -112,6 +112,8 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
 	mpi-glue/coll/coll_qcg_mcast_transport.c
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
 mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
+# random_bytes and cidr (lib/, libc only, PIC): the random group and the range it comes from.
+mpi_glue_coll_mca_coll_qcg_la_LIBADD += lib/libqcgbase.la
 
 # tests/coll: the multicast broadcast on loopback, in a network namespace of the test's own.
 check_PROGRAMS += tests/coll/mcast_check
@@ -122,6 +124,7 @@ EXTRA_DIST += tests/coll/mcast_loopback.sh tests/coll/mcast_netns.sh
 check_PROGRAMS += tests/coll/test_mcast_wire
 tests_coll_test_mcast_wire_SOURCES = tests/coll/test_mcast_wire.c mpi-glue/coll/coll_qcg_mcast_wire.c
 tests_coll_test_mcast_wire_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/coll
+tests_coll_test_mcast_wire_LDADD = lib/libqcgbase.la
 TESTS += tests/coll/test_mcast_wire tests/coll/mcast_loopback.sh
 check_PROGRAMS += tests/coll/mcast_group_call
 tests_coll_mcast_group_call_SOURCES = tests/coll/mcast_group_call.c

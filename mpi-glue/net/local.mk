@@ -24,7 +24,8 @@ mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/hel
 # it) must not interpose on anything of the program it is preloaded into.
 mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
 	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setpgid|setsockopt)$$'
-mpi_glue_net_libqcgnet_la_LIBADD = services/helper/libqcghelperclient.la -ldl -lpthread
+mpi_glue_net_libqcgnet_la_LIBADD = services/helper/libqcghelperclient.la lib/libqcgbase.la -ldl \
+	-lpthread
 EXTRA_DIST += mpi-glue/net/README.md
 
 # tests/net: plm_rsh's setpgid race, played with and without the library.

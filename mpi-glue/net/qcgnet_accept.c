@@ -12,23 +12,19 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "net_socket.h"
 #include "qcgnet.h"
 
 /* Give a handed-off socket the flags accept4 would have given a fresh one. */
 static int
 apply_accept_flags(int fd, int flags)
 {
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0)
+	if (net_set_nonblock(fd, (flags & SOCK_NONBLOCK) != 0) != 0)
 		return -1;
-	fl = (flags & SOCK_NONBLOCK) ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK);
-	if (fcntl(fd, F_SETFL, fl) != 0)
-		return -1;
-	return fcntl(fd, F_SETFD, (flags & SOCK_CLOEXEC) ? FD_CLOEXEC : 0);
+	return net_set_cloexec(fd, (flags & SOCK_CLOEXEC) != 0);
 }
 
 /* A direct or port-range connection: a job peer's shim starts it with the origin preamble

@@ -14,14 +14,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "net_socket.h"
 #include "qcgnet.h"
 #include "relay_hello.h"
 
@@ -44,29 +43,8 @@ qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out)
 int
 qn_connect_timed(int fd, const struct sockaddr_in *sin, int timeout_ms)
 {
-	int fl = fcntl(fd, F_GETFL), so_err = 0, rc = -1;
-	socklen_t len = sizeof(so_err);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
-		return -1;
-	if (QN_REAL(connect)(fd, (const struct sockaddr *)sin, sizeof(*sin)) == 0) {
-		rc = 0;
-	} else if (errno == EINPROGRESS) {
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		int n;
-		while ((n = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
-			;
-		if (n == 0)
-			so_err = ETIMEDOUT;
-		else if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_err, &len) != 0)
-			so_err = errno;
-		rc = so_err == 0 ? 0 : -1;
-	} else {
-		so_err = errno;
-	}
-	fcntl(fd, F_SETFL, fl);
-	if (rc != 0)
-		errno = so_err;
-	return rc;
+	return net_connect_timed(fd, (const struct sockaddr *)sin, sizeof(*sin), timeout_ms,
+	    QN_REAL(connect));
 }
 
 static int

@@ -15,8 +15,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <time.h>
 
+#include "monotonic_ms.h"
 #include "qcgnet.h"
 
 #define QN_ORIGIN_SIZE 16
@@ -37,19 +37,11 @@ qn_origin_send(int fd)
 	return send(fd, b, sizeof(b), MSG_NOSIGNAL) == (ssize_t)sizeof(b) ? 0 : -1;
 }
 
-static long
-now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
-}
-
 int
 qn_origin_take(int fd, int timeout_ms, struct sockaddr_in *origin)
 {
 	uint8_t b[QN_ORIGIN_SIZE];
-	long deadline = now_ms() + timeout_ms;
+	long deadline = monotonic_ms() + timeout_ms;
 	for (;;) {
 		ssize_t n = recv(fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT);
 		if (n > 0 && memcmp(b, origin_magic, (size_t)n < sizeof(origin_magic) ?
@@ -59,7 +51,7 @@ qn_origin_take(int fd, int timeout_ms, struct sockaddr_in *origin)
 			break;
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
 			return 0; /* closed or failed: the application will see it */
-		long left = deadline - now_ms();
+		long left = deadline - monotonic_ms();
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (left <= 0)
 			return 0;

@@ -90,12 +90,9 @@ static int
 prepare_registry(struct broker *b, const struct config *cfg, char *err, size_t errlen)
 {
 	struct registry *reg;
-	const char *path = config_get(cfg, "broker.database", "/var/lib/qcg/broker.db");
-	if (strlen(path) >= sizeof(b->db_path)) {
-		snprintf(err, errlen, "broker.database path too long");
+	if (config_copy(cfg, "broker.database", "/var/lib/qcg/broker.db", b->db_path,
+	    sizeof(b->db_path), err, errlen) != 0)
 		return -1;
-	}
-	strcpy(b->db_path, path);
 	if (registry_open(b->db_path, &reg, err, errlen) != 0)
 		return -1;
 	log_info("registry %s at schema version %d", b->db_path, registry_schema_version(reg));

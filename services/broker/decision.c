@@ -53,25 +53,19 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/random.h>
 
+#include "cidr.h"
 #include "decision.h"
 #include "log.h"
+#include "random_bytes.h"
 
 /* The most proxies one decision considers: keeps the per-call tables on the stack and the
  * chain search (quadratic in the proxies) bounded. */
 #define DECISION_PROXIES_MAX 1024
-
-/* getrandom(2) interrupted this many times in a row means something is badly wrong. */
-#define DECISION_RANDOM_TRIES 64
-
-/* One CIDR entry's text at most: an IPv6 address, '/', three digits. */
-#define CIDR_TEXT_MAX (INET6_ADDRSTRLEN + 4)
 
 /* What one decision knows about the pair and, once needed, about each proxy. */
 struct decision_pair {
@@ -121,90 +115,18 @@ connects_out(const struct cluster *c)
 	return c->policy != POLICY_CLOSED;
 }
 
-/* Parse a decimal CIDR prefix length: 1 to 3 digits, no leading zero, at most max. */
-static int
-prefix_parse(const char *s, size_t len, unsigned max, unsigned *out)
-{
-	unsigned v = 0;
-
-	if (len == 0 || len > 3 || (len > 1 && s[0] == '0'))
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Whether every bit of addr (bytes long) after the first `prefix` bits is zero. */
-static bool
-host_bits_zero(const uint8_t *addr, size_t bytes, unsigned prefix)
-{
-	for (size_t i = 0; i < bytes; i++) {
-		unsigned first = (unsigned)i * 8; /* index of this byte's first bit */
-		uint8_t mask;
-		if (first + 8 <= prefix)
-			continue;
-		mask = first >= prefix ? 0xff : (uint8_t)(0xff >> (prefix - first));
-		if (addr[i] & mask)
-			return false;
-	}
-	return true;
-}
-
-/* Parse one "address/prefix" entry (len bytes, not terminated). Sets *is_wan when it is
- * 0.0.0.0/0. Rejects a missing prefix, set host bits and anything inet_pton rejects. */
-static int
-cidr_parse(const char *s, size_t len, bool *is_wan)
-{
-	char addr_text[CIDR_TEXT_MAX + 1];
-	uint8_t addr[16];
-	const char *slash = memchr(s, '/', len);
-	size_t addr_len;
-	unsigned prefix;
-	int family;
-
-	if (slash == NULL || len > CIDR_TEXT_MAX)
-		return -1;
-	addr_len = (size_t)(slash - s);
-	memcpy(addr_text, s, addr_len);
-	addr_text[addr_len] = '\0';
-	family = memchr(addr_text, ':', addr_len) ? AF_INET6 : AF_INET;
-	if (inet_pton(family, addr_text, addr) != 1)
-		return -1;
-	if (prefix_parse(slash + 1, len - addr_len - 1, family == AF_INET ? 32 : 128, &prefix) < 0)
-		return -1;
-	if (!host_bits_zero(addr, family == AF_INET ? 4 : 16, prefix))
-		return -1;
-	*is_wan = family == AF_INET && prefix == 0;
-	return 0;
-}
-
-/* Parse a proxy's comma-separated CIDR list strictly (no spaces, no empty entries). Sets
- * *serves_wan when one entry is 0.0.0.0/0. Returns -1 on any garbage. */
+/* Parse a proxy's comma-separated CIDR list with lib/cidr's rules. Sets *serves_wan when one
+ * entry is 0.0.0.0/0. Returns -1 on any garbage. */
 static int
 networks_parse(const char networks[QCG_NETWORKS_MAX], bool *serves_wan)
 {
-	const char *s = networks;
-	size_t total;
+	struct cidr_list_info info;
+	char why[128];
 
-	if (!bounded_string(networks, QCG_NETWORKS_MAX) || networks[0] == '\0')
+	if (!bounded_string(networks, QCG_NETWORKS_MAX) ||
+	    cidr_list_parse(networks, &info, why, sizeof(why)) != 0)
 		return -1;
-	total = strlen(networks);
-	*serves_wan = false;
-	while (s <= networks + total) {
-		const char *comma = memchr(s, ',', (size_t)(networks + total - s));
-		size_t len = comma ? (size_t)(comma - s) : (size_t)(networks + total - s);
-		bool wan = false;
-		if (cidr_parse(s, len, &wan) < 0)
-			return -1;
-		*serves_wan = *serves_wan || wan;
-		s += len + 1;
-	}
+	*serves_wan = info.ipv4_any;
 	return 0;
 }
 
@@ -363,29 +285,6 @@ chain_candidates(const struct decision_pair *p, size_t k, struct decision *pick)
 	return n;
 }
 
-/* Fill buf with n bytes from the OS's CSPRNG, retrying a bounded number of interruptions. */
-static int
-random_fill(uint8_t *buf, size_t n)
-{
-	size_t got = 0;
-
-	for (int tries = 0; got < n; tries++) {
-		ssize_t r;
-		if (tries == DECISION_RANDOM_TRIES) {
-			log_error("decision: getrandom interrupted %d times", DECISION_RANDOM_TRIES);
-			return -1;
-		}
-		r = getrandom(buf + got, n - got, 0);
-		if (r > 0)
-			got += (size_t)r;
-		else if (r < 0 && errno != EINTR) {
-			log_error("decision: getrandom: %s", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Draw a fresh relay id. All-zero is reserved (it means "no id"); drawing it twice in a row
  * (probability 2^-256) says the generator is broken. */
 static int
@@ -394,8 +293,10 @@ relay_id_fresh(uint8_t id[QCG_RELAY_ID_BYTES])
 	static const uint8_t zero[QCG_RELAY_ID_BYTES];
 
 	for (int draw = 0; draw < 2; draw++) {
-		if (random_fill(id, QCG_RELAY_ID_BYTES) < 0)
+		if (random_bytes(id, QCG_RELAY_ID_BYTES) < 0) {
+			log_error("decision: no random relay id: getrandom: %s", strerror(errno));
 			return -1;
+		}
 		if (memcmp(id, zero, sizeof(zero)) != 0)
 			return 0;
 	}

@@ -3,34 +3,14 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config_file.h"
 #include "fe_config.h"
-
-/* Copy value into a fixed field, or say which key is too long or (when required) missing. */
-static int
-copy_setting(char *dst, size_t dstlen, const char *value, const char *key, bool required,
-    char *err, size_t errlen)
-{
-	if (value == NULL || (required && *value == '\0')) {
-		if (required) {
-			snprintf(err, errlen, "%s is required", key);
-			return -1;
-		}
-		value = "";
-	}
-	if (strlen(value) >= dstlen) {
-		snprintf(err, errlen, "%s is longer than %zu bytes", key, dstlen - 1);
-		return -1;
-	}
-	strcpy(dst, value);
-	return 0;
-}
 
 /* A cluster or node name: what the XSD's Name allows, kept to characters that are safe in
  * logs, file names and the broker's queue names. */
@@ -60,44 +40,6 @@ url_valid(const char *url)
 	char *end;
 	long port = strtol(colon, &end, 10);
 	return end != colon && port > 0 && port <= 65535 && (*end == '\0' || *end == '/');
-}
-
-int
-fe_networks_valid(const char *list, char *err, size_t errlen)
-{
-	char buf[QCG_NETWORKS_MAX];
-	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "network list longer than %zu bytes", sizeof(buf) - 1);
-		return -1;
-	}
-	strcpy(buf, list);
-	char *save = NULL;
-	int count = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
-		char *slash = strchr(tok, '/'), *end;
-		unsigned char addr[16];
-		if (slash == NULL) {
-			snprintf(err, errlen, "'%s' is not a CIDR (address/prefix)", tok);
-			return -1;
-		}
-		*slash = '\0';
-		int v6 = strchr(tok, ':') != NULL;
-		long prefix = strtol(slash + 1, &end, 10);
-		if (inet_pton(v6 ? AF_INET6 : AF_INET, tok, addr) != 1 || end == slash + 1 ||
-		    (*end != '\0' && !isspace((unsigned char)*end)) || prefix < 0 ||
-		    prefix > (v6 ? 128 : 32)) {
-			snprintf(err, errlen, "'%s/%s' is not a valid CIDR", tok, slash + 1);
-			return -1;
-		}
-		count++;
-	}
-	if (count == 0) {
-		snprintf(err, errlen, "the network list is empty");
-		return -1;
-	}
-	return 0;
 }
 
 int
@@ -133,9 +75,13 @@ fe_node_parse(const char *name, const char *value, struct fe_node *out, char *er
 		snprintf(err, errlen, "nodes.%s: helper DN must start with '/', got '%.80s'", name, dn);
 		return -1;
 	}
-	if (copy_setting(out->helper_dn, sizeof(out->helper_dn), dn, "helper DN", false, err,
-		errlen) != 0)
+	size_t dn_len = strlen(dn);
+	if (dn_len >= sizeof(out->helper_dn)) {
+		snprintf(err, errlen, "nodes.%s: helper DN is longer than %zu bytes", name,
+		    sizeof(out->helper_dn) - 1);
 		return -1;
+	}
+	memcpy(out->helper_dn, dn, dn_len + 1);
 	strcpy(out->helper_url, url);
 	out->slots = slots;
 	return 0;
@@ -188,15 +134,19 @@ parse_cluster(const struct config *cfg, struct cluster *c, char *err, size_t err
 		    policy ? ", got " : "", policy ? policy : "");
 		return -1;
 	}
-	if (nets == NULL || fe_networks_valid(nets, why, sizeof(why)) != 0) {
+	if (nets == NULL || cidr_list_parse(nets, NULL, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "frontend.private_networks: %s",
 		    nets ? why : "is required (comma-separated CIDRs of the nodes)");
 		return -1;
 	}
-	strcpy(c->private_networks, nets);
-	if (copy_setting(c->public_address, sizeof(c->public_address),
-		config_get(cfg, "frontend.public_address", ""), "frontend.public_address",
-		c->policy == POLICY_NAT, err, errlen) != 0 ||
+	if (config_copy(cfg, "frontend.private_networks", NULL, c->private_networks,
+	    sizeof(c->private_networks), err, errlen) != 0)
+		return -1;
+	if ((c->policy == POLICY_NAT ?
+		config_copy_required(cfg, "frontend.public_address", NULL, c->public_address,
+		    sizeof(c->public_address), err, errlen) :
+		config_copy(cfg, "frontend.public_address", "", c->public_address,
+		    sizeof(c->public_address), err, errlen)) != 0 ||
 	    config_get_bool(cfg, "frontend.traversal_allowed", false, &c->traversal_allowed, err,
 		errlen) != 0)
 		return -1;
@@ -264,21 +214,20 @@ fe_config_parse(const struct config *cfg, const char *listen_host, int listen_po
 		    broker ? ", got " : "", broker ? broker : "");
 		return -1;
 	}
-	strcpy(out->broker_url, broker);
+	if (config_copy(cfg, "frontend.broker", NULL, out->broker_url, sizeof(out->broker_url), err,
+	    errlen) != 0)
+		return -1;
 	/* With port 0 the port is known only once bound: the caller fills the default in then. */
 	if (listen_port > 0)
 		snprintf(endpoint, sizeof(endpoint), "https://%s:%d/", listen_host, listen_port);
 	else
 		endpoint[0] = '\0';
-	if (copy_setting(out->cluster.frontend_endpoint, sizeof(out->cluster.frontend_endpoint),
-		config_get(cfg, "frontend.endpoint", endpoint), "frontend.endpoint", false, err,
-		errlen) != 0 ||
-	    copy_setting(out->acl_path, sizeof(out->acl_path),
-		config_get(cfg, "frontend.acl", "/etc/qcg/frontend.acl"), "frontend.acl", true, err,
-		errlen) != 0 ||
-	    copy_setting(out->gridmap_path, sizeof(out->gridmap_path),
-		config_get(cfg, "frontend.gridmap", "/etc/grid-security/grid-mapfile"),
-		"frontend.gridmap", true, err, errlen) != 0)
+	if (config_copy(cfg, "frontend.endpoint", endpoint, out->cluster.frontend_endpoint,
+		sizeof(out->cluster.frontend_endpoint), err, errlen) != 0 ||
+	    config_copy_required(cfg, "frontend.acl", "/etc/qcg/frontend.acl", out->acl_path,
+		sizeof(out->acl_path), err, errlen) != 0 ||
+	    config_copy_required(cfg, "frontend.gridmap", "/etc/grid-security/grid-mapfile",
+		out->gridmap_path, sizeof(out->gridmap_path), err, errlen) != 0)
 		return -1;
 	if (out->cluster.frontend_endpoint[0] && !url_valid(out->cluster.frontend_endpoint)) {
 		snprintf(err, errlen, "frontend.endpoint must be https://host:port/, got '%.80s'",

@@ -10,7 +10,7 @@
  *   policy = open | port-range | nat | closed
  *   port_min = 30000                  ; port-range only
  *   port_max = 30999
- *   private_networks = 10.1.0.0/24    ; comma-separated CIDRs
+ *   private_networks = 10.1.0.0/24    ; comma-separated CIDRs (lib/cidr: no spaces, no host bits)
  *   public_address = 192.0.2.10
  *   traversal_allowed = no
  *   endpoint = https://gw.site-a:8444/ ; what the broker records (default: https://listen/)
@@ -72,9 +72,6 @@ int fe_config_parse(const struct config *cfg, const char *listen_host, int liste
 /* Parse one [nodes] line "URL SLOTS [DN]" for node name; err names what is wrong. */
 int fe_node_parse(const char *name, const char *value, struct fe_node *out, char *err,
     size_t errlen);
-
-/* Validate a comma-separated list of IPv4/IPv6 CIDRs ("10.1.0.0/24,fd00::/8"). */
-int fe_networks_valid(const char *list, char *err, size_t errlen);
 
 /* The node whose helper presents dn, or NULL. */
 const struct fe_node *fe_config_node_of_dn(const struct fe_config *cfg, const char *dn);

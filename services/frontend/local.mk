@@ -49,7 +49,8 @@ services_frontend_test_resolve_cache_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_resolve_cache_LDADD = services/frontend/libfrontend.a -lpthread
 services_frontend_test_reservations_SOURCES = services/frontend/test_reservations.c
 services_frontend_test_reservations_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
-services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a -lpthread
+services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a lib/libqcgcommon.a \
+	-lpthread
 TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
 	services/frontend/test_reservations
 EXTRA_DIST += doc/qcg-frontend.conf.example

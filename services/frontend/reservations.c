@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
+#include "random_bytes.h"
 #include "reservations.h"
 
 #define RESV_EXPIRED_MEMORY 64 /* lapsed ids remembered, so that a late Commit hears why */
@@ -56,15 +56,7 @@ int
 resv_random_id(char buf[RESV_ID_LEN])
 {
 	unsigned char raw[16];
-	size_t got = 0;
-	for (int tries = 0; got < sizeof(raw) && tries < 100; tries++) {
-		ssize_t r = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (r > 0)
-			got += (size_t)r;
-		else if (r < 0 && errno != EINTR)
-			return -1;
-	}
-	if (got < sizeof(raw))
+	if (random_bytes(raw, sizeof(raw)) != 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(buf + 2 * i, 3, "%02x", raw[i]);

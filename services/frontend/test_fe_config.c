@@ -17,7 +17,7 @@ static const char *const base =
     "policy = port-range\n"
     "port_min = 30000\n"
     "port_max = 30100\n"
-    "private_networks = 10.1.0.0/24, fd00::/8\n"
+    "private_networks = 10.1.0.0/24,fd00::/8\n"
     "public_address = 192.0.2.10\n"
     "traversal_allowed = yes\n"
     "[nodes]\n"
@@ -96,9 +96,13 @@ malformed_settings_are_refused_with_their_key(void)
 	expect_refusal("frontend.policy=wide-open", "frontend.policy must be");
 	expect_refusal("frontend.port_min=31000", "frontend.port_min <= frontend.port_max");
 	expect_refusal("frontend.port_max=70000", "frontend.port_max");
-	expect_refusal("frontend.private_networks=10.1.0.0", "not a CIDR");
-	expect_refusal("frontend.private_networks=10.1.0.0/33", "not a valid CIDR");
-	expect_refusal("frontend.private_networks=10.1.0.300/24", "not a valid CIDR");
+	expect_refusal("frontend.private_networks=10.1.0.0", "has no /PREFIX");
+	expect_refusal("frontend.private_networks=10.1.0.0/33", "prefix 33 out of range");
+	expect_refusal("frontend.private_networks=10.1.0.300/24", "not an IPv4 or IPv6 address");
+	/* The reader trims the value's ends; inside the list, a space is an error (as at the
+	 * broker and the proxy), and so is an address with host bits set. */
+	expect_refusal("frontend.private_networks=10.1.0.0/24, 10.2.0.0/24", "white space");
+	expect_refusal("frontend.private_networks=10.1.0.1/24", "host bits set in 10.1.0.1/24");
 	expect_refusal("frontend.broker=http://broker:8443/", "frontend.broker must be");
 	expect_refusal("frontend.broker=https://broker/", "frontend.broker must be");
 	expect_refusal("frontend.endpoint=gw:8444", "frontend.endpoint must be");
@@ -135,6 +139,26 @@ nat_needs_public_address_and_nodes_are_required(void)
 	CHECK(strstr(err, "[nodes] must list at least one node") != NULL);
 }
 
+/* A broker URL longer than its field was copied with strcpy past the field's end; now it is a
+ * configuration error naming the file and line. */
+static void
+a_value_longer_than_its_field_is_refused_with_file_and_line(void)
+{
+	static struct config cfg;
+	static struct fe_config c;
+	char err[512] = "", text[1024], path[600];
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text), "[frontend]\ncluster = c\npolicy = open\n"
+	    "private_networks = 10.0.0.0/8\nbroker = https://b:1/%s\n[nodes]\nn = https://n:2/ 1\n",
+	    path);
+	config_init(&cfg);
+	CHECK_INT_EQ(config_load_text(&cfg, text, "fe.conf", err, sizeof(err)), 0);
+	CHECK_INT_EQ(fe_config_parse(&cfg, "0.0.0.0", 1, &c, err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "fe.conf:5: frontend.broker: value longer than 255 bytes");
+}
+
 int
 main(void)
 {
@@ -142,5 +166,6 @@ main(void)
 	RUN(helper_dn_maps_to_its_node_explicitly_or_by_host_name);
 	RUN(malformed_settings_are_refused_with_their_key);
 	RUN(nat_needs_public_address_and_nodes_are_required);
+	RUN(a_value_longer_than_its_field_is_refused_with_file_and_line);
 	return check_exit();
 }

@@ -11,24 +11,6 @@
 #include "config_file.h"
 #include "helper_config.h"
 
-/* Copy the value of key (or fallback; NULL fallback = required) into dst. */
-static int
-get_string(const struct config *cfg, const char *key, const char *fallback, char *dst,
-    size_t cap, char *err, size_t errlen)
-{
-	const char *v = config_get(cfg, key, fallback);
-	if (v == NULL || (fallback == NULL && *v == '\0')) {
-		snprintf(err, errlen, "%s is required", key);
-		return -1;
-	}
-	if (strlen(v) >= cap) {
-		snprintf(err, errlen, "%s is longer than %zu bytes", key, cap - 1);
-		return -1;
-	}
-	strcpy(dst, v);
-	return 0;
-}
-
 static int
 get_mode(const struct config *cfg, mode_t *out, char *err, size_t errlen)
 {
@@ -110,23 +92,24 @@ int
 helper_config_load(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	if (get_string(cfg, "helper.node", NULL, out->node, sizeof(out->node), err, errlen) ||
-	    get_string(cfg, "helper.cluster", NULL, out->cluster, sizeof(out->cluster), err,
+	if (config_copy_required(cfg, "helper.node", NULL, out->node, sizeof(out->node), err,
 		errlen) ||
-	    get_string(cfg, "helper.address", NULL, out->address, sizeof(out->address), err,
-		errlen) ||
-	    get_string(cfg, "helper.frontend", NULL, out->frontend_url, sizeof(out->frontend_url),
+	    config_copy_required(cfg, "helper.cluster", NULL, out->cluster, sizeof(out->cluster),
 		err, errlen) ||
-	    get_string(cfg, "helper.acl", "/etc/qcg/helper.acl", out->acl_path,
+	    config_copy_required(cfg, "helper.address", NULL, out->address, sizeof(out->address),
+		err, errlen) ||
+	    config_copy_required(cfg, "helper.frontend", NULL, out->frontend_url,
+		sizeof(out->frontend_url), err, errlen) ||
+	    config_copy(cfg, "helper.acl", "/etc/qcg/helper.acl", out->acl_path,
 		sizeof(out->acl_path), err, errlen) ||
-	    get_string(cfg, "helper.socket", "/run/qcg/helper.sock", out->socket_path,
+	    config_copy(cfg, "helper.socket", "/run/qcg/helper.sock", out->socket_path,
 		sizeof(out->socket_path), err, errlen) ||
-	    get_string(cfg, "helper.socket_group", "", out->socket_group,
+	    config_copy(cfg, "helper.socket_group", "", out->socket_group,
 		sizeof(out->socket_group), err, errlen) ||
-	    get_string(cfg, "helper.token_file", "", out->token_file, sizeof(out->token_file),
+	    config_copy(cfg, "helper.token_file", "", out->token_file, sizeof(out->token_file),
 		err, errlen) ||
-	    get_string(cfg, "helper.user", "", out->user, sizeof(out->user), err, errlen) ||
-	    get_string(cfg, "helper.grid_mapfile", "/etc/grid-security/grid-mapfile",
+	    config_copy(cfg, "helper.user", "", out->user, sizeof(out->user), err, errlen) ||
+	    config_copy(cfg, "helper.grid_mapfile", "/etc/grid-security/grid-mapfile",
 		out->grid_mapfile, sizeof(out->grid_mapfile), err, errlen) ||
 	    get_mode(cfg, &out->socket_mode, err, errlen) || get_ints(cfg, out, err, errlen) ||
 	    get_rendezvous_ports(cfg, out, err, errlen) ||

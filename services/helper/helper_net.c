@@ -6,7 +6,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,28 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "helper_net.h"
+#include "monotonic_ms.h"
+#include "net_socket.h"
 #include "relay_hello.h"
 
 #define RETRY_PAUSE_MS 50 /* between traversal attempts */
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-static int
-left_ms(long deadline)
-{
-	long left = deadline - now_ms();
-	return left > 0 ? (int)left : 0;
-}
 
 int
 helper_net_split_endpoint(const char *endpoint, char host[QCG_ADDR_MAX], uint16_t *port,
@@ -149,7 +134,7 @@ read_full(int fd, uint8_t *buf, size_t n, long deadline)
 	size_t got = 0;
 	while (got < n) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		if (poll(&pfd, 1, left_ms(deadline)) <= 0)
+		if (poll(&pfd, 1, monotonic_left_ms(deadline)) <= 0)
 			return -1;
 		ssize_t r = read(fd, buf + got, n - got);
 		if (r < 0 && errno == EINTR)
@@ -182,22 +167,15 @@ send_hello(int fd, const uint8_t id[QCG_RELAY_ID_BYTES])
 	return send(fd, buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
-static void
-set_nodelay(int fd)
-{
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 int
 helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms, char *err,
     size_t errlen)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = monotonic_ms() + timeout_ms;
 	int strangers = 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-		int rc = poll(&pfd, 1, left_ms(deadline));
+		int rc = poll(&pfd, 1, monotonic_left_ms(deadline));
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc <= 0)
@@ -206,7 +184,7 @@ helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeo
 		if (fd < 0)
 			continue;
 		if (hello_matches(fd, id, deadline)) {
-			set_nodelay(fd);
+			net_set_nodelay(fd);
 			return fd;
 		}
 		close(fd); /* not ours: a scanner, a late duplicate, another id */
@@ -217,29 +195,14 @@ helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeo
 	return -1;
 }
 
-/* Non-blocking connect from fd to sin, finished or failed before the deadline. */
+/* Connect fd to sin before the deadline; TCP_NODELAY on once connected (hellos are small). */
 static int
 connect_by(int fd, const struct sockaddr_in *sin, long deadline)
 {
-	int flags = fcntl(fd, F_GETFL);
-	int soerr = 0;
-	socklen_t len = sizeof(soerr);
-	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-	if (connect(fd, (const struct sockaddr *)sin, sizeof(*sin)) != 0) {
-		if (errno != EINPROGRESS)
-			return -1;
-		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-		if (poll(&pfd, 1, left_ms(deadline)) <= 0) {
-			errno = ETIMEDOUT;
-			return -1;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0) {
-			errno = soerr ? soerr : EIO;
-			return -1;
-		}
-	}
-	fcntl(fd, F_SETFL, flags);
-	set_nodelay(fd);
+	if (net_connect_timed(fd, (const struct sockaddr *)sin, sizeof(*sin),
+	    monotonic_left_ms(deadline), NULL) != 0)
+		return -1;
+	net_set_nodelay(fd);
 	return 0;
 }
 
@@ -251,7 +214,8 @@ helper_net_connect_hello(const char *host, uint16_t port, const uint8_t id[QCG_R
 	if (resolve4(host, port, &sin, err, errlen) != 0)
 		return -1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect_by(fd, &sin, now_ms() + timeout_ms) != 0 || send_hello(fd, id) != 0) {
+	if (fd < 0 || connect_by(fd, &sin, monotonic_ms() + timeout_ms) != 0 ||
+	    send_hello(fd, id) != 0) {
 		snprintf(err, errlen, "connect to %s:%u: %s", host, port, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -296,7 +260,8 @@ simultaneous_attempt(const struct sockaddr_in *local, const struct sockaddr_in *
 		close(fd);
 		return -1;
 	}
-	long attempt_deadline = now_ms() + 500; /* a SYN lost to a not-yet-open NAT is resent */
+	/* A SYN lost to a not-yet-open NAT is resent. */
+	long attempt_deadline = monotonic_ms() + 500;
 	if (attempt_deadline > deadline)
 		attempt_deadline = deadline;
 	if (connect_by(fd, remote, attempt_deadline) == 0) {
@@ -315,12 +280,12 @@ helper_net_simultaneous_open(const char *local_address, const char *remote_host,
     const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms, char *err, size_t errlen)
 {
 	struct sockaddr_in local, remote;
-	long deadline = now_ms() + timeout_ms;
+	long deadline = monotonic_ms() + timeout_ms;
 	int attempts = 0;
 	if (resolve4(local_address, port, &local, err, errlen) != 0 ||
 	    resolve4(remote_host, port, &remote, err, errlen) != 0)
 		return -1;
-	while (now_ms() < deadline) {
+	while (monotonic_ms() < deadline) {
 		attempts++;
 		int fd = simultaneous_attempt(&local, &remote, deadline, err, errlen);
 		if (fd >= 0) {

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +24,7 @@
 #include "launch_output.h"
 #include "log.h"
 #include "privsep_client.h"
+#include "random_bytes.h"
 
 #define LINGER_MS 2000     /* after the reap, how long descendants may keep the pipes open */
 #define TICK_MS 200        /* the supervisor's poll period */
@@ -278,7 +278,7 @@ static void
 make_id(struct launch_table *t, char id[LAUNCH_ID_MAX])
 {
 	uint32_t r = 0;
-	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	if (random_bytes(&r, sizeof(r)) != 0)
 		r = (uint32_t)now_ms();
 	snprintf(id, LAUNCH_ID_MAX, "%s.%lu.%08x", t->node, ++t->seq, r);
 }

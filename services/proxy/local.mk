@@ -93,6 +93,9 @@ tests_integration_proxy_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_proxy_call_LDADD = $(QCG_SOAP_LIBS)
 TESTS += tests/integration/test_proxy_soap.sh
 EXTRA_DIST += tests/integration/test_proxy_soap.sh
+# proxy.networks = 10.0.0.1/8 (host bits set) refuses to start with FILE:LINE and the reason.
+TESTS += tests/integration/test_proxy_networks_host_bits.sh
+EXTRA_DIST += tests/integration/test_proxy_networks_host_bits.sh
 
 # What a broker relay event makes the proxy do, without sockets.
 check_PROGRAMS += tests/integration/proxy_plan

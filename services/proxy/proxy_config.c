@@ -4,12 +4,12 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cidr.h"
 #include "config_file.h"
 #include "log.h"
 #include "proxy_config.h"
@@ -129,23 +129,6 @@ read_unsigned(const struct config *cfg, struct proxy_config *out, char *err, siz
 	return 0;
 }
 
-/* Copy a string setting into a fixed field, refusing what does not fit. */
-static int
-read_string(const struct config *cfg, const char *key, char *dst, size_t dstlen, char *err,
-    size_t errlen)
-{
-	const char *v = config_get(cfg, key, NULL);
-
-	if (v == NULL)
-		return 0;
-	if (strlen(v) >= dstlen) {
-		snprintf(err, errlen, "%s: longer than %zu bytes", key, dstlen - 1);
-		return -1;
-	}
-	strcpy(dst, v);
-	return 0;
-}
-
 static int
 read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
 {
@@ -160,10 +143,10 @@ read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t
 	    config_get_bool(cfg, "proxy.accept-any-id", false, &out->relay.accept_any_id, err,
 		errlen) != 0 ||
 	    config_get_bool(cfg, "proxy.syslog", false, &out->use_syslog, err, errlen) != 0 ||
-	    read_string(cfg, "proxy.control", out->control_path, sizeof(out->control_path), err,
-		errlen) != 0 ||
-	    read_string(cfg, "proxy.ready-file", out->ready_file, sizeof(out->ready_file), err,
-		errlen) != 0)
+	    config_copy(cfg, "proxy.control", NULL, out->control_path, sizeof(out->control_path), err,
+		errlen) < 0 ||
+	    config_copy(cfg, "proxy.ready-file", NULL, out->ready_file, sizeof(out->ready_file), err,
+		errlen) < 0)
 		return -1;
 	out->log_level = log_level_parse(level);
 	if (out->log_level < 0) {
@@ -174,49 +157,18 @@ read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t
 	return relay_config_check(&out->relay, err, errlen);
 }
 
-/* Whether one "address/prefix" entry (len bytes) is a CIDR block the broker will parse. */
-static bool
-cidr_valid(const char *s, size_t len)
-{
-	char addr[INET6_ADDRSTRLEN + 1];
-	uint8_t bytes[16];
-	const char *slash = memchr(s, '/', len);
-
-	if (slash == NULL || (size_t)(slash - s) > INET6_ADDRSTRLEN)
-		return false;
-	memcpy(addr, s, (size_t)(slash - s));
-	addr[slash - s] = '\0';
-	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
-	size_t digits = len - (size_t)(slash - s) - 1;
-	if (inet_pton(family, addr, bytes) != 1 || digits == 0 || digits > 3)
-		return false;
-	unsigned prefix = 0;
-	for (size_t i = 0; i < digits; i++) {
-		if (slash[1 + i] < '0' || slash[1 + i] > '9')
-			return false;
-		prefix = prefix * 10 + (unsigned)(slash[1 + i] - '0');
-	}
-	return prefix <= (family == AF_INET ? 32u : 128u);
-}
-
 /* The broker skips a proxy whose networks do not parse (services/broker/decision.c), so a
- * list it would not understand is refused here, where the administrator sees it. The broker
- * also refuses host bits set; that is left to it. */
+ * list it would not understand is refused here, where the administrator sees it, with the
+ * same rules (lib/cidr): "10.0.0.1/8" would start a proxy that the broker never uses. */
 static int
-check_networks(const char *networks, char *err, size_t errlen)
+check_networks(const struct config *cfg, const char *networks, char *err, size_t errlen)
 {
-	for (const char *s = networks;;) {
-		const char *comma = strchr(s, ',');
-		size_t len = comma ? (size_t)(comma - s) : strlen(s);
-		if (!cidr_valid(s, len)) {
-			snprintf(err, errlen, "proxy.networks: '%.*s' is not ADDRESS/PREFIX (a "
-			    "comma-separated list without spaces; 0.0.0.0/0 is the WAN)", (int)len, s);
-			return -1;
-		}
-		if (comma == NULL)
-			return 0;
-		s = comma + 1;
-	}
+	char why[256];
+
+	if (cidr_list_parse(networks, NULL, why, sizeof(why)) != 0)
+		return config_error(cfg, "proxy.networks", err, errlen, "%s (a comma-separated "
+		    "list of ADDRESS/PREFIX without spaces; 0.0.0.0/0 is the WAN)", why);
+	return 0;
 }
 
 /* The broker link's settings; advertise defaults to listen's host when that is not a
@@ -226,11 +178,13 @@ read_broker(const struct config *cfg, struct proxy_config *out, char *err, size_
 {
 	const char *advertise = config_get(cfg, "proxy.advertise", NULL);
 
-	if (read_string(cfg, "proxy.broker", out->broker_url, sizeof(out->broker_url), err,
-	    errlen) != 0 ||
-	    read_string(cfg, "proxy.networks", out->networks, sizeof(out->networks), err,
-		errlen) != 0 ||
-	    read_string(cfg, "proxy.cluster", out->cluster, sizeof(out->cluster), err, errlen) != 0)
+	if (config_copy(cfg, "proxy.broker", NULL, out->broker_url, sizeof(out->broker_url), err,
+	    errlen) < 0 ||
+	    config_copy(cfg, "proxy.networks", NULL, out->networks, sizeof(out->networks), err,
+		errlen) < 0 ||
+	    config_copy(cfg, "proxy.cluster", NULL, out->cluster, sizeof(out->cluster), err,
+		errlen) < 0 ||
+	    check_networks(cfg, out->networks, err, errlen) != 0)
 		return -1;
 	if (advertise != NULL) {
 		if (proxy_parse_hostport("proxy.advertise", advertise, true, out->advertise_host,
@@ -245,8 +199,6 @@ read_broker(const struct config *cfg, struct proxy_config *out, char *err, size_
 		    "proxy.listen is a wildcard address");
 		return -1;
 	}
-	if (check_networks(out->networks, err, errlen) != 0)
-		return -1;
 	if (out->relay.accept_any_id) {
 		snprintf(err, errlen, "proxy.accept-any-id would let anyone relay through a proxy "
 		    "the broker hands out; it is for benchmarks without a broker only");
@@ -263,9 +215,10 @@ read_control(const struct config *cfg, struct proxy_config *out, char *err, size
 	const char *listen = config_get(cfg, "proxy.control_listen", NULL);
 	uint16_t port;
 
-	if (read_string(cfg, "proxy.acl", out->acl_path, sizeof(out->acl_path), err, errlen) != 0 ||
-	    read_string(cfg, "proxy.gridmap", out->gridmap_path, sizeof(out->gridmap_path), err,
-		errlen) != 0)
+	if (config_copy(cfg, "proxy.acl", NULL, out->acl_path, sizeof(out->acl_path), err,
+	    errlen) < 0 ||
+	    config_copy(cfg, "proxy.gridmap", NULL, out->gridmap_path, sizeof(out->gridmap_path), err,
+		errlen) < 0)
 		return -1;
 	if (listen == NULL || listen[0] == '\0')
 		return 0;

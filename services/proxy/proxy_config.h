@@ -31,7 +31,8 @@
  *                               the bound relay port; default: listen's host (not a wildcard)
  *   networks = CIDR,...         served networks; 0.0.0.0/0 is the WAN (default 0.0.0.0/0). A
  *                               closed cluster's gateway proxy lists the cluster's private
- *                               network and 0.0.0.0/0
+ *                               network and 0.0.0.0/0. lib/cidr's rules: no spaces, no host
+ *                               bits (10.0.0.1/8 refuses to start: the broker would skip it)
  *   cluster = NAME              the cluster whose gateway hosts this proxy, or empty
  *   control_listen = HOST:PORT  the SOAP control service (wsdl/proxy.wsdl: GetStatistics,
  *                               mutual TLS); none by default. Its URL is registered with the

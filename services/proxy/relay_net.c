@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "model.h"
+#include "net_socket.h"
 #include "relay_net.h"
 
 /* Split "host:port" / "[v6]:port" into its parts; -1 when malformed. */
@@ -120,9 +120,7 @@ relay_net_local_port(int fd)
 int
 relay_net_tune_leg(int fd)
 {
-	int one = 1;
-
-	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return net_set_nodelay(fd);
 }
 
 int

@@ -12,9 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
+#include "random_bytes.h"
 #include "relay_table.h"
 
 #define TABLE_SWEEP_INTERVAL_MS 1000
@@ -85,7 +85,7 @@ relay_table_create(const struct relay_table_limits *limits)
 		return NULL;
 	}
 	table->bucket_mask = nbuckets - 1;
-	if (getrandom(table->hash_key, sizeof(table->hash_key), 0) != sizeof(table->hash_key)) {
+	if (random_bytes(table->hash_key, sizeof(table->hash_key)) != 0) {
 		/* No entropy source: still correct, only predictable buckets. */
 		table->hash_key[0] = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
 		table->hash_key[1] = (uint64_t)(uintptr_t)table;

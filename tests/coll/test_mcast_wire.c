@@ -90,9 +90,15 @@ test_ranges_must_be_multicast_prefixes(void)
 	uint32_t base;
 	int bits;
 	char err[128];
-	CHECK_INT_EQ(qcg_mcast_parse_range("239.255.7.9/16", &base, &bits, err, sizeof(err)), 0);
+	CHECK_INT_EQ(qcg_mcast_parse_range("239.255.0.0/16", &base, &bits, err, sizeof(err)), 0);
 	CHECK_INT_EQ((long)base, 0xefff0000L);
 	CHECK_INT_EQ(bits, 16);
+	/* lib/cidr's rules, as for every network in the grid: an address is not a range. */
+	CHECK_INT_EQ(qcg_mcast_parse_range("239.255.7.9/16", &base, &bits, err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "multicast range: host bits set in 239.255.7.9/16 (the network is "
+	    "239.255.0.0/16)");
+	CHECK_INT_EQ(qcg_mcast_parse_range("ff00::/8", &base, &bits, err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "multicast range 'ff00::/8': want IPv4 (A.B.C.D/bits)");
 	CHECK_INT_EQ(qcg_mcast_parse_range("10.0.0.0/8", &base, &bits, err, sizeof(err)), -1);
 	CHECK_STR_EQ(err, "multicast range '10.0.0.0/8': not inside 224.0.0.0/4");
 	CHECK_INT_EQ(qcg_mcast_parse_range("239.255.0.0/31", &base, &bits, err, sizeof(err)), -1);

@@ -189,10 +189,17 @@ unsafe_or_incomplete_combinations_are_refused(void)
 	check_refused(text, "proxy.networks");
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
 	    "networks = 10.3.0.0/24, 0.0.0.0/0\n%s", tls);
-	check_refused(text, "' 0.0.0.0/0' is not ADDRESS/PREFIX");
+	check_refused(text, "test.conf:4: proxy.networks: ' 0.0.0.0/0': white space");
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
+	    "networks = 10.0.0.1/8\n%s", tls);
+	check_refused(text, "test.conf:4: proxy.networks: host bits set in 10.0.0.1/8");
+	/* Without a broker the list is unused, and still checked: it is the same mistake. */
+	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nnetworks = 10.0.0.1/8\n%s",
+	    tls);
+	check_refused(text, "test.conf:3: proxy.networks: host bits set in 10.0.0.1/8");
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
 	    "networks = 10.3.0.0/33\n%s", tls);
-	check_refused(text, "proxy.networks");
+	check_refused(text, "proxy.networks: prefix 33 out of range");
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
 	    "networks = 10.3.0.0/24,,0.0.0.0/0\n%s", tls);
 	check_refused(text, "proxy.networks");

@@ -69,3 +69,17 @@ tests_unit_test_edge_parsers_SOURCES = tests/unit/test_edge_parsers.c tests/unit
 tests_unit_test_edge_parsers_CPPFLAGS = $(LIBTEST_CPPFLAGS)
 tests_unit_test_edge_parsers_LDADD = $(LIBTEST_PLAIN_LIBS)
 TESTS += tests/unit/test_edge_parsers
+
+# The shared small ideas of lib/ (issue 13): the one CIDR parser and its reasons, random
+# bytes, and the timed connect (loopback only) with its socket flag helpers.
+check_PROGRAMS += tests/unit/test_cidr tests/unit/test_random_bytes tests/unit/test_net_socket
+tests_unit_test_cidr_SOURCES = tests/unit/test_cidr.c tests/unit/check.h
+tests_unit_test_cidr_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_cidr_LDADD = $(LIBTEST_PLAIN_LIBS)
+tests_unit_test_random_bytes_SOURCES = tests/unit/test_random_bytes.c tests/unit/check.h
+tests_unit_test_random_bytes_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_random_bytes_LDADD = lib/libqcgbase.la
+tests_unit_test_net_socket_SOURCES = tests/unit/test_net_socket.c tests/unit/check.h
+tests_unit_test_net_socket_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_net_socket_LDADD = lib/libqcgbase.la
+TESTS += tests/unit/test_cidr tests/unit/test_random_bytes tests/unit/test_net_socket

@@ -355,6 +355,74 @@ missing_file_is_an_error_naming_the_file(void)
 	CHECK(strstr(err, "No such file") != NULL);
 }
 
+/* config_copy: a value that fits is copied; one a byte too long is a config error naming
+ * the file, the line, the key and the bound, and the field is left as it was. */
+static void
+bounded_copy_reports_truncation_with_file_and_line(void)
+{
+	char field[8] = "old";
+
+	config_init(&cfg);
+	CHECK_INT_EQ(config_load_text(&cfg, "[s]\n\nfits = 1234567\nlong = 12345678\n", "t.conf",
+	    err, sizeof(err)), 0);
+	CHECK_INT_EQ(config_copy(&cfg, "s.fits", NULL, field, sizeof(field), err, sizeof(err)), 0);
+	CHECK_STR_EQ(field, "1234567");
+	strcpy(field, "old");
+	CHECK_INT_EQ(config_copy(&cfg, "s.long", NULL, field, sizeof(field), err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "t.conf:4: s.long: value longer than 7 bytes");
+	CHECK_STR_EQ(field, "old");
+	/* Absent: the fallback, or 1 and the field untouched. */
+	CHECK_INT_EQ(config_copy(&cfg, "s.none", "dflt", field, sizeof(field), err, sizeof(err)),
+	    0);
+	CHECK_STR_EQ(field, "dflt");
+	CHECK_INT_EQ(config_copy(&cfg, "s.none", NULL, field, sizeof(field), err, sizeof(err)), 1);
+	CHECK_STR_EQ(field, "dflt");
+	/* An override names itself instead of a line. */
+	CHECK_INT_EQ(config_apply_override(&cfg, "s.fits=123456789", err, sizeof(err)), 0);
+	CHECK_INT_EQ(config_copy(&cfg, "s.fits", NULL, field, sizeof(field), err, sizeof(err)), -1);
+	CHECK_STR_EQ(err, "--set: s.fits: value longer than 7 bytes");
+	/* Required: absent and empty are errors; a value is copied as by config_copy. */
+	CHECK_INT_EQ(config_apply_override(&cfg, "s.empty=", err, sizeof(err)), 0);
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.empty", "x", field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "--set: s.empty is required");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.none", NULL, field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "s.none is required");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.none", "deflt", field, sizeof(field), err,
+	    sizeof(err)), 0);
+	CHECK_STR_EQ(field, "deflt");
+	CHECK_INT_EQ(config_copy_required(&cfg, "s.fits", NULL, field, sizeof(field), err,
+	    sizeof(err)), -1);
+	CHECK_STR_EQ(err, "--set: s.fits: value longer than 7 bytes");
+}
+
+static void
+config_error_names_where_each_value_came_from(void)
+{
+	char where[300];
+
+	config_init(&cfg);
+	CHECK_INT_EQ(config_load_text(&cfg, "[a]\nx = 1\n", "one.conf", err, sizeof(err)), 0);
+	CHECK_INT_EQ(config_load_text(&cfg, "# two\n[b]\ny = 2\n", "two.conf", err, sizeof(err)),
+	    0);
+	config_where(&cfg, "a.x", where, sizeof(where));
+	CHECK_STR_EQ(where, "one.conf:2");
+	config_where(&cfg, "b.y", where, sizeof(where));
+	CHECK_STR_EQ(where, "two.conf:3");
+	config_where(&cfg, "b.none", where, sizeof(where));
+	CHECK_STR_EQ(where, "");
+	CHECK_INT_EQ(config_error(&cfg, "b.y", err, sizeof(err), "must be %s", "odd"), -1);
+	CHECK_STR_EQ(err, "two.conf:3: b.y: must be odd");
+	CHECK_INT_EQ(config_error(&cfg, "b.none", err, sizeof(err), "is required"), -1);
+	CHECK_STR_EQ(err, "b.none: is required");
+	/* A later file's value replaces the earlier one, and its place with it. */
+	CHECK_INT_EQ(config_load_text(&cfg, "[a]\n\n\nx = 3\n", "three.conf", err, sizeof(err)),
+	    0);
+	config_where(&cfg, "a.x", where, sizeof(where));
+	CHECK_STR_EQ(where, "three.conf:4");
+}
+
 int
 main(void)
 {
@@ -380,5 +448,7 @@ main(void)
 	RUN(nul_byte_in_file_is_rejected_naming_the_file);
 	RUN(nul_byte_error_names_the_line);
 	RUN(missing_file_is_an_error_naming_the_file);
+	RUN(bounded_copy_reports_truncation_with_file_and_line);
+	RUN(config_error_names_where_each_value_came_from);
 	return check_exit();
 }
