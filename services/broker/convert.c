@@ -7,11 +7,9 @@
 #include <string.h>
 
 #include "convert.h"
+#include "soap_model.h"
 #include "net_text.h"
 #include "soap_server.h"
-
-/* gSOAP's allocator, typed: the memory lives until soap_end. */
-#define QCG_SOAP_NEW(soap, type, n) ((type *)soap_malloc((soap), sizeof(type) * (size_t)(n)))
 
 int
 convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, const char *what,
@@ -31,24 +29,6 @@ convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, 
 		return soap_fault_client(soap, "%s must not hold control characters", what);
 	strcpy(dst, src);
 	return SOAP_OK;
-}
-
-static LONG64 *
-long_out(struct soap *soap, int64_t v)
-{
-	LONG64 *p = QCG_SOAP_NEW(soap, LONG64, 1);
-	if (p)
-		*p = v;
-	return p;
-}
-
-static unsigned short *
-ushort_out(struct soap *soap, uint16_t v)
-{
-	unsigned short *p = QCG_SOAP_NEW(soap, unsigned short, 1);
-	if (p)
-		*p = v;
-	return p;
 }
 
 int
@@ -73,7 +53,7 @@ convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct clus
 	if (out->frontend_endpoint[0] && !net_text_is_https_url(out->frontend_endpoint))
 		return soap_fault_client(soap, "cluster.frontendEndpoint must be an https://host[:port]/ URL, "
 		    "got '%s'", out->frontend_endpoint);
-	out->policy = (enum cluster_policy)in->policy;
+	out->policy = soap_model_policy_in(in->policy);
 	out->traversal_allowed = in->traversalAllowed == xsd__boolean__true_;
 	if (out->policy == POLICY_PORT_RANGE) {
 		if (in->portMin == NULL || in->portMax == NULL || *in->portMin == 0 ||
@@ -91,10 +71,10 @@ convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Clu
 {
 	memset(out, 0, sizeof(*out));
 	out->name = soap_strdup(soap, in->name);
-	out->policy = (enum qcg__Policy)in->policy;
+	out->policy = soap_model_policy_out(in->policy);
 	if (in->policy == POLICY_PORT_RANGE) {
-		out->portMin = ushort_out(soap, in->port_min);
-		out->portMax = ushort_out(soap, in->port_max);
+		out->portMin = soap_model_ushort_out(soap, in->port_min);
+		out->portMax = soap_model_ushort_out(soap, in->port_max);
 	}
 	out->publicAddress = soap_strdup(soap, in->public_address);
 	out->privateNetworks = soap_strdup(soap, in->private_networks);
@@ -114,11 +94,11 @@ convert_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
 	memset(l, 0, sizeof(*l));
 	l->alive = in->withdrawn_at == 0 ? xsd__boolean__true_ : xsd__boolean__false_;
 	if (in->last_seen > 0) {
-		l->lastSeen = long_out(soap, in->last_seen);
-		l->secondsSinceSeen = long_out(soap, now > in->last_seen ? now - in->last_seen : 0);
+		l->lastSeen = soap_model_long_out(soap, in->last_seen);
+		l->secondsSinceSeen = soap_model_long_out(soap, now > in->last_seen ? now - in->last_seen : 0);
 	}
 	if (in->withdrawn_at > 0)
-		l->withdrawnSecondsAgo = long_out(soap,
+		l->withdrawnSecondsAgo = soap_model_long_out(soap,
 		    now > in->withdrawn_at ? now - in->withdrawn_at : 0);
 }
 
@@ -147,18 +127,6 @@ convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *o
 	return SOAP_OK;
 }
 
-void
-convert_proxy_out(struct soap *soap, const struct proxy *in, struct qcg__Proxy *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->endpoint = soap_strdup(soap, in->endpoint);
-	out->networks = soap_strdup(soap, in->networks);
-	out->cluster = in->cluster[0] ? soap_strdup(soap, in->cluster) : NULL;
-	out->load = long_out(soap, in->load);
-	out->controlEndpoint = in->control_endpoint[0] ? soap_strdup(soap, in->control_endpoint)
-	    : NULL;
-}
-
 int
 convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
 {
@@ -168,7 +136,7 @@ convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
 	int rc = convert_string_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
 	if (rc)
 		return rc;
-	out->state = (enum job_state)in->state;
+	out->state = soap_model_job_state_in(in->state);
 	out->description = in->description; /* borrowed from the request for its lifetime */
 	return SOAP_OK;
 }
@@ -179,12 +147,12 @@ convert_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
 	memset(out, 0, sizeof(*out));
 	out->id = soap_strdup(soap, in->id);
 	out->ownerDN = soap_strdup(soap, in->owner_dn);
-	out->state = (enum qcg__JobState)in->state;
-	out->submitted = in->submitted ? long_out(soap, in->submitted) : NULL;
-	out->started = in->started ? long_out(soap, in->started) : NULL;
-	out->finished = in->finished ? long_out(soap, in->finished) : NULL;
+	out->state = soap_model_job_state_out(in->state);
+	out->submitted = in->submitted ? soap_model_long_out(soap, in->submitted) : NULL;
+	out->started = in->started ? soap_model_long_out(soap, in->started) : NULL;
+	out->finished = in->finished ? soap_model_long_out(soap, in->finished) : NULL;
 	if (in->state == JOB_DONE || in->state == JOB_FAILED || in->state == JOB_CANCELLED) {
-		out->exitCode = QCG_SOAP_NEW(soap, int, 1);
+		out->exitCode = SOAP_MODEL_NEW(soap, int, 1);
 		if (out->exitCode)
 			*out->exitCode = in->exit_code;
 	}
@@ -218,18 +186,6 @@ convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
 	return SOAP_OK;
 }
 
-void
-convert_access_point_out(struct soap *soap, const struct access_point *in,
-    struct qcg__AccessPoint *out)
-{
-	out->job = soap_strdup(soap, in->job);
-	out->cluster = soap_strdup(soap, in->cluster);
-	out->node = soap_strdup(soap, in->node);
-	out->address = soap_strdup(soap, in->address);
-	out->port = in->port;
-	out->process = soap_strdup(soap, in->process);
-}
-
 int
 convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
     struct connection_record *out)
@@ -251,7 +207,7 @@ convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
 	if (in->setupMicroseconds < 0)
 		return soap_fault_client(soap, "connection.setupMicroseconds must not be negative");
 	out->to_port = in->toPort;
-	out->method = (enum connect_method)in->method;
+	out->method = soap_model_method_in(in->method);
 	out->succeeded = in->succeeded == xsd__boolean__true_;
 	out->setup_usec = in->setupMicroseconds;
 	out->when = in->when;
@@ -268,62 +224,35 @@ convert_connection_out(struct soap *soap, const struct connection_record *in,
 	out->toCluster = soap_strdup(soap, in->to_cluster);
 	out->toNode = soap_strdup(soap, in->to_node);
 	out->toPort = in->to_port;
-	out->method = (enum qcg__Method)in->method;
+	out->method = soap_model_method_out(in->method);
 	out->succeeded = in->succeeded ? xsd__boolean__true_ : xsd__boolean__false_;
 	out->setupMicroseconds = in->setup_usec;
 	out->when = in->when;
 }
 
 void
-convert_decision_out(struct soap *soap, const struct decision *in,
-    const struct access_point *target, const char *target_public_address,
-    struct qcg__Decision *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->method = (enum qcg__Method)in->method;
-	if (target) {
-		out->target = QCG_SOAP_NEW(soap, struct qcg__AccessPoint, 1);
-		if (out->target)
-			convert_access_point_out(soap, target, out->target);
-	}
-	if (target_public_address && *target_public_address)
-		out->targetPublicAddress = soap_strdup(soap, target_public_address);
-	if (in->method != METHOD_DIRECT && in->method != METHOD_PORT_RANGE) {
-		char hex[2 * QCG_RELAY_ID_BYTES + 1];
-		relay_id_format(in->relay_id, hex);
-		out->relayId = soap_strdup(soap, hex);
-	}
-	if (in->method == METHOD_RELAY || in->method == METHOD_RELAY_CHAIN) {
-		out->proxy = QCG_SOAP_NEW(soap, struct qcg__Proxy, in->proxy_count);
-		if (out->proxy) {
-			out->__sizeproxy = (int)in->proxy_count;
-			for (size_t i = 0; i < in->proxy_count; i++)
-				convert_proxy_out(soap, &in->proxy[i], &out->proxy[i]);
-		}
-	}
-}
-
-static const char *const event_kind_names[] = { "connect", "job-ended", "relay" };
-
-void
 convert_event_out(struct soap *soap, const struct broker_event *in, struct qcg__Event *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->sequence = in->sequence;
-	out->kind = soap_strdup(soap, event_kind_names[in->kind]);
+	out->kind = soap_model_event_kind_out(in->kind);
 	out->job = soap_strdup(soap, in->job);
 	if (in->kind == EVENT_JOB_ENDED)
 		return;
-	out->decision = QCG_SOAP_NEW(soap, struct qcg__Decision, 1);
+	/* The event goes to the target side (or a proxy): its decision does not name the target. */
+	struct decision d = in->decision;
+	d.has_target = false;
+	d.target_public_address[0] = '\0';
+	out->decision = SOAP_MODEL_NEW(soap, struct qcg__Decision, 1);
 	if (out->decision)
-		convert_decision_out(soap, &in->decision, NULL, NULL, out->decision);
+		soap_model_decision_out(soap, &d, out->decision);
 	if (in->kind != EVENT_CONNECT)
 		return;
 	out->node = soap_strdup(soap, in->node);
-	out->port = ushort_out(soap, in->port);
-	out->initiator = QCG_SOAP_NEW(soap, struct qcg__AccessPoint, 1);
+	out->port = soap_model_ushort_out(soap, in->port);
+	out->initiator = SOAP_MODEL_NEW(soap, struct qcg__AccessPoint, 1);
 	if (out->initiator)
-		convert_access_point_out(soap, &in->initiator, out->initiator);
+		soap_model_access_point_out(soap, &in->initiator, out->initiator);
 	out->initiatorPublicAddress = soap_strdup(soap, in->initiator_public_address);
 }
 

@@ -11,6 +11,7 @@
 #include "soapH.h"
 #include "events.h"
 #include "model.h"
+#include "soap_model.h" /* the shared conversions: access points, proxies, decisions */
 
 /* Copy a SOAP string into a fixed field. */
 int convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src,
@@ -19,20 +20,14 @@ int convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *s
 int convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct cluster *out);
 void convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Cluster *out);
 int convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out);
-void convert_proxy_out(struct soap *soap, const struct proxy *in, struct qcg__Proxy *out);
 int convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out);
 void convert_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out);
 int convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
     struct access_point *out);
-void convert_access_point_out(struct soap *soap, const struct access_point *in,
-    struct qcg__AccessPoint *out);
 int convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
     struct connection_record *out);
 void convert_connection_out(struct soap *soap, const struct connection_record *in,
     struct qcg__Connection *out);
-void convert_decision_out(struct soap *soap, const struct decision *in,
-    const struct access_point *target, const char *target_public_address,
-    struct qcg__Decision *out);
 void convert_event_out(struct soap *soap, const struct broker_event *in, struct qcg__Event *out);
 void convert_multicast_out(struct soap *soap, const struct multicast_group *in,
     struct qcg__MulticastGroup *out);

@@ -21,16 +21,10 @@
 #define EVENTS_WAIT_MAX 64     /* events returned by one wait */
 #define EVENTS_QUEUE_MAX 320   /* "cluster name" or "proxy:host:port" */
 
-enum event_kind {
-	EVENT_CONNECT = 0,   /* the target side must take part in a connection */
-	EVENT_JOB_ENDED = 1, /* forget a job's cached resolutions */
-	EVENT_RELAY = 2,     /* a proxy must expect (and maybe forward) a relay id */
-};
-
 struct broker_event {
 	int64_t sequence;              /* set by events_post */
 	char queue[EVENTS_QUEUE_MAX];  /* whose event it is */
-	enum event_kind kind;
+	enum event_kind kind;          /* lib/model.h */
 	char job[QCG_NAME_MAX];
 	char node[QCG_NAME_MAX];       /* the target node, for EVENT_CONNECT */
 	uint16_t port;                 /* the target port, for EVENT_CONNECT */

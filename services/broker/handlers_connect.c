@@ -158,8 +158,7 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");
-	convert_decision_out(soap, &res.decision, &res.target, res.target_public_address,
-	    resp->decision);
+	soap_model_decision_out(soap, &res.decision, resp->decision);
 	return SOAP_OK;
 }
 

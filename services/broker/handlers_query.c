@@ -58,7 +58,7 @@ __qb__ListProxies(struct soap *soap, struct _qb__ListProxies *req,
 		return rc;
 	resp->proxy = array_out(soap, n, sizeof(*resp->proxy));
 	for (size_t i = 0; resp->proxy && i < n; i++) {
-		convert_proxy_out(soap, &rows[i], &resp->proxy[i]);
+		soap_model_proxy_out(soap, &rows[i], &resp->proxy[i]);
 		convert_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
 		    &resp->proxy[i].liveness);
 	}
@@ -131,7 +131,7 @@ __qb__ListAccessPoints(struct soap *soap, struct _qb__ListAccessPoints *req,
 		return rc;
 	resp->accessPoint = array_out(soap, n, sizeof(*resp->accessPoint));
 	for (size_t i = 0; resp->accessPoint && i < n; i++)
-		convert_access_point_out(soap, &rows[i], &resp->accessPoint[i]);
+		soap_model_access_point_out(soap, &rows[i], &resp->accessPoint[i]);
 	resp->__sizeaccessPoint = resp->accessPoint ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;

@@ -53,6 +53,10 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_NO_METHOD;
 	snprintf(out->target_public_address, sizeof(out->target_public_address), "%s",
 	    to.public_address);
+	out->decision.has_target = true; /* the initiator's answer names its peer */
+	out->decision.target = out->target;
+	snprintf(out->decision.target_public_address,
+	    sizeof(out->decision.target_public_address), "%s", to.public_address);
 	snprintf(out->initiator_public_address, sizeof(out->initiator_public_address), "%s",
 	    from.public_address);
 	/* direct and port range need nothing from the target side; every other method does */

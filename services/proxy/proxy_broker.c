@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "soapH.h"
+#include "soap_model.h"
 #include "log.h"
 #include "proxy_broker.h"
 #include "soap_client.h"
@@ -52,12 +53,13 @@ proxy_broker_plan(const char *self, const struct qcg__Event *ev, struct proxy_re
 	const struct qcg__Decision *d = ev->decision;
 
 	memset(out, 0, sizeof(*out));
-	if (ev->kind == NULL || strcmp(ev->kind, "relay") != 0) {
-		snprintf(err, errlen, "event of kind '%.40s' is not for a proxy",
-		    ev->kind ? ev->kind : "");
+	enum event_kind kind = soap_model_event_kind_in(ev->kind);
+	if (kind != EVENT_RELAY) {
+		snprintf(err, errlen, "event of kind '%s' is not for a proxy", event_kind_name(kind));
 		return 1;
 	}
-	if (d == NULL || (d->method != qcg__Method__relay && d->method != qcg__Method__relay_chain)) {
+	enum connect_method method = d ? soap_model_method_in(d->method) : METHOD_NONE;
+	if (method != METHOD_RELAY && method != METHOD_RELAY_CHAIN) {
 		snprintf(err, errlen, "relay event without a relay decision");
 		return -1;
 	}
@@ -71,7 +73,7 @@ proxy_broker_plan(const char *self, const struct qcg__Event *ev, struct proxy_re
 		snprintf(err, errlen, "relay event that does not name this proxy (%s)", self);
 		return 1;
 	}
-	if (d->method == qcg__Method__relay_chain && pos == 0) {
+	if (method == METHOD_RELAY_CHAIN && pos == 0) {
 		if (d->__sizeproxy != 2 || d->proxy[1].endpoint == NULL ||
 		    strlen(d->proxy[1].endpoint) >= sizeof(out->next_hop)) {
 			snprintf(err, errlen, "relay-chain event without a usable proxy[1]");

@@ -32,7 +32,7 @@ relay_event(enum qcg__Method m, const char *p0, const char *p1)
 	decision.proxy = proxies;
 	decision.__sizeproxy = p1 ? 2 : 1;
 	event.sequence = 1;
-	event.kind = "relay";
+	event.kind = qcg__EventKind__relay;
 	event.job = "job-1";
 	event.decision = &decision;
 	return &event;
@@ -84,7 +84,7 @@ events_not_for_this_proxy_are_left_alone(void)
 	CHECK_INT_EQ(proxy_broker_plan(SELF, ev, &plan, err, sizeof(err)), 1);
 	CHECK(strstr(err, "does not name this proxy") != NULL);
 	ev = relay_event(qcg__Method__relay, SELF, NULL);
-	ev->kind = "connect";
+	ev->kind = qcg__EventKind__connect;
 	CHECK_INT_EQ(proxy_broker_plan(SELF, ev, &plan, err, sizeof(err)), 1);
 }
 
@@ -108,7 +108,7 @@ malformed_relay_events_are_refused_with_a_reason(void)
 	ev = relay_event(qcg__Method__relay, SELF, NULL);
 	ev->decision = NULL;
 	CHECK_INT_EQ(proxy_broker_plan(SELF, ev, &plan, err, sizeof(err)), -1);
-	ev->kind = NULL;
+	ev->kind = qcg__EventKind__job_ended;
 	CHECK_INT_EQ(proxy_broker_plan(SELF, ev, &plan, err, sizeof(err)), 1);
 }
 
