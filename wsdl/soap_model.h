@@ -70,4 +70,33 @@ int soap_model_event_in(const struct qcg__Event *in, struct qcg_event *out, char
     size_t errlen);
 void soap_model_event_out(struct soap *soap, const struct qcg_event *in, struct qcg__Event *out);
 
+/*
+ * What a service is asked to store (soap_model_request.c): every field is checked (present
+ * when required, within its size limit, no control characters, well-formed addresses) and a
+ * failure sets a Client fault naming the field and returns its code (SOAP_OK otherwise).
+ */
+int soap_model_request_cluster_in(struct soap *soap, const struct qcg__Cluster *in,
+    struct cluster *out);
+int soap_model_request_proxy_in(struct soap *soap, const struct qcg__Proxy *in,
+    struct proxy *out);
+/* job->description is borrowed from the request, for its lifetime. */
+int soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out);
+int soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out);
+int soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
+    struct connection_record *out);
+
+/* Listings. */
+void soap_model_cluster_out(struct soap *soap, const struct cluster *in,
+    struct qcg__Cluster *out);
+void soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out);
+void soap_model_connection_out(struct soap *soap, const struct connection_record *in,
+    struct qcg__Connection *out);
+void soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,
+    struct qcg__MulticastGroup *out);
+/* A service's lease as the state queries show it, ages taken at now (unix seconds); *out is
+ * NULL when out of memory. */
+void soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
+    struct qcg__Liveness **out);
+
 #endif

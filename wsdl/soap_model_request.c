@@ -1,18 +1,22 @@
 /*
- * convert.c: SOAP structs <-> model structs, with the size checks every inbound field needs.
+ * soap_model_request.c: the conversions of what a service is asked to store or list (clusters,
+ * proxies, jobs, access points, connection outcomes, multicast groups, leases): inbound, every
+ * field is checked (present when required, within its size limit, no control characters, a
+ * well-formed address) and a failure sets a SOAP Client fault naming the field; outbound, the
+ * listings. Part of the one SOAP<->model module (soap_model.h).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
 #include "soap_model.h"
 #include "net_text.h"
 #include "soap_server.h"
 
-int
-convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, const char *what,
+/* Copy a request's string into a fixed field, or fault naming it. */
+static int
+field_in(struct soap *soap, char *dst, size_t dstlen, const char *src, const char *what,
     int required)
 {
 	if (src == NULL || (required && *src == '\0')) {
@@ -32,18 +36,18 @@ convert_string_in(struct soap *soap, char *dst, size_t dstlen, const char *src, 
 }
 
 int
-convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct cluster *out)
+soap_model_request_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct cluster *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (in == NULL)
 		return soap_fault_client(soap, "cluster is required");
-	if ((rc = convert_string_in(soap, out->name, sizeof(out->name), in->name, "cluster.name", 1)) ||
-	    (rc = convert_string_in(soap, out->public_address, sizeof(out->public_address),
+	if ((rc = field_in(soap, out->name, sizeof(out->name), in->name, "cluster.name", 1)) ||
+	    (rc = field_in(soap, out->public_address, sizeof(out->public_address),
 		 in->publicAddress, "cluster.publicAddress", 0)) ||
-	    (rc = convert_string_in(soap, out->private_networks, sizeof(out->private_networks),
+	    (rc = field_in(soap, out->private_networks, sizeof(out->private_networks),
 		 in->privateNetworks, "cluster.privateNetworks", 0)) ||
-	    (rc = convert_string_in(soap, out->frontend_endpoint, sizeof(out->frontend_endpoint),
+	    (rc = field_in(soap, out->frontend_endpoint, sizeof(out->frontend_endpoint),
 		 in->frontendEndpoint, "cluster.frontendEndpoint", 0)))
 		return rc;
 	/* what is stored is handed to every process that connects: no garbage addresses */
@@ -67,7 +71,7 @@ convert_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct clus
 }
 
 void
-convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Cluster *out)
+soap_model_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Cluster *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->name = soap_strdup(soap, in->name);
@@ -84,7 +88,7 @@ convert_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Clu
 }
 
 void
-convert_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
+soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
     struct qcg__Liveness **out)
 {
 	struct qcg__Liveness *l = soap_malloc(soap, sizeof(*l));
@@ -103,19 +107,19 @@ convert_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
 }
 
 int
-convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out)
+soap_model_request_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (in == NULL)
 		return soap_fault_client(soap, "proxy is required");
-	if ((rc = convert_string_in(soap, out->endpoint, sizeof(out->endpoint), in->endpoint,
+	if ((rc = field_in(soap, out->endpoint, sizeof(out->endpoint), in->endpoint,
 		 "proxy.endpoint", 1)) ||
-	    (rc = convert_string_in(soap, out->networks, sizeof(out->networks), in->networks,
+	    (rc = field_in(soap, out->networks, sizeof(out->networks), in->networks,
 		 "proxy.networks", 1)) ||
-	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+	    (rc = field_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
 		 "proxy.cluster", 0)) ||
-	    (rc = convert_string_in(soap, out->control_endpoint, sizeof(out->control_endpoint),
+	    (rc = field_in(soap, out->control_endpoint, sizeof(out->control_endpoint),
 		 in->controlEndpoint, "proxy.controlEndpoint", 0)))
 		return rc;
 	if (!net_text_is_host_port(out->endpoint))
@@ -128,12 +132,12 @@ convert_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *o
 }
 
 int
-convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
+soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (in == NULL)
 		return soap_fault_client(soap, "job is required");
-	int rc = convert_string_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
+	int rc = field_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
 	if (rc)
 		return rc;
 	out->state = soap_model_job_state_in(in->state);
@@ -142,7 +146,7 @@ convert_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
 }
 
 void
-convert_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
+soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->id = soap_strdup(soap, in->id);
@@ -160,21 +164,21 @@ convert_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
 }
 
 int
-convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
     struct access_point *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (in == NULL)
 		return soap_fault_client(soap, "accessPoint is required");
-	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "accessPoint.job", 1)) ||
-	    (rc = convert_string_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+	if ((rc = field_in(soap, out->job, sizeof(out->job), in->job, "accessPoint.job", 1)) ||
+	    (rc = field_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
 		 "accessPoint.cluster", 1)) ||
-	    (rc = convert_string_in(soap, out->node, sizeof(out->node), in->node,
+	    (rc = field_in(soap, out->node, sizeof(out->node), in->node,
 		 "accessPoint.node", 1)) ||
-	    (rc = convert_string_in(soap, out->address, sizeof(out->address), in->address,
+	    (rc = field_in(soap, out->address, sizeof(out->address), in->address,
 		 "accessPoint.address", 1)) ||
-	    (rc = convert_string_in(soap, out->process, sizeof(out->process), in->process,
+	    (rc = field_in(soap, out->process, sizeof(out->process), in->process,
 		 "accessPoint.process", 0)))
 		return rc;
 	if (!net_text_is_ip(out->address))
@@ -187,21 +191,21 @@ convert_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
 }
 
 int
-convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
+soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
     struct connection_record *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (in == NULL)
 		return soap_fault_client(soap, "connection is required");
-	if ((rc = convert_string_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
-	    (rc = convert_string_in(soap, out->from_cluster, sizeof(out->from_cluster),
+	if ((rc = field_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
+	    (rc = field_in(soap, out->from_cluster, sizeof(out->from_cluster),
 		 in->fromCluster, "connection.fromCluster", 1)) ||
-	    (rc = convert_string_in(soap, out->from_node, sizeof(out->from_node), in->fromNode,
+	    (rc = field_in(soap, out->from_node, sizeof(out->from_node), in->fromNode,
 		 "connection.fromNode", 1)) ||
-	    (rc = convert_string_in(soap, out->to_cluster, sizeof(out->to_cluster), in->toCluster,
+	    (rc = field_in(soap, out->to_cluster, sizeof(out->to_cluster), in->toCluster,
 		 "connection.toCluster", 1)) ||
-	    (rc = convert_string_in(soap, out->to_node, sizeof(out->to_node), in->toNode,
+	    (rc = field_in(soap, out->to_node, sizeof(out->to_node), in->toNode,
 		 "connection.toNode", 1)))
 		return rc;
 	if (in->setupMicroseconds < 0)
@@ -215,7 +219,7 @@ convert_connection_in(struct soap *soap, const struct qcg__Connection *in,
 }
 
 void
-convert_connection_out(struct soap *soap, const struct connection_record *in,
+soap_model_connection_out(struct soap *soap, const struct connection_record *in,
     struct qcg__Connection *out)
 {
 	out->job = soap_strdup(soap, in->job);
@@ -231,33 +235,7 @@ convert_connection_out(struct soap *soap, const struct connection_record *in,
 }
 
 void
-convert_event_out(struct soap *soap, const struct broker_event *in, struct qcg__Event *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->sequence = in->sequence;
-	out->kind = soap_model_event_kind_out(in->kind);
-	out->job = soap_strdup(soap, in->job);
-	if (in->kind == EVENT_JOB_ENDED)
-		return;
-	/* The event goes to the target side (or a proxy): its decision does not name the target. */
-	struct decision d = in->decision;
-	d.has_target = false;
-	d.target_public_address[0] = '\0';
-	out->decision = SOAP_MODEL_NEW(soap, struct qcg__Decision, 1);
-	if (out->decision)
-		soap_model_decision_out(soap, &d, out->decision);
-	if (in->kind != EVENT_CONNECT)
-		return;
-	out->node = soap_strdup(soap, in->node);
-	out->port = soap_model_ushort_out(soap, in->port);
-	out->initiator = SOAP_MODEL_NEW(soap, struct qcg__AccessPoint, 1);
-	if (out->initiator)
-		soap_model_access_point_out(soap, &in->initiator, out->initiator);
-	out->initiatorPublicAddress = soap_strdup(soap, in->initiator_public_address);
-}
-
-void
-convert_multicast_out(struct soap *soap, const struct multicast_group *in,
+soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,
     struct qcg__MulticastGroup *out)
 {
 	out->job = soap_strdup(soap, in->job);
