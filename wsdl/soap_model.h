@@ -65,7 +65,9 @@ void soap_model_decision_out(struct soap *soap, const struct decision *in,
 int soap_model_decision_in(const struct qcg__Decision *in, struct decision *out, char *err,
     size_t errlen);
 
-/* An event as a front-end receives and forwards it; only the fields the event has are sent. */
+/* An event as a front-end or proxy receives it and a front-end forwards it; only the fields
+ * the event has are sent. When the event_in fails, out->sequence is still set, so that a
+ * receiver can step past a malformed event. */
 int soap_model_event_in(const struct qcg__Event *in, struct qcg_event *out, char *err,
     size_t errlen);
 void soap_model_event_out(struct soap *soap, const struct qcg_event *in, struct qcg__Event *out);

@@ -34,22 +34,17 @@ require_frontend(struct soap *soap)
 	    req->peer_dn);
 }
 
-/* A "connect" event into a set-up; SOAP_OK or a fault naming the field. */
+/* What a connect event must hold for this node; SOAP_OK or a fault naming the field. */
 static int
-setup_in(struct soap *soap, struct helper *h, const struct qcg__Event *e, struct qcg_event *s)
+check_connect(struct soap *soap, struct helper *h, const struct qcg_event *s)
 {
-	char err[512];
-	if (soap_model_event_in(e, s, err, sizeof(err)) != 0)
-		return soap_fault_client(soap, "%s", err);
-	if (s->job[0] == '\0')
-		return soap_fault_client(soap, "event.job is required");
+	static const struct relay_id none;
 	if (s->node[0] && strcmp(s->node, h->cfg.node) != 0)
 		return soap_fault_client(soap, "event for node %.63s delivered to node %s", s->node,
 		    h->cfg.node);
 	if (!s->has_decision || !s->has_port)
 		return soap_fault_client(soap, "a connect event needs port and decision");
 	/* the broker draws a fresh, never all-zero id for every method that reaches here */
-	static const struct relay_id none;
 	if (memcmp(&s->decision.relay_id, &none, sizeof(none)) == 0)
 		return soap_fault_client(soap, "decision.relayId must be 32 hex digits");
 	for (size_t i = 0; i < s->decision.proxy_count; i++)
@@ -61,25 +56,24 @@ setup_in(struct soap *soap, struct helper *h, const struct qcg__Event *e, struct
 static int
 deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
 {
-	struct qcg_event s;
+	struct qcg_event ev;
 	char err[512];
 	int rc;
-	enum event_kind kind = soap_model_event_kind_in(e->kind);
-	if (e->job == NULL)
+	if (soap_model_event_in(e, &ev, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	if (ev.job[0] == '\0')
 		return soap_fault_client(soap, "event.job is required");
-	if (soap_has_control_char(e->job)) /* logged when the job ends */
-		return soap_fault_client(soap, "event.job must not hold control characters");
-	if (kind == EVENT_JOB_ENDED) {
-		helper_jobs_forget(h->jobs, e->job);
-		log_info("job %s ended: its tokens and waiting sockets are gone", e->job);
+	if (ev.kind == EVENT_JOB_ENDED) {
+		helper_jobs_forget(h->jobs, ev.job);
+		log_info("job %s ended: its tokens and waiting sockets are gone", ev.job);
 		return SOAP_OK;
 	}
-	if (kind != EVENT_CONNECT)
+	if (ev.kind != EVENT_CONNECT)
 		return soap_fault_client(soap, "an event of kind '%s' is not for a helper",
-		    event_kind_name(kind));
-	if ((rc = setup_in(soap, h, e, &s)))
+		    event_kind_name(ev.kind));
+	if ((rc = check_connect(soap, h, &ev)))
 		return rc;
-	if (helper_deliver_connect(h, &s, err, sizeof(err)) != 0)
+	if (helper_deliver_connect(h, &ev, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "%s", err);
 	return SOAP_OK;
 }
