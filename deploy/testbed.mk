@@ -24,7 +24,7 @@ tests_testbed_delayline_unit_LDADD = lib/libqcgcommon.a -lm
 check_PROGRAMS += tests/testbed/tb_connect
 tests_testbed_tb_connect_SOURCES = tests/testbed/tb_connect.c
 tests_testbed_tb_connect_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
-tests_testbed_tb_connect_LDADD = services/helper/libqcghelperclient.la lib/libqcgcommon.a
+tests_testbed_tb_connect_LDADD = $(QCG_PROTO_LIBS) lib/libqcgcommon.a
 
 # qcg-testbed: a whole grid on one machine (network namespaces, the delay line on the WAN).
 dist_sbin_SCRIPTS += deploy/qcg-testbed

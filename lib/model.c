@@ -13,6 +13,7 @@ static const char *const method_names[] = { "direct", "port-range", "reversal", 
 	"relay", "relay-chain", "none" };
 static const char *const job_state_names[] = { "pending", "running", "done", "failed",
 	"cancelled", "queued" };
+static const char *const event_kind_names[] = { "connect", "job-ended", "relay" };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -70,5 +71,21 @@ job_state_parse(const char *name, enum job_state *out)
 	if (i < 0)
 		return -1;
 	*out = (enum job_state)i;
+	return 0;
+}
+
+const char *
+event_kind_name(enum event_kind kind)
+{
+	return (unsigned)kind < NELEM(event_kind_names) ? event_kind_names[kind] : "?";
+}
+
+int
+event_kind_parse(const char *name, enum event_kind *out)
+{
+	int i = name_index(event_kind_names, NELEM(event_kind_names), name);
+	if (i < 0)
+		return -1;
+	*out = (enum event_kind)i;
 	return 0;
 }

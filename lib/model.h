@@ -71,6 +71,13 @@ struct proxy {
 	struct liveness live;             /* its lease: a withdrawn proxy relays nothing */
 };
 
+/* A relay id: 128 opaque bits that the two halves of a reversal, traversal or relay (and the
+ * proxies) match on. A struct so that it is copied and compared by value; it is text (32 hex
+ * digits, lib/relay_id.h) only at the edges: SOAP and logs. */
+struct relay_id {
+	uint8_t bytes[QCG_RELAY_ID_BYTES];
+};
+
 enum job_state {
 	JOB_PENDING = 0, /* reserved, not yet started */
 	JOB_RUNNING = 1,
@@ -79,6 +86,14 @@ enum job_state {
 	JOB_CANCELLED = 4,
 	JOB_QUEUED = 5,  /* recorded, waiting for nodes other jobs hold (after the others so
 	                  * that the numbers on the wire and in old clients stay) */
+};
+
+/* What a broker event asks of its receiver (the WSDL's EventKind; the numbers are tied to the
+ * generated enum by static asserts in wsdl/soap_model.c). */
+enum event_kind {
+	EVENT_CONNECT = 0,   /* the target side must take part in a connection */
+	EVENT_JOB_ENDED = 1, /* forget a job's cached resolutions, tokens and waiting sockets */
+	EVENT_RELAY = 2,     /* a proxy must expect (and maybe forward) a relay id */
 };
 
 struct job {
@@ -117,6 +132,40 @@ struct multicast_group {
 	int64_t allocated;          /* unix seconds */
 };
 
+/* How one process reaches another: what the broker decides, the front-end caches and passes
+ * on, and the initiator's helper carries out (the WSDL's Decision). For direct and port range
+ * the initiator connects to the target's published address; for reversal the target side
+ * connects to the initiator's helper; for traversal both sides open simultaneously to each
+ * other's public mapping; for relays both sides connect to proxy[0] (and for a chain, proxy[0]
+ * forwards to proxy[1], the target's side). */
+struct decision {
+	enum connect_method method;
+	struct relay_id relay_id;     /* fresh and random for every method that needs the target
+	                               * side; zero for direct and port range */
+	size_t proxy_count;           /* 0, 1 or 2 */
+	struct proxy proxy[2];        /* [0]: the initiator's proxy, [1]: the target's */
+	bool has_target;              /* the answer names the target (Resolve's answer does; an
+	                               * event's decision, sent to the target side, does not) */
+	struct access_point target;   /* the peer's registered access point */
+	char target_public_address[QCG_ADDR_MAX]; /* its cluster's public address, or "" */
+};
+
+/* A notification from the broker, as a front-end receives it and passes it on to a helper (the
+ * WSDL's Event). */
+struct qcg_event {
+	int64_t sequence;
+	enum event_kind kind;
+	char job[QCG_NAME_MAX];
+	char node[QCG_NAME_MAX];      /* the target node, for EVENT_CONNECT */
+	bool has_port;
+	uint16_t port;                /* the target port, for EVENT_CONNECT */
+	bool has_initiator;
+	struct access_point initiator; /* who connects, for EVENT_CONNECT */
+	char initiator_public_address[QCG_ADDR_MAX];
+	bool has_decision;
+	struct decision decision;     /* for EVENT_CONNECT and EVENT_RELAY; names no target */
+};
+
 /* Names as they appear in configuration, the WSDL and the registry. */
 const char *cluster_policy_name(enum cluster_policy policy);
 int cluster_policy_parse(const char *name, enum cluster_policy *out);
@@ -124,5 +173,7 @@ const char *connect_method_name(enum connect_method method);
 int connect_method_parse(const char *name, enum connect_method *out);
 const char *job_state_name(enum job_state state);
 int job_state_parse(const char *name, enum job_state *out);
+const char *event_kind_name(enum event_kind kind);
+int event_kind_parse(const char *name, enum event_kind *out);
 
 #endif

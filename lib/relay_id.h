@@ -15,10 +15,7 @@
 
 #define RELAY_ID_HEX_LEN (2 * QCG_RELAY_ID_BYTES) /* hex digits, without the NUL */
 
-/* A relay id: 128 opaque bits. A struct so that it is copied and compared by value. */
-struct relay_id {
-	uint8_t bytes[QCG_RELAY_ID_BYTES];
-};
+/* struct relay_id, the id itself, is in model.h: decisions carry it. */
 
 /* Format id as RELAY_ID_HEX_LEN lowercase hex digits plus a NUL into buf. */
 void relay_id_format(const uint8_t id[QCG_RELAY_ID_BYTES], char buf[RELAY_ID_HEX_LEN + 1]);

@@ -46,9 +46,9 @@ tests_unit_test_mcast_registry_LDADD = db/libqcgdb.a lib/libqcgcommon.a $(SQLITE
 check_PROGRAMS += tests/unit/test_helper_mcast_proto
 TESTS += tests/unit/test_helper_mcast_proto
 tests_unit_test_helper_mcast_proto_SOURCES = tests/unit/test_helper_mcast_proto.c tests/unit/check.h
-tests_unit_test_helper_mcast_proto_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
+tests_unit_test_helper_mcast_proto_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \
 	-I$(top_srcdir)/tests/unit
-tests_unit_test_helper_mcast_proto_LDADD = services/helper/libqcghelperclient.la
+tests_unit_test_helper_mcast_proto_LDADD = $(QCG_PROTO_LIBS)
 
 # Fuzz targets: every corpus replayed here, libFuzzer builds with --enable-fuzzing.
 include tests/fuzz/local.mk

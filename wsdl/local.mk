@@ -38,7 +38,24 @@ gen_libqcgsoap_a_SOURCES = wsdl/qcg_namespaces.c
 gen_libqcgsoap_a_CPPFLAGS = -I$(top_builddir) -Igen $(GSOAP_CFLAGS)
 gen_libqcgsoap_a_CFLAGS = $(GEN_CFLAGS) $(SANITIZER_FLAGS)
 
-# What a SOAP program adds to its CPPFLAGS and LDADD (lib/ before gen/: lib/ uses the namespace
-# table gen/ defines).
-QCG_SOAP_CPPFLAGS = -Igen $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
-QCG_SOAP_LIBS = lib/libqcgcommon.a gen/libqcgsoap.a $(GSOAP_LIBS) $(OPENSSL_LIBS)
+# The one module that converts between the generated qcg__* types and the model (lib/model.h),
+# with the static asserts that tie the XSD's enumerations to the model's enums. Ours, so it is
+# compiled with the project's warnings, unlike gen/.
+noinst_LIBRARIES += wsdl/libqcgsoapmodel.a
+wsdl_libqcgsoapmodel_a_SOURCES = wsdl/soap_model.c wsdl/soap_model.h wsdl/soap_model_request.c
+wsdl_libqcgsoapmodel_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wsdl -Igen $(GSOAP_CFLAGS) \
+	$(OPENSSL_CFLAGS)
+
+# What a SOAP program adds to its CPPFLAGS and LDADD (the conversions before lib/, lib/ before
+# gen/: lib/ uses the namespace table gen/ defines).
+QCG_SOAP_CPPFLAGS = -I$(top_srcdir)/wsdl -Igen $(GSOAP_CFLAGS) $(OPENSSL_CFLAGS)
+QCG_SOAP_LIBS = wsdl/libqcgsoapmodel.a lib/libqcgcommon.a gen/libqcgsoap.a $(GSOAP_LIBS) \
+	$(OPENSSL_LIBS)
+
+# The conversions against gSOAP's own serialisers: every model value has its XSD name, and the
+# XSD has no value the model lacks.
+check_PROGRAMS += tests/unit/test_soap_model
+tests_unit_test_soap_model_SOURCES = tests/unit/test_soap_model.c tests/unit/check.h
+tests_unit_test_soap_model_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -I$(top_srcdir)/tests/unit
+tests_unit_test_soap_model_LDADD = $(QCG_SOAP_LIBS)
+TESTS += tests/unit/test_soap_model

@@ -43,7 +43,7 @@ targets=${*:-$all}
 # The committed corpus of a target (the older ones live next to their code).
 corpus_of() {
 	case $1 in
-	helper_proto) echo "$top/services/helper/corpus_helper_proto" ;;
+	helper_proto) echo "$top/proto/corpus_helper_proto" ;;
 	privsep_proto) echo "$top/services/helper/corpus_privsep_proto" ;;
 	job_simple) echo "$top/tests/launcher/corpus_job_simple" ;;
 	*) echo "$top/tests/fuzz/corpus_$1" ;;

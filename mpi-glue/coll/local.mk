@@ -110,8 +110,8 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES += \
 	mpi-glue/coll/coll_qcg_mcast_socket.c mpi-glue/coll/coll_qcg_mcast_group.c \
 	mpi-glue/coll/coll_qcg_mcast_params.c mpi-glue/coll/coll_qcg_mcast_broker.c \
 	mpi-glue/coll/coll_qcg_mcast_transport.c
-mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += -I$(top_srcdir)/services/helper
-mpi_glue_coll_mca_coll_qcg_la_LIBADD += services/helper/libqcghelperclient.la
+mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS += $(QCG_PROTO_CPPFLAGS)
+mpi_glue_coll_mca_coll_qcg_la_LIBADD += $(QCG_PROTO_LIBS)
 # random_bytes and cidr (lib/, libc only, PIC): the random group and the range it comes from.
 mpi_glue_coll_mca_coll_qcg_la_LIBADD += lib/libqcgbase.la
 
@@ -128,8 +128,8 @@ tests_coll_test_mcast_wire_LDADD = lib/libqcgbase.la
 TESTS += tests/coll/test_mcast_wire tests/coll/mcast_loopback.sh
 check_PROGRAMS += tests/coll/mcast_group_call
 tests_coll_mcast_group_call_SOURCES = tests/coll/mcast_group_call.c
-tests_coll_mcast_group_call_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper
-tests_coll_mcast_group_call_LDADD = services/helper/libqcghelperclient.la
+tests_coll_mcast_group_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
+tests_coll_mcast_group_call_LDADD = $(QCG_PROTO_LIBS)
 TESTS += tests/coll/mcast_services.sh
 EXTRA_DIST += tests/coll/mcast_services.sh
 

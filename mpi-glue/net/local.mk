@@ -2,7 +2,7 @@
 
 # --- net/: libqcgnet.so, the socket shim preloaded into mpirun, orted and ranks (issue 5) ------
 # Inert unless QCG_NET=1; see mpi-glue/net/README.md. It carries the helper's client library
-# (libc only, PIC) inside, so the preload is one file.
+# (proto/: libc only, PIC) inside, so the preload is one file.
 lib_LTLIBRARIES += mpi-glue/net/libqcgnet.la
 mpi_glue_net_libqcgnet_la_SOURCES = \
 	mpi-glue/net/qcgnet.h \
@@ -18,14 +18,12 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 	mpi-glue/net/qcgnet_wrap.c \
 	mpi-glue/net/qcgnet_setpgid.c \
 	lib/model.c
-mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
-	-I$(top_srcdir)/services/proxy
+mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 # Only the wrapped libc functions leave the library: its internals (and the helper client inside
 # it) must not interpose on anything of the program it is preloaded into.
 mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
 	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setpgid|setsockopt)$$'
-mpi_glue_net_libqcgnet_la_LIBADD = services/helper/libqcghelperclient.la lib/libqcgbase.la -ldl \
-	-lpthread
+mpi_glue_net_libqcgnet_la_LIBADD = $(QCG_PROTO_LIBS) lib/libqcgbase.la -ldl -lpthread
 EXTRA_DIST += mpi-glue/net/README.md
 
 # tests/net: plm_rsh's setpgid race, played with and without the library.

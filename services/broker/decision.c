@@ -371,7 +371,7 @@ relay_hand_out(const struct decision_pair *p, enum connect_method m,
 
 	if (n == 0)
 		return 1;
-	if (relay_id_fresh(out->relay_id) < 0)
+	if (relay_id_fresh(out->relay_id.bytes) < 0)
 		return -1;
 	k = (size_t)(cursor->next % n);
 	if (m == METHOD_RELAY)
@@ -427,7 +427,7 @@ decision_choose(const struct decision_side *initiator, const struct decision_sid
 			/* Reversal and traversal need both sides' helpers: the id lets them find each
 			 * other's half of the connection, as a relay id does at a proxy. */
 			if ((m == METHOD_REVERSAL || m == METHOD_TRAVERSAL) &&
-			    relay_id_fresh(out->relay_id) < 0) {
+			    relay_id_fresh(out->relay_id.bytes) < 0) {
 				out->method = METHOD_NONE;
 				return -1;
 			}

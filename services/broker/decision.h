@@ -23,18 +23,8 @@ struct decision_side {
 	const char *node;              /* node name, for the log */
 };
 
-/* The answer. For direct and port-range the initiator connects to the target's published
- * address; for reversal the target side connects to the initiator's helper; for traversal both
- * sides open simultaneously to each other's public mapping; for relays both sides connect to
- * proxy[0] (and for a chain, proxy[0] forwards to proxy[1], the target's side). */
-struct decision {
-	enum connect_method method;
-	uint8_t relay_id[QCG_RELAY_ID_BYTES]; /* fresh and random for every method that needs
-						 the target side: the id the two halves (or a
-						 proxy) match on; zero for direct/port range */
-	size_t proxy_count;                   /* 0, 1 or 2 */
-	struct proxy proxy[2];                /* [0]: the initiator's proxy, [1]: the target's */
-};
+/* The answer is the model's struct decision (lib/model.h); decision_choose fills its method,
+ * relay id and proxies, and leaves the target to the caller. */
 
 /* Round-robin state over proxies; the broker keeps one and passes it to every call. */
 struct decision_cursor {

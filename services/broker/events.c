@@ -60,14 +60,14 @@ int64_t
 events_post(struct event_queue *q, struct broker_event *ev)
 {
 	pthread_mutex_lock(&q->lock);
-	ev->sequence = ++q->last_sequence;
+	ev->event.sequence = ++q->last_sequence;
 	q->ring[q->next] = *ev;
 	q->next = (q->next + 1) % EVENTS_RING_SIZE;
 	if (q->count < EVENTS_RING_SIZE)
 		q->count++;
 	pthread_cond_broadcast(&q->changed);
 	pthread_mutex_unlock(&q->lock);
-	return ev->sequence;
+	return ev->event.sequence;
 }
 
 /* Copy the matching events, oldest first; called with the lock held. */
@@ -79,7 +79,7 @@ collect(struct event_queue *q, const char *queue, const char *reader_dn, int64_t
 	size_t oldest = (q->next + EVENTS_RING_SIZE - q->count) % EVENTS_RING_SIZE;
 	for (size_t i = 0; i < q->count && n < max; i++) {
 		const struct broker_event *ev = &q->ring[(oldest + i) % EVENTS_RING_SIZE];
-		if (ev->sequence > after && strcmp(ev->queue, queue) == 0 &&
+		if (ev->event.sequence > after && strcmp(ev->queue, queue) == 0 &&
 		    (reader_dn == NULL || strcmp(ev->reader_dn, reader_dn) == 0))
 			out[n++] = *ev;
 	}

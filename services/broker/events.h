@@ -21,24 +21,13 @@
 #define EVENTS_WAIT_MAX 64     /* events returned by one wait */
 #define EVENTS_QUEUE_MAX 320   /* "cluster name" or "proxy:host:port" */
 
-enum event_kind {
-	EVENT_CONNECT = 0,   /* the target side must take part in a connection */
-	EVENT_JOB_ENDED = 1, /* forget a job's cached resolutions */
-	EVENT_RELAY = 2,     /* a proxy must expect (and maybe forward) a relay id */
-};
-
+/* An event in the ring: what is sent (the model's struct qcg_event, as every receiver holds
+ * it) and to whom. */
 struct broker_event {
-	int64_t sequence;              /* set by events_post */
 	char queue[EVENTS_QUEUE_MAX];  /* whose event it is */
-	enum event_kind kind;
-	char job[QCG_NAME_MAX];
-	char node[QCG_NAME_MAX];       /* the target node, for EVENT_CONNECT */
-	uint16_t port;                 /* the target port, for EVENT_CONNECT */
-	struct access_point initiator; /* who connects, for EVENT_CONNECT */
-	char initiator_public_address[QCG_ADDR_MAX];
-	struct decision decision;      /* for EVENT_CONNECT and EVENT_RELAY */
 	char reader_dn[QCG_DN_MAX];    /* for EVENT_RELAY: the DN that owned the proxy when the
 	                                * relay was decided, the only non-admin that may read it */
+	struct qcg_event event;        /* its sequence is set by events_post */
 };
 
 struct event_queue;

@@ -12,7 +12,7 @@
 
 #include "soapH.h"
 #include "broker.h"
-#include "convert.h"
+#include "soap_model.h"
 #include "liveness.h"
 #include "log.h"
 #include "registry.h"
@@ -158,8 +158,7 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");
-	convert_decision_out(soap, &res.decision, &res.target, res.target_public_address,
-	    resp->decision);
+	soap_model_decision_out(soap, &res.decision, resp->decision);
 	return SOAP_OK;
 }
 
@@ -173,7 +172,7 @@ __qb__ReportOutcome(struct soap *soap, struct _qb__ReportOutcome *req,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "ReportOutcome")) ||
-	    (rc = convert_connection_in(soap, req->connection, &rec)) ||
+	    (rc = soap_model_request_connection_in(soap, req->connection, &rec)) ||
 	    (rc = broker_require_cluster_owner(soap, &call, rec.from_cluster)))
 		return rc;
 	if (rec.when == 0)
@@ -303,7 +302,7 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	if (resp->event == NULL)
 		return soap_fault_server(soap, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		convert_event_out(soap, &events[i], &resp->event[i]);
+		soap_model_event_out(soap, &events[i].event, &resp->event[i]);
 	resp->__sizeevent = (int)n;
 	return SOAP_OK;
 }

@@ -8,7 +8,7 @@
 
 #include "soapH.h"
 #include "broker.h"
-#include "convert.h"
+#include "soap_model.h"
 #include "registry.h"
 #include "soap_server.h"
 
@@ -34,8 +34,8 @@ __qb__ListClusters(struct soap *soap, struct _qb__ListClusters *req,
 		return rc;
 	resp->cluster = array_out(soap, n, sizeof(*resp->cluster));
 	for (size_t i = 0; resp->cluster && i < n; i++) {
-		convert_cluster_out(soap, &rows[i], &resp->cluster[i]);
-		convert_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
+		soap_model_cluster_out(soap, &rows[i], &resp->cluster[i]);
+		soap_model_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
 		    &resp->cluster[i].liveness);
 	}
 	resp->__sizecluster = resp->cluster ? (int)n : 0;
@@ -58,8 +58,8 @@ __qb__ListProxies(struct soap *soap, struct _qb__ListProxies *req,
 		return rc;
 	resp->proxy = array_out(soap, n, sizeof(*resp->proxy));
 	for (size_t i = 0; resp->proxy && i < n; i++) {
-		convert_proxy_out(soap, &rows[i], &resp->proxy[i]);
-		convert_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
+		soap_model_proxy_out(soap, &rows[i], &resp->proxy[i]);
+		soap_model_liveness_out(soap, &rows[i].live, (int64_t)time(NULL),
 		    &resp->proxy[i].liveness);
 	}
 	resp->__sizeproxy = resp->proxy ? (int)n : 0;
@@ -85,7 +85,7 @@ __qb__ListJobs(struct soap *soap, struct _qb__ListJobs *req, struct _qb__ListJob
 		return rc;
 	resp->job = array_out(soap, n, sizeof(*resp->job));
 	for (size_t i = 0; resp->job && i < n; i++)
-		convert_job_out(soap, &rows[i], &resp->job[i]);
+		soap_model_job_out(soap, &rows[i], &resp->job[i]);
 	resp->__sizejob = resp->job ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;
@@ -109,7 +109,7 @@ __qb__GetJob(struct soap *soap, struct _qb__GetJob *req, struct _qb__GetJobRespo
 		return rc;
 	resp->job = soap_malloc(soap, sizeof(*resp->job));
 	if (resp->job)
-		convert_job_out(soap, &job, resp->job);
+		soap_model_job_out(soap, &job, resp->job);
 	free(job.description);
 	return resp->job ? SOAP_OK : soap_fault_server(soap, "out of memory");
 }
@@ -131,7 +131,7 @@ __qb__ListAccessPoints(struct soap *soap, struct _qb__ListAccessPoints *req,
 		return rc;
 	resp->accessPoint = array_out(soap, n, sizeof(*resp->accessPoint));
 	for (size_t i = 0; resp->accessPoint && i < n; i++)
-		convert_access_point_out(soap, &rows[i], &resp->accessPoint[i]);
+		soap_model_access_point_out(soap, &rows[i], &resp->accessPoint[i]);
 	resp->__sizeaccessPoint = resp->accessPoint ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;
@@ -154,7 +154,7 @@ __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
 		return rc;
 	resp->connection = array_out(soap, n, sizeof(*resp->connection));
 	for (size_t i = 0; resp->connection && i < n; i++)
-		convert_connection_out(soap, &rows[i], &resp->connection[i]);
+		soap_model_connection_out(soap, &rows[i], &resp->connection[i]);
 	resp->__sizeconnection = resp->connection ? (int)n : 0;
 	free(rows);
 	return SOAP_OK;

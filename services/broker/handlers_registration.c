@@ -11,7 +11,7 @@
 
 #include "soapH.h"
 #include "broker.h"
-#include "convert.h"
+#include "soap_model.h"
 #include "liveness.h"
 #include "log.h"
 #include "registry.h"
@@ -41,7 +41,7 @@ __qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "RegisterCluster")) ||
-	    (rc = convert_cluster_in(soap, req->cluster, &c)))
+	    (rc = soap_model_request_cluster_in(soap, req->cluster, &c)))
 		return rc;
 	if ((rc = broker_registry_fault(soap, &call,
 		 registry_put_cluster(call.reg, &c, call.caller_dn), "RegisterCluster")))
@@ -83,7 +83,7 @@ __qb__RegisterProxy(struct soap *soap, struct _qb__RegisterProxy *req,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_PROXY)) ||
 	    (rc = soap_require_body(soap, req, "RegisterProxy")) ||
-	    (rc = convert_proxy_in(soap, req->proxy, &p)) ||
+	    (rc = soap_model_request_proxy_in(soap, req->proxy, &p)) ||
 	    (rc = broker_registry_fault(soap, &call, registry_put_proxy(call.reg, &p,
 		 call.caller_dn, broker_is_admin(&call), &id), "RegisterProxy")))
 		return rc;
@@ -126,7 +126,7 @@ __qb__RegisterAccessPoint(struct soap *soap, struct _qb__RegisterAccessPoint *re
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")) ||
-	    (rc = convert_access_point_in(soap, req->accessPoint, &ap)) ||
+	    (rc = soap_model_request_access_point_in(soap, req->accessPoint, &ap)) ||
 	    (rc = broker_require_cluster_owner(soap, &call, ap.cluster)))
 		return rc;
 	/* The cluster is there (its owner is checked), so a missing row is a job nobody recorded:
@@ -153,9 +153,9 @@ post_job_ended(struct broker_call *call, const char *job)
 	if (registry_list_clusters(call->reg, &clusters, &n) != 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct broker_event ev = { .kind = EVENT_JOB_ENDED };
+		struct broker_event ev = { .event.kind = EVENT_JOB_ENDED };
 		snprintf(ev.queue, sizeof(ev.queue), "%s", clusters[i].name);
-		snprintf(ev.job, sizeof(ev.job), "%s", job);
+		snprintf(ev.event.job, sizeof(ev.event.job), "%s", job);
 		events_post(call->broker->events, &ev);
 	}
 	free(clusters);
@@ -302,7 +302,7 @@ __qb__RecordJob(struct soap *soap, struct _qb__RecordJob *req, struct _qb__Recor
 
 	if ((rc = broker_require_submitter(soap, &call)) ||
 	    (rc = soap_require_body(soap, req, "RecordJob")) ||
-	    (rc = convert_job_in(soap, req->job, &job)))
+	    (rc = soap_model_request_job_in(soap, req->job, &job)))
 		return rc;
 	if (job.description && strlen(job.description) > REGISTRY_DESCRIPTION_MAX)
 		return soap_fault_client(soap, "job.description is longer than %d bytes",
@@ -369,7 +369,7 @@ __qb__AllocateMulticastGroup(struct soap *soap, struct _qb__AllocateMulticastGro
 	resp->group = soap_malloc(soap, sizeof(*resp->group));
 	if (resp->group == NULL)
 		return soap_fault_server(soap, "out of memory");
-	convert_multicast_out(soap, &group, resp->group);
+	soap_model_multicast_out(soap, &group, resp->group);
 	return SOAP_OK;
 }
 

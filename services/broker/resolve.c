@@ -53,6 +53,10 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_NO_METHOD;
 	snprintf(out->target_public_address, sizeof(out->target_public_address), "%s",
 	    to.public_address);
+	out->decision.has_target = true; /* the initiator's answer names its peer */
+	out->decision.target = out->target;
+	snprintf(out->decision.target_public_address,
+	    sizeof(out->decision.target_public_address), "%s", to.public_address);
 	snprintf(out->initiator_public_address, sizeof(out->initiator_public_address), "%s",
 	    from.public_address);
 	/* direct and port range need nothing from the target side; every other method does */
@@ -66,24 +70,39 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 	return RESOLVE_OK;
 }
 
+/* The decision as an event carries it to the target side or a proxy: without the target, which
+ * is the receiver's own side. */
+static void
+event_decision(const struct resolve_result *res, struct qcg_event *e)
+{
+	e->has_decision = true;
+	e->decision = res->decision;
+	e->decision.has_target = false;
+	memset(&e->decision.target, 0, sizeof(e->decision.target));
+	e->decision.target_public_address[0] = '\0';
+}
+
 void
 resolve_target_event(const struct resolve_request *req, const struct resolve_result *res,
     struct broker_event *ev)
 {
+	struct qcg_event *e = &ev->event;
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->queue, sizeof(ev->queue), "%s", res->target.cluster);
-	ev->kind = EVENT_CONNECT;
-	snprintf(ev->job, sizeof(ev->job), "%s", req->job);
-	snprintf(ev->node, sizeof(ev->node), "%s", res->target.node);
-	ev->port = res->target.port;
-	snprintf(ev->initiator.job, sizeof(ev->initiator.job), "%s", req->job);
-	snprintf(ev->initiator.cluster, sizeof(ev->initiator.cluster), "%s", req->from_cluster);
-	snprintf(ev->initiator.node, sizeof(ev->initiator.node), "%s", req->from_node);
-	snprintf(ev->initiator.address, sizeof(ev->initiator.address), "%s", req->from_address);
-	ev->initiator.port = req->from_port;
-	snprintf(ev->initiator_public_address, sizeof(ev->initiator_public_address), "%s",
+	e->kind = EVENT_CONNECT;
+	snprintf(e->job, sizeof(e->job), "%s", req->job);
+	snprintf(e->node, sizeof(e->node), "%s", res->target.node);
+	e->has_port = true;
+	e->port = res->target.port;
+	e->has_initiator = true;
+	snprintf(e->initiator.job, sizeof(e->initiator.job), "%s", req->job);
+	snprintf(e->initiator.cluster, sizeof(e->initiator.cluster), "%s", req->from_cluster);
+	snprintf(e->initiator.node, sizeof(e->initiator.node), "%s", req->from_node);
+	snprintf(e->initiator.address, sizeof(e->initiator.address), "%s", req->from_address);
+	e->initiator.port = req->from_port;
+	snprintf(e->initiator_public_address, sizeof(e->initiator_public_address), "%s",
 	    res->initiator_public_address);
-	ev->decision = res->decision;
+	event_decision(res, e);
 }
 
 void
@@ -92,8 +111,8 @@ resolve_proxy_event(const struct resolve_request *req, const struct resolve_resu
 {
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->queue, sizeof(ev->queue), "proxy:%s", res->decision.proxy[i].endpoint);
-	ev->kind = EVENT_RELAY;
-	snprintf(ev->job, sizeof(ev->job), "%s", req->job);
 	snprintf(ev->reader_dn, sizeof(ev->reader_dn), "%s", res->decision.proxy[i].owner_dn);
-	ev->decision = res->decision;
+	ev->event.kind = EVENT_RELAY;
+	snprintf(ev->event.job, sizeof(ev->event.job), "%s", req->job);
+	event_decision(res, &ev->event);
 }

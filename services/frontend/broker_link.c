@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "soapH.h"
+#include "soap_model.h"
 #include "broker_link.h"
 #include "fe_config.h"
-#include "fe_convert.h"
 #include "log.h"
 #include "soap_client.h"
 
@@ -66,7 +66,7 @@ register_cluster(struct broker_link *l, char *err, size_t errlen)
 {
 	struct cluster c = l->cfg->cluster;
 	struct qcg__Cluster out = {
-		.name = c.name, .policy = (enum qcg__Policy)c.policy,
+		.name = c.name, .policy = soap_model_policy_out(c.policy),
 		.publicAddress = c.public_address, .privateNetworks = c.private_networks,
 		.traversalAllowed = c.traversal_allowed ? xsd__boolean__true_ : xsd__boolean__false_,
 		.frontendEndpoint = c.frontend_endpoint,
@@ -91,7 +91,7 @@ register_cluster(struct broker_link *l, char *err, size_t errlen)
 static int
 poll_events(struct broker_link *l, char *err, size_t errlen)
 {
-	struct fe_event ev;
+	struct qcg_event ev;
 	pthread_mutex_lock(&l->lock);
 	int64_t after = l->last_seq;
 	pthread_mutex_unlock(&l->lock);
@@ -107,7 +107,7 @@ poll_events(struct broker_link *l, char *err, size_t errlen)
 	for (int i = 0; i < resp.__sizeevent; i++) {
 		if (resp.event[i].sequence <= after)
 			continue; /* already handled */
-		if (fe_event_from_soap(&resp.event[i], &ev, err, errlen) != 0)
+		if (soap_model_event_in(&resp.event[i], &ev, err, errlen) != 0)
 			log_warn("broker event %lld skipped: %s", (long long)resp.event[i].sequence, err);
 		else
 			l->on_event(l->arg, &ev);

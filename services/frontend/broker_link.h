@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fe_decision.h"
+#include "model.h"
 
 struct fe_config;
 struct tls_settings;
@@ -25,7 +25,7 @@ struct broker_link;
 #define BROKER_LINK_BACKOFF_MAX 5.0 /* seconds between attempts at most */
 
 /* Called on the link's thread for every event, in sequence order; must not block for long. */
-typedef void (*broker_event_fn)(void *arg, const struct fe_event *ev);
+typedef void (*broker_event_fn)(void *arg, const struct qcg_event *ev);
 
 /* Start the thread. cfg and tls must outlive the link. */
 struct broker_link *broker_link_start(const struct fe_config *cfg, const struct tls_settings *tls,

@@ -14,13 +14,13 @@
 #include "soapH.h"
 #include "delivery.h"
 #include "fe_config.h"
-#include "fe_convert.h"
+#include "soap_model.h"
 #include "frontend.h"
 #include "log.h"
 #include "soap_client.h"
 
 struct delivery_item {
-	struct fe_event event;
+	struct qcg_event event;
 	size_t node;
 	int attempts;
 	double not_before; /* monotonic seconds */
@@ -48,7 +48,7 @@ mono_now(void)
 }
 
 void
-delivery_enqueue(struct delivery *d, size_t node, const struct fe_event *ev)
+delivery_enqueue(struct delivery *d, size_t node, const struct qcg_event *ev)
 {
 	pthread_mutex_lock(&d->lock);
 	if (d->count == DELIVERY_QUEUE_MAX) {
@@ -107,7 +107,7 @@ deliver_one(struct delivery *d, const struct delivery_item *it, char *err, size_
 	struct qcg__Event out;
 
 	soap_client_reset(d->soap);
-	fe_event_to_soap(d->soap, &it->event, &out);
+	soap_model_event_out(d->soap, &it->event, &out);
 	struct _qh__Deliver req = { 1, &out };
 	struct _qh__DeliverResponse resp;
 	if (soap_call___qh__Deliver(d->soap, node->helper_url, NULL, &req, &resp) == SOAP_OK)
@@ -129,8 +129,9 @@ delivery_main(void *arg)
 		const char *node = d->cfg->nodes[it.node].name;
 		int rc = deliver_one(d, &it, err, sizeof(err));
 		if (rc == 0) {
-			log_debug("delivered %s event %lld (job %s) to node %s", it.event.kind,
-			    (long long)it.event.sequence, it.event.job, node);
+			log_debug("delivered %s event %lld (job %s) to node %s",
+			    event_kind_name(it.event.kind), (long long)it.event.sequence,
+			    it.event.job, node);
 			pthread_mutex_lock(&d->lock);
 			d->delivered++;
 			pthread_mutex_unlock(&d->lock);
@@ -138,13 +139,14 @@ delivery_main(void *arg)
 		}
 		if (rc > 0) {
 			log_warn("helper of node %s refused %s event %lld (job %s): %s", node,
-			    it.event.kind, (long long)it.event.sequence, it.event.job, err);
+			    event_kind_name(it.event.kind), (long long)it.event.sequence,
+			    it.event.job, err);
 			continue;
 		}
 		if (++it.attempts >= DELIVERY_ATTEMPTS) {
 			log_error("gave up delivering %s event %lld (job %s) to node %s after %d "
-			    "attempts: %s", it.event.kind, (long long)it.event.sequence, it.event.job,
-			    node, it.attempts, err);
+			    "attempts: %s", event_kind_name(it.event.kind),
+			    (long long)it.event.sequence, it.event.job, node, it.attempts, err);
 			pthread_mutex_lock(&d->lock);
 			d->given_up++;
 			pthread_mutex_unlock(&d->lock);
@@ -152,7 +154,7 @@ delivery_main(void *arg)
 		}
 		double delay = 0.25 * (double)(1 << it.attempts);
 		log_warn("delivering %s event %lld to node %s failed (%s); retry in %.1f s",
-		    it.event.kind, (long long)it.event.sequence, node, err, delay);
+		    event_kind_name(it.event.kind), (long long)it.event.sequence, node, err, delay);
 		it.not_before = mono_now() + delay;
 		pthread_mutex_lock(&d->lock);
 		if (d->count < DELIVERY_QUEUE_MAX)

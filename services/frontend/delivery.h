@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "fe_decision.h"
+#include "model.h"
 
 struct fe_config;
 struct tls_settings;
@@ -25,7 +25,7 @@ struct delivery;
 struct delivery *delivery_start(const struct fe_config *cfg, const struct tls_settings *tls,
     char *err, size_t errlen);
 /* Queue ev for the helper of cfg->nodes[node]. Never blocks for long. */
-void delivery_enqueue(struct delivery *d, size_t node, const struct fe_event *ev);
+void delivery_enqueue(struct delivery *d, size_t node, const struct qcg_event *ev);
 /* Stop the thread (events still queued are dropped, with a count in the log) and free. */
 void delivery_stop(struct delivery *d);
 

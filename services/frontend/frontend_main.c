@@ -90,10 +90,10 @@ reload_policies(void *arg)
 /* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and
  * the job's cached answers go, and its reservations after a grace). */
 static void
-route_event(void *arg, const struct fe_event *ev)
+route_event(void *arg, const struct qcg_event *ev)
 {
 	struct frontend *fe = arg;
-	if (strcmp(ev->kind, "job-ended") == 0) {
+	if (ev->kind == EVENT_JOB_ENDED) {
 		size_t dropped = resolve_cache_drop_job(fe->cache, ev->job);
 		size_t held = resv_end_job(fe->reservations, fe_now(), ev->job,
 		    (double)fe->cfg.job_end_grace);
@@ -104,8 +104,9 @@ route_event(void *arg, const struct fe_event *ev)
 			delivery_enqueue(fe->delivery, i, ev);
 		return;
 	}
-	if (strcmp(ev->kind, "connect") != 0) {
-		log_debug("event %lld of kind %s ignored", (long long)ev->sequence, ev->kind);
+	if (ev->kind != EVENT_CONNECT) {
+		log_debug("event %lld of kind %s ignored", (long long)ev->sequence,
+		    event_kind_name(ev->kind));
 		return;
 	}
 	const struct fe_node *node = fe_config_node(&fe->cfg, ev->node);

@@ -11,7 +11,7 @@
 
 #include "soapH.h"
 #include "broker_pool.h"
-#include "fe_convert.h"
+#include "soap_model.h"
 #include "frontend.h"
 #include "log.h"
 #include "net_text.h"
@@ -47,7 +47,7 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 		return rc;
 	if (req->accessPoint == NULL)
 		return soap_fault_client(soap, "accessPoint is required");
-	if (fe_access_point_from_soap(req->accessPoint, &ap, err, sizeof(err)) != 0)
+	if (soap_model_access_point_in(req->accessPoint, &ap, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "%s", err);
 	if ((rc = require_own_node(soap, node, ap.node, "accessPoint.node")))
 		return rc;
@@ -79,7 +79,7 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 /* Ask the broker; store a replayable answer in the cache. */
 static int
 resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe_node *node,
-    struct _qf__Resolve *req, struct fe_decision *out)
+    struct _qf__Resolve *req, struct decision *out)
 {
 	char err[256];
 	int rc;
@@ -99,7 +99,7 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 	if (rc != SOAP_OK)
 		rc = fe_relay_failure(soap, broker, "broker Resolve");
 	else if (bresp.decision == NULL ||
-	    fe_decision_from_soap(bresp.decision, out, err, sizeof(err)) != 0)
+	    soap_model_decision_in(bresp.decision, out, err, sizeof(err)) != 0)
 		rc = soap_fault_server(soap, "broker Resolve: malformed decision: %s",
 		    bresp.decision ? err : "none");
 	broker_pool_return(call->fe->brokers, broker); /* the answer is copied out by now */
@@ -115,7 +115,7 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 {
 	struct fe_call call = fe_call_of(soap);
 	const struct fe_node *node;
-	struct fe_decision d;
+	struct decision d;
 	int rc, cached = 0;
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
@@ -137,7 +137,7 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");
-	fe_decision_to_soap(soap, &d, resp->decision);
+	soap_model_decision_out(soap, &d, resp->decision);
 	return SOAP_OK;
 }
 

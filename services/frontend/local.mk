@@ -4,7 +4,6 @@
 noinst_LIBRARIES += services/frontend/libfrontend.a
 services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/fe_config.c services/frontend/fe_config.h \
-	services/frontend/fe_decision.h \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
 	services/frontend/reservations.c services/frontend/reservations.h \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h
@@ -13,7 +12,6 @@ services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/servic
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
 FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/fe_worker.c services/frontend/fe_auth.c \
-	services/frontend/fe_convert.c services/frontend/fe_convert.h \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \

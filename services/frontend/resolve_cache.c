@@ -19,7 +19,7 @@ struct cache_entry {
 	char job[QCG_NAME_MAX];
 	char address[QCG_ADDR_MAX];
 	uint16_t port;
-	struct fe_decision decision;
+	struct decision decision;
 	struct cache_entry *chain;       /* next in the bucket */
 	struct cache_entry *newer, *older;
 };
@@ -121,7 +121,7 @@ remove_entry(struct resolve_cache *c, struct cache_entry *e)
 
 int
 resolve_cache_lookup(struct resolve_cache *c, const char *job, const char *address, uint16_t port,
-    struct fe_decision *out)
+    struct decision *out)
 {
 	int hit = 0;
 	pthread_mutex_lock(&c->lock);
@@ -157,9 +157,9 @@ make_room(struct resolve_cache *c, const char *job)
 
 int
 resolve_cache_store(struct resolve_cache *c, const char *job, const char *address, uint16_t port,
-    const struct fe_decision *d)
+    const struct decision *d)
 {
-	if (!fe_decision_cacheable(d) || c->max_per_job == 0 || strlen(job) >= QCG_NAME_MAX ||
+	if (!resolve_cache_replayable(d) || c->max_per_job == 0 || strlen(job) >= QCG_NAME_MAX ||
 	    strlen(address) >= QCG_ADDR_MAX)
 		return 0;
 	pthread_mutex_lock(&c->lock);

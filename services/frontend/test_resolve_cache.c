@@ -9,10 +9,10 @@
 #include "check.h"
 #include "resolve_cache.h"
 
-static struct fe_decision
+static struct decision
 answer(enum connect_method m, const char *node)
 {
-	struct fe_decision d = { .method = m, .has_target = true };
+	struct decision d = { .method = m, .has_target = true };
 	snprintf(d.target.node, sizeof(d.target.node), "%s", node);
 	return d;
 }
@@ -21,7 +21,7 @@ static void
 only_direct_and_port_range_answers_are_kept(void)
 {
 	struct resolve_cache *c = resolve_cache_new(10, 10);
-	struct fe_decision d = answer(METHOD_DIRECT, "a1"), got;
+	struct decision d = answer(METHOD_DIRECT, "a1"), got;
 	CHECK_INT_EQ(resolve_cache_store(c, "j", "10.0.0.1", 5000, &d), 1);
 	d = answer(METHOD_PORT_RANGE, "a2");
 	CHECK_INT_EQ(resolve_cache_store(c, "j", "10.0.0.2", 5000, &d), 1);
@@ -42,7 +42,7 @@ static void
 total_bound_evicts_the_least_recently_used(void)
 {
 	struct resolve_cache *c = resolve_cache_new(3, 3);
-	struct fe_decision d = answer(METHOD_DIRECT, "n"), got;
+	struct decision d = answer(METHOD_DIRECT, "n"), got;
 	resolve_cache_store(c, "j", "a", 1, &d);
 	resolve_cache_store(c, "j", "b", 1, &d);
 	resolve_cache_store(c, "k", "c", 1, &d);
@@ -59,7 +59,7 @@ static void
 per_job_bound_evicts_only_that_jobs_oldest(void)
 {
 	struct resolve_cache *c = resolve_cache_new(100, 2);
-	struct fe_decision d = answer(METHOD_DIRECT, "n"), got;
+	struct decision d = answer(METHOD_DIRECT, "n"), got;
 	resolve_cache_store(c, "other", "z", 1, &d); /* oldest of all, but another job */
 	resolve_cache_store(c, "j", "a", 1, &d);
 	resolve_cache_store(c, "j", "b", 1, &d);
@@ -75,7 +75,7 @@ static void
 forget_and_drop_job_remove_answers(void)
 {
 	struct resolve_cache *c = resolve_cache_new(1000, 1000);
-	struct fe_decision d = answer(METHOD_DIRECT, "n"), got;
+	struct decision d = answer(METHOD_DIRECT, "n"), got;
 	char addr[32];
 	for (int i = 0; i < 500; i++) { /* enough to share hash buckets */
 		snprintf(addr, sizeof(addr), "10.0.%d.%d", i / 256, i % 256);
@@ -97,7 +97,7 @@ static void
 storing_a_key_again_replaces_its_answer(void)
 {
 	struct resolve_cache *c = resolve_cache_new(10, 10);
-	struct fe_decision d = answer(METHOD_DIRECT, "old"), got;
+	struct decision d = answer(METHOD_DIRECT, "old"), got;
 	resolve_cache_store(c, "j", "a", 1, &d);
 	d = answer(METHOD_PORT_RANGE, "new");
 	resolve_cache_store(c, "j", "a", 1, &d);
@@ -111,7 +111,7 @@ static void
 zero_size_cache_keeps_nothing(void)
 {
 	struct resolve_cache *c = resolve_cache_new(0, 10);
-	struct fe_decision d = answer(METHOD_DIRECT, "n"), got;
+	struct decision d = answer(METHOD_DIRECT, "n"), got;
 	CHECK_INT_EQ(resolve_cache_store(c, "j", "a", 1, &d), 0);
 	CHECK_INT_EQ(resolve_cache_lookup(c, "j", "a", 1, &got), 0);
 	resolve_cache_free(c);

@@ -16,50 +16,55 @@
 
 struct setup_run {
 	struct helper *h;
-	struct helper_setup s;
+	struct qcg_event s;
 };
 
 /* Reversal: the initiator's node address first; its cluster's public address when that fails
  * (a NATed initiator is reachable only there). */
 static int
-reversal(struct helper *h, const struct helper_setup *s, char *err, size_t errlen)
+reversal(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 {
-	int fd = helper_net_connect_hello(s->initiator_address, s->initiator_port, s->relay_id,
+	const uint8_t *id = s->decision.relay_id.bytes;
+	const char *public = s->initiator_public_address;
+	int fd = helper_net_connect_hello(s->initiator.address, s->initiator.port, id,
 	    h->cfg.rendezvous_ms, err, errlen);
-	if (fd < 0 && s->initiator_public[0] != '\0' &&
-	    strcmp(s->initiator_public, s->initiator_address) != 0)
-		fd = helper_net_connect_hello(s->initiator_public, s->initiator_port, s->relay_id,
-		    h->cfg.rendezvous_ms, err, errlen);
+	if (fd < 0 && public[0] != '\0' && strcmp(public, s->initiator.address) != 0)
+		fd = helper_net_connect_hello(public, s->initiator.port, id, h->cfg.rendezvous_ms,
+		    err, errlen);
 	return fd;
 }
 
 /* Relays: the target's leg goes to the last proxy of the chain. */
 static int
-relay(struct helper *h, const struct helper_setup *s, char *err, size_t errlen)
+relay(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 {
+	const struct decision *d = &s->decision;
 	char host[QCG_ADDR_MAX];
 	uint16_t port;
-	if (helper_net_split_endpoint(s->proxy[s->proxy_count - 1], host, &port, err, errlen) != 0)
+	if (helper_net_split_endpoint(d->proxy[d->proxy_count - 1].endpoint, host, &port, err,
+		errlen) != 0)
 		return -1;
-	return helper_net_connect_hello(host, port, s->relay_id, h->cfg.rendezvous_ms, err, errlen);
+	return helper_net_connect_hello(host, port, d->relay_id.bytes, h->cfg.rendezvous_ms, err,
+	    errlen);
 }
 
 static int
-establish(struct helper *h, const struct helper_setup *s, char *err, size_t errlen)
+establish(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 {
-	switch (s->method) {
+	switch (s->decision.method) {
 	case METHOD_REVERSAL:
 		return reversal(h, s, err, errlen);
 	case METHOD_TRAVERSAL:
 		return helper_net_simultaneous_open(h->cfg.address,
-		    s->initiator_public[0] ? s->initiator_public : s->initiator_address,
-		    s->initiator_port, s->relay_id, h->cfg.rendezvous_ms, err, errlen);
+		    s->initiator_public_address[0] ? s->initiator_public_address :
+		    s->initiator.address, s->initiator.port, s->decision.relay_id.bytes,
+		    h->cfg.rendezvous_ms, err, errlen);
 	case METHOD_RELAY:
 	case METHOD_RELAY_CHAIN:
 		return relay(h, s, err, errlen);
 	default:
 		snprintf(err, errlen, "method %s needs nothing from the target side",
-		    connect_method_name(s->method));
+		    connect_method_name(s->decision.method));
 		return -1;
 	}
 }
@@ -69,27 +74,27 @@ setup_thread(void *arg)
 {
 	struct setup_run *run = arg;
 	struct helper *h = run->h;
-	const struct helper_setup *s = &run->s;
+	const struct qcg_event *s = &run->s;
+	const char *method = connect_method_name(s->decision.method);
 	struct helper_msg m;
 	char err[512];
 
 	int fd = establish(h, s, err, sizeof(err));
 	if (fd < 0) {
-		log_warn("job %s: %s for port %u from %s:%u failed: %s", s->job,
-		    connect_method_name(s->method), s->port, s->initiator_address, s->initiator_port,
-		    err);
+		log_warn("job %s: %s for port %u from %s:%u failed: %s", s->job, method, s->port,
+		    s->initiator.address, s->initiator.port, err);
 	} else {
 		helper_msg_init(&m, HELPER_MSG_HANDOFF);
-		m.method = (uint8_t)s->method;
+		m.method = (uint8_t)s->decision.method;
 		/* what the accepting process must see as its peer: the initiator's node */
-		snprintf(m.address, sizeof(m.address), "%s", s->initiator_address);
-		m.port = s->initiator_port;
-		memcpy(m.relay_id, s->relay_id, sizeof(m.relay_id));
+		snprintf(m.address, sizeof(m.address), "%s", s->initiator.address);
+		m.port = s->initiator.port;
+		memcpy(m.relay_id, s->decision.relay_id.bytes, sizeof(m.relay_id));
 		if (helper_jobs_hand_inbound(h->jobs, s->job, s->port, fd, &m, err, sizeof(err)) != 0)
 			log_warn("job %s: hand-off on port %u failed: %s", s->job, s->port, err);
 		else
-			log_debug("job %s: %s socket for port %u handed over", s->job,
-			    connect_method_name(s->method), s->port);
+			log_debug("job %s: %s socket for port %u handed over", s->job, method,
+			    s->port);
 	}
 	pthread_mutex_lock(&h->setups_lock);
 	h->setups--;
@@ -99,21 +104,22 @@ setup_thread(void *arg)
 }
 
 static int
-check_setup(const struct helper_setup *s, char *err, size_t errlen)
+check_setup(const struct qcg_event *s, char *err, size_t errlen)
 {
-	int relay = s->method == METHOD_RELAY || s->method == METHOD_RELAY_CHAIN;
-	if (s->method != METHOD_REVERSAL && s->method != METHOD_TRAVERSAL && !relay) {
+	enum connect_method method = s->decision.method;
+	int relay = method == METHOD_RELAY || method == METHOD_RELAY_CHAIN;
+	if (method != METHOD_REVERSAL && method != METHOD_TRAVERSAL && !relay) {
 		snprintf(err, errlen, "job %s: a connect event with method %s has nothing for the "
-		    "target side to do", s->job, connect_method_name(s->method));
+		    "target side to do", s->job, connect_method_name(method));
 		return -1;
 	}
-	if (s->port == 0 || (!relay && (s->initiator_address[0] == '\0' ||
-					  s->initiator_port == 0))) {
+	if (s->port == 0 || (!relay && (s->initiator.address[0] == '\0' ||
+					  s->initiator.port == 0))) {
 		snprintf(err, errlen, "job %s: a %s event needs port, initiator.address and "
-		    "initiator.port", s->job, connect_method_name(s->method));
+		    "initiator.port", s->job, connect_method_name(method));
 		return -1;
 	}
-	if (relay && s->proxy_count == 0) {
+	if (relay && s->decision.proxy_count == 0) {
 		snprintf(err, errlen, "job %s: a relay event needs a proxy", s->job);
 		return -1;
 	}
@@ -121,7 +127,7 @@ check_setup(const struct helper_setup *s, char *err, size_t errlen)
 }
 
 int
-helper_deliver_connect(struct helper *h, const struct helper_setup *s, char *err, size_t errlen)
+helper_deliver_connect(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 {
 	pthread_attr_t attr;
 	pthread_t t;

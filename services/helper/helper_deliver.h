@@ -14,21 +14,11 @@
 
 struct helper;
 
-struct helper_setup {
-	char job[QCG_NAME_MAX];
-	uint16_t port;                          /* the target process's listening port */
-	enum connect_method method;
-	char initiator_address[QCG_ADDR_MAX];   /* the initiator helper's rendezvous endpoint */
-	uint16_t initiator_port;
-	char initiator_public[QCG_ADDR_MAX];    /* its cluster's public address, or "" */
-	uint8_t relay_id[QCG_RELAY_ID_BYTES];
-	size_t proxy_count;
-	char proxy[2][QCG_ENDPOINT_MAX];
-};
-
-/* Check the set-up and start it in the background (at most helper.max_setups at once). -1 with
- * err when it is malformed or over the limit. */
-int helper_deliver_connect(struct helper *h, const struct helper_setup *s, char *err,
+/* Check the connect event (its decision says the method, the relay id and the proxies; its
+ * initiator is the initiator helper's rendezvous endpoint, with its cluster's public address)
+ * and start the set-up in the background (at most helper.max_setups at once). -1 with err when
+ * it is malformed or over the limit. */
+int helper_deliver_connect(struct helper *h, const struct qcg_event *ev, char *err,
     size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "soapH.h"
+#include "soap_model.h"
 #include "helper.h"
 #include "helper_frontend.h"
 #include "relay_hello.h"
@@ -53,53 +54,28 @@ helper_frontend_register(struct helper *h, const struct access_point *ap, char *
 	return 0;
 }
 
-static void
-copy_string(char *dst, size_t cap, const char *src)
-{
-	snprintf(dst, cap, "%s", src ? src : "");
-}
-
 /* Take the decision into out; -1 with err when the answer breaks the contract. */
 static int
-resolution_in(const struct qcg__Decision *d, struct helper_resolution *out, char *err,
-    size_t errlen)
+resolution_in(const struct qcg__Decision *d, struct decision *out, char *err, size_t errlen)
 {
-	struct relay_id id;
-	memset(out, 0, sizeof(*out));
-	if (d == NULL || (int)d->method < 0 || d->method > (enum qcg__Method)METHOD_NONE) {
+	char why[512];
+	if (d == NULL) {
 		snprintf(err, errlen, "front-end Resolve: the answer has no valid decision");
 		return -1;
 	}
-	out->method = (enum connect_method)d->method;
-	if (d->target) {
-		copy_string(out->target.job, sizeof(out->target.job), d->target->job);
-		copy_string(out->target.cluster, sizeof(out->target.cluster), d->target->cluster);
-		copy_string(out->target.node, sizeof(out->target.node), d->target->node);
-		copy_string(out->target.address, sizeof(out->target.address), d->target->address);
-		out->target.port = d->target->port;
+	if (soap_model_decision_in(d, out, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "front-end Resolve: %s", why);
+		return -1;
 	}
-	copy_string(out->target_public_address, sizeof(out->target_public_address),
-	    d->targetPublicAddress);
-	if (d->relayId && *d->relayId) {
-		if (relay_id_parse_hex(d->relayId, &id) != 0) {
-			snprintf(err, errlen, "front-end Resolve: relayId '%.40s' is not 32 hex digits",
-			    d->relayId);
-			return -1;
-		}
-		memcpy(out->relay_id, id.bytes, sizeof(out->relay_id));
-	}
-	for (int i = 0; i < d->__sizeproxy && i < 2; i++)
-		copy_string(out->proxy[i], sizeof(out->proxy[i]), d->proxy[i].endpoint);
-	out->proxy_count = d->__sizeproxy < 2 ? (size_t)d->__sizeproxy : 2;
 	return 0;
 }
 
 int
 helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
-    const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
+    const char *to_address, uint16_t to_port, int after, struct decision *out,
     enum helper_no_answer *no_answer, char *err, size_t errlen)
 {
-	enum qcg__Method after_m = (enum qcg__Method)after;
+	enum qcg__Method after_m = soap_model_method_out((enum connect_method)after);
 	unsigned short fport = from_port;
 	struct _qf__Resolve req = { .job = (char *)job, .fromNode = h->cfg.node,
 		.fromAddress = h->cfg.address, .fromPort = from_port ? &fport : NULL,
@@ -130,7 +106,7 @@ helper_frontend_report(struct helper *h, const struct connection_record *rec, ch
 	struct qcg__Connection c = { .job = (char *)rec->job, .fromCluster = (char *)rec->from_cluster,
 		.fromNode = (char *)rec->from_node, .toCluster = (char *)rec->to_cluster,
 		.toNode = (char *)rec->to_node, .toPort = rec->to_port,
-		.method = (enum qcg__Method)rec->method,
+		.method = soap_model_method_out(rec->method),
 		.succeeded = rec->succeeded ? xsd__boolean__true_ : xsd__boolean__false_,
 		.setupMicroseconds = rec->setup_usec, .when = rec->when ? rec->when : time(NULL) };
 	struct _qf__ReportOutcome req = { .connection = &c };

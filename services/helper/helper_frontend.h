@@ -13,16 +13,6 @@
 
 struct helper;
 
-/* What the front-end answered to Resolve. */
-struct helper_resolution {
-	enum connect_method method;
-	struct access_point target;                /* may be empty for relays */
-	char target_public_address[QCG_ADDR_MAX];
-	uint8_t relay_id[QCG_RELAY_ID_BYTES];      /* zero when the answer had none */
-	size_t proxy_count;
-	char proxy[2][QCG_ENDPOINT_MAX];
-};
-
 /* Why a Resolve gave no decision: the broker's fault kind, passed on by the front-end. */
 enum helper_no_answer {
 	HELPER_NO_ANSWER_FAILED,          /* any other failure (unreachable, refused, ...) */
@@ -34,7 +24,7 @@ enum helper_no_answer {
 int helper_frontend_register(struct helper *h, const struct access_point *ap, char *err,
     size_t errlen);
 int helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
-    const char *to_address, uint16_t to_port, int after, struct helper_resolution *out,
+    const char *to_address, uint16_t to_port, int after, struct decision *out,
     enum helper_no_answer *no_answer, char *err, size_t errlen);
 /* AllocateMulticastGroup for job: a group no other job holds, into address/port. */
 int helper_frontend_mcast_group(struct helper *h, const char *job, char address[QCG_ADDR_MAX],

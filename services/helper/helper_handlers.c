@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "soapH.h"
+#include "soap_model.h"
 #include "helper.h"
 #include "helper_deliver.h"
 #include "launch.h"
@@ -33,75 +34,46 @@ require_frontend(struct soap *soap)
 	    req->peer_dn);
 }
 
+/* What a connect event must hold for this node; SOAP_OK or a fault naming the field. */
 static int
-copy_in(struct soap *soap, char *dst, size_t cap, const char *src, const char *what)
+check_connect(struct soap *soap, struct helper *h, const struct qcg_event *s)
 {
-	if (src == NULL || *src == '\0')
-		return soap_fault_client(soap, "%s is required", what);
-	if (strlen(src) >= cap)
-		return soap_fault_client(soap, "%s is longer than %zu bytes", what, cap - 1);
-	if (soap_has_control_char(src))
-		return soap_fault_client(soap, "%s must not hold control characters", what);
-	strcpy(dst, src);
-	return SOAP_OK;
-}
-
-/* A "connect" event into a set-up; SOAP_OK or a fault naming the field. */
-static int
-setup_in(struct soap *soap, struct helper *h, const struct qcg__Event *e, struct helper_setup *s)
-{
-	const struct qcg__Decision *d = e->decision;
-	struct relay_id id;
-	int rc;
-	memset(s, 0, sizeof(*s));
-	if ((rc = copy_in(soap, s->job, sizeof(s->job), e->job, "event.job")))
-		return rc;
-	if (e->node && *e->node && strcmp(e->node, h->cfg.node) != 0)
-		return soap_fault_client(soap, "event for node %.63s delivered to node %s", e->node,
+	static const struct relay_id none;
+	if (s->node[0] && strcmp(s->node, h->cfg.node) != 0)
+		return soap_fault_client(soap, "event for node %.63s delivered to node %s", s->node,
 		    h->cfg.node);
-	if (d == NULL || e->port == NULL)
+	if (!s->has_decision || !s->has_port)
 		return soap_fault_client(soap, "a connect event needs port and decision");
-	s->port = *e->port;
-	s->method = (enum connect_method)d->method;
-	if (d->relayId == NULL || relay_id_parse_hex(d->relayId, &id) != 0)
+	/* the broker draws a fresh, never all-zero id for every method that reaches here */
+	if (memcmp(&s->decision.relay_id, &none, sizeof(none)) == 0)
 		return soap_fault_client(soap, "decision.relayId must be 32 hex digits");
-	memcpy(s->relay_id, id.bytes, sizeof(s->relay_id));
-	if (e->initiator) {
-		if (e->initiator->address && strlen(e->initiator->address) < sizeof(s->initiator_address))
-			strcpy(s->initiator_address, e->initiator->address);
-		s->initiator_port = e->initiator->port;
-	}
-	if (e->initiatorPublicAddress &&
-	    strlen(e->initiatorPublicAddress) < sizeof(s->initiator_public))
-		strcpy(s->initiator_public, e->initiatorPublicAddress);
-	for (int i = 0; i < d->__sizeproxy && i < 2; i++)
-		if ((rc = copy_in(soap, s->proxy[i], sizeof(s->proxy[i]), d->proxy[i].endpoint,
-			 "decision.proxy.endpoint")))
-			return rc;
-	s->proxy_count = d->__sizeproxy < 2 ? (size_t)d->__sizeproxy : 2;
+	for (size_t i = 0; i < s->decision.proxy_count; i++)
+		if (s->decision.proxy[i].endpoint[0] == '\0')
+			return soap_fault_client(soap, "decision.proxy.endpoint is required");
 	return SOAP_OK;
 }
 
 static int
 deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
 {
-	struct helper_setup s;
+	struct qcg_event ev;
 	char err[512];
 	int rc;
-	if (e->kind == NULL || e->job == NULL)
-		return soap_fault_client(soap, "event.kind and event.job are required");
-	if (soap_has_control_char(e->job)) /* logged when the job ends */
-		return soap_fault_client(soap, "event.job must not hold control characters");
-	if (strcmp(e->kind, "job-ended") == 0) {
-		helper_jobs_forget(h->jobs, e->job);
-		log_info("job %s ended: its tokens and waiting sockets are gone", e->job);
+	if (soap_model_event_in(e, &ev, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	if (ev.job[0] == '\0')
+		return soap_fault_client(soap, "event.job is required");
+	if (ev.kind == EVENT_JOB_ENDED) {
+		helper_jobs_forget(h->jobs, ev.job);
+		log_info("job %s ended: its tokens and waiting sockets are gone", ev.job);
 		return SOAP_OK;
 	}
-	if (strcmp(e->kind, "connect") != 0)
-		return soap_fault_client(soap, "unknown event kind '%.32s'", e->kind);
-	if ((rc = setup_in(soap, h, e, &s)))
+	if (ev.kind != EVENT_CONNECT)
+		return soap_fault_client(soap, "an event of kind '%s' is not for a helper",
+		    event_kind_name(ev.kind));
+	if ((rc = check_connect(soap, h, &ev)))
 		return rc;
-	if (helper_deliver_connect(h, &s, err, sizeof(err)) != 0)
+	if (helper_deliver_connect(h, &ev, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "%s", err);
 	return SOAP_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * helper_net.h: the TCP side of connection set-up on a node: the initiator's rendezvous
- * listener, connecting out with the relay hello (services/proxy/relay_hello.h: the same 24
+ * listener, connecting out with the relay hello (proto/relay_hello.h: the same 24
  * bytes a proxy expects, carrying the broker's id), and TCP simultaneous open for traversal.
  * Every call has a deadline; every socket returned is connected, blocking, and owned by the
  * caller.

@@ -19,23 +19,23 @@
 #include "log.h"
 
 static void
-decision_message(const struct helper_resolution *res, struct helper_msg *m)
+decision_message(const struct decision *res, struct helper_msg *m)
 {
 	helper_msg_init(m, HELPER_MSG_DECISION);
 	m->method = (uint8_t)res->method;
 	snprintf(m->address, sizeof(m->address), "%s", res->target.address);
 	m->port = res->target.port;
-	memcpy(m->relay_id, res->relay_id, sizeof(m->relay_id));
+	memcpy(m->relay_id, res->relay_id.bytes, sizeof(m->relay_id));
 	m->proxy_count = (uint8_t)res->proxy_count;
 	for (size_t i = 0; i < res->proxy_count; i++)
-		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", res->proxy[i]);
+		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", res->proxy[i].endpoint);
 	if (res->method == METHOD_REVERSAL || res->method == METHOD_TRAVERSAL)
 		m->flags = HELPER_FLAG_HANDOFF_FOLLOWS;
 }
 
 /* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
 static int
-hand_over(struct session *s, const struct helper_resolution *res, int fd, const char *why)
+hand_over(struct session *s, const struct decision *res, int fd, const char *why)
 {
 	char err[256];
 	if (fd < 0) {
@@ -50,7 +50,7 @@ hand_over(struct session *s, const struct helper_resolution *res, int fd, const 
 	m.method = (uint8_t)res->method;
 	snprintf(m.address, sizeof(m.address), "%s", res->target.address);
 	m.port = res->target.port;
-	memcpy(m.relay_id, res->relay_id, sizeof(m.relay_id));
+	memcpy(m.relay_id, res->relay_id.bytes, sizeof(m.relay_id));
 	int rc = helper_wire_send(s->sock, &m, fd, err, sizeof(err));
 	close(fd); /* the process has it now; the helper stays out of the data path */
 	if (rc != 0)
@@ -60,7 +60,7 @@ hand_over(struct session *s, const struct helper_resolution *res, int fd, const 
 
 /* The peer address traversal aims at: the target cluster's public mapping when it has one. */
 static const char *
-traversal_peer(const struct helper_resolution *res)
+traversal_peer(const struct decision *res)
 {
 	return res->target_public_address[0] ? res->target_public_address : res->target.address;
 }
@@ -68,7 +68,7 @@ traversal_peer(const struct helper_resolution *res)
 int
 helper_session_resolve(struct session *s, const struct helper_msg *req)
 {
-	struct helper_resolution res;
+	struct decision res;
 	struct helper_msg m;
 	char err[1024];
 	enum helper_no_answer no_answer;
@@ -109,12 +109,12 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	}
 	switch (res.method) {
 	case METHOD_REVERSAL:
-		fd = helper_net_accept_hello(lfd, res.relay_id, cfg->rendezvous_ms, err, sizeof(err));
+		fd = helper_net_accept_hello(lfd, res.relay_id.bytes, cfg->rendezvous_ms, err, sizeof(err));
 		close(lfd);
 		return hand_over(s, &res, fd, err);
 	case METHOD_TRAVERSAL:
 		fd = helper_net_simultaneous_open(cfg->address, traversal_peer(&res), port,
-		    res.relay_id, cfg->rendezvous_ms, err, sizeof(err));
+		    res.relay_id.bytes, cfg->rendezvous_ms, err, sizeof(err));
 		return hand_over(s, &res, fd, err);
 	default:
 		return 0; /* the process connects by itself */

@@ -1,31 +1,9 @@
 # services/helper: qcg-helper, one per node (issue 3): the local API for the MPI glue over a unix
 # socket, the node side of reversal and traversal, and launching processes for the front-end.
 
-# The local API's client side: libc only, position independent, for libqcgnet.so (issue 5) to
-# link; the proxy's relay hello encoder comes along so the glue can open relay legs.
-noinst_LTLIBRARIES += services/helper/libqcghelperclient.la
-services_helper_libqcghelperclient_la_SOURCES = \
-	services/helper/helper_proto.c services/helper/helper_proto.h \
-	services/helper/helper_wire.c services/helper/helper_wire.h \
-	services/helper/helper_client.c services/helper/helper_client.h \
-	services/proxy/relay_hello.c services/proxy/relay_hello.h
-services_helper_libqcghelperclient_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
-
-HELPER_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
-	-I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/unit
-
-# Parser unit test and the fuzz corpus replayed as a regression test.
-check_PROGRAMS += tests/unit/test_helper_proto services/helper/replay_helper_proto
-tests_unit_test_helper_proto_SOURCES = tests/unit/test_helper_proto.c tests/unit/check.h
-tests_unit_test_helper_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
-tests_unit_test_helper_proto_LDADD = services/helper/libqcghelperclient.la
-services_helper_replay_helper_proto_SOURCES = tests/fuzz/replay.c \
-	services/helper/fuzz_helper_proto.c
-services_helper_replay_helper_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS) \
-	-DFUZZ_TARGET=\"helper_proto\"
-services_helper_replay_helper_proto_LDADD = services/helper/libqcghelperclient.la
-TESTS += tests/unit/test_helper_proto tests/integration/test_helper_proto_replay.sh
-EXTRA_DIST += services/helper/corpus_helper_proto tests/integration/test_helper_proto_replay.sh
+# The local API's wire format and its client side live in proto/ (proto/local.mk).
+HELPER_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper $(QCG_PROTO_CPPFLAGS) \
+	-I$(top_srcdir)/tests/unit
 
 # The daemon. Its plain modules (jobs, output buffers, launch checks, configuration) are a
 # library too, so that unit tests link the code the daemon runs.
@@ -42,7 +20,7 @@ services_helper_libhelper_a_SOURCES = \
 	services/helper/privsep_client.c services/helper/privsep_client.h \
 	services/helper/privsep_launcher.c services/helper/privsep_launcher.h \
 	services/helper/privsep_drop.c services/helper/privsep_drop.h
-services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
+services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
 HELPER_SERVICE_SOURCES = \
@@ -54,10 +32,10 @@ HELPER_SERVICE_SOURCES = \
 	services/helper/helper_handlers.c
 sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
-services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy \
+services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \
 	$(QCG_SOAP_CPPFLAGS)
 services_helper_qcg_helper_LDADD = services/helper/libhelper.a \
-	services/helper/libqcghelperclient.la $(QCG_SOAP_LIBS) -lpthread
+	$(QCG_PROTO_LIBS) $(QCG_SOAP_LIBS) -lpthread
 EXTRA_DIST += doc/qcg-helper.conf.example
 
 # Test programs: helper_call plays the front-end (SOAP), helper_local an MPI process (unix socket).
@@ -68,7 +46,7 @@ tests_integration_helper_call_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 tests_integration_helper_call_LDADD = $(QCG_SOAP_LIBS)
 tests_integration_helper_local_SOURCES = tests/integration/helper_local.c
 tests_integration_helper_local_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
-tests_integration_helper_local_LDADD = services/helper/libqcghelperclient.la
+tests_integration_helper_local_LDADD = $(QCG_PROTO_LIBS)
 
 # Integration tests on loopback with a fresh CA (tests/integration/grid_fixture.sh).
 # test_helper_frontend.sh needs qcg-frontend (services/frontend) and skips without it.
@@ -84,7 +62,7 @@ check_PROGRAMS += tests/unit/test_helper_units
 tests_unit_test_helper_units_SOURCES = tests/unit/test_helper_units.c tests/unit/check.h
 tests_unit_test_helper_units_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_unit_test_helper_units_LDADD = services/helper/libhelper.a \
-	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
+	$(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_helper_units
 
 # Forged requests against a real, forked launcher (privilege separation).
@@ -92,7 +70,7 @@ check_PROGRAMS += tests/unit/test_privsep_launcher
 tests_unit_test_privsep_launcher_SOURCES = tests/unit/test_privsep_launcher.c tests/unit/check.h
 tests_unit_test_privsep_launcher_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
 tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a \
-	services/helper/libqcghelperclient.la lib/libqcgcommon.a -lpthread
+	$(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_privsep_launcher
 
 # The launcher's request decoder: fuzz target, its corpus replayed as a regression test.

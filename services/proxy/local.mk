@@ -3,7 +3,6 @@
 noinst_LIBRARIES += services/proxy/librelay.a
 services_proxy_librelay_a_SOURCES = \
 	services/proxy/relay.c services/proxy/relay.h \
-	services/proxy/relay_hello.c services/proxy/relay_hello.h \
 	services/proxy/relay_table.c services/proxy/relay_table.h \
 	services/proxy/relay_splice.c services/proxy/relay_splice.h \
 	services/proxy/relay_net.c services/proxy/relay_net.h \
@@ -12,6 +11,7 @@ services_proxy_librelay_a_SOURCES = \
 	services/proxy/relay_join.c \
 	services/proxy/relay_control.c services/proxy/relay_control.h \
 	services/proxy/proxy_config.c services/proxy/proxy_config.h
+services_proxy_librelay_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 
 # The daemon adds the SOAP side: the broker link and the control service (all four WSDLs are
 # generated together; this daemon defines only __qp__GetStatistics).
@@ -20,13 +20,15 @@ services_proxy_qcg_proxy_SOURCES = services/proxy/proxy_main.c \
 	services/proxy/proxy_config_services.c \
 	services/proxy/proxy_broker.c services/proxy/proxy_broker.h \
 	services/proxy/proxy_soap.c services/proxy/proxy_soap.h
-services_proxy_qcg_proxy_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
-services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
+services_proxy_qcg_proxy_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
+services_proxy_qcg_proxy_LDADD = services/proxy/librelay.a $(QCG_PROTO_LIBS) $(QCG_SOAP_LIBS) \
+	-lpthread
 
 # Tests (run against the built qcg-proxy; each starts and stops its own instances).
 PROXY_TEST_UTIL = tests/integration/test_proxy_util.c tests/integration/test_proxy_util.h
-PROXY_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/unit
-PROXY_TEST_LDADD = services/proxy/librelay.a lib/libqcgcommon.a -lpthread
+PROXY_TEST_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy $(QCG_PROTO_CPPFLAGS) \
+	-I$(top_srcdir)/tests/unit
+PROXY_TEST_LDADD = services/proxy/librelay.a $(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 
 check_PROGRAMS += tests/integration/test_proxy_refuse
 tests_integration_test_proxy_refuse_SOURCES = tests/integration/test_proxy_refuse.c \
@@ -34,12 +36,6 @@ tests_integration_test_proxy_refuse_SOURCES = tests/integration/test_proxy_refus
 tests_integration_test_proxy_refuse_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
 tests_integration_test_proxy_refuse_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/integration/test_proxy_refuse
-
-check_PROGRAMS += tests/unit/test_relay_hello
-tests_unit_test_relay_hello_SOURCES = tests/unit/test_relay_hello.c
-tests_unit_test_relay_hello_CPPFLAGS = $(PROXY_TEST_CPPFLAGS)
-tests_unit_test_relay_hello_LDADD = services/proxy/librelay.a lib/libqcgcommon.a
-TESTS += tests/unit/test_relay_hello
 
 check_PROGRAMS += tests/integration/test_proxy_bulk
 tests_integration_test_proxy_bulk_SOURCES = tests/integration/test_proxy_bulk.c \
@@ -102,7 +98,8 @@ check_PROGRAMS += tests/integration/proxy_plan
 tests_integration_proxy_plan_SOURCES = tests/integration/proxy_plan.c \
 	services/proxy/proxy_broker.c services/proxy/proxy_broker.h
 tests_integration_proxy_plan_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
-tests_integration_proxy_plan_LDADD = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
+tests_integration_proxy_plan_LDADD = services/proxy/librelay.a $(QCG_PROTO_LIBS) $(QCG_SOAP_LIBS) \
+	-lpthread
 TESTS += tests/integration/proxy_plan
 
 # The same race on the testbed, through the real broker, front-ends and helpers: 24 relays

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "soapH.h"
+#include "soap_model.h"
 #include "log.h"
 #include "proxy_broker.h"
 #include "soap_client.h"
@@ -37,55 +38,56 @@ struct proxy_broker {
 
 /* The proxy[] entry of a decision that names self, or -1. */
 static int
-decision_position(const char *self, const struct qcg__Decision *d)
+decision_position(const char *self, const struct decision *d)
 {
-	for (int i = 0; i < d->__sizeproxy && i < 2; i++)
-		if (d->proxy[i].endpoint != NULL && strcmp(d->proxy[i].endpoint, self) == 0)
-			return i;
+	for (size_t i = 0; i < d->proxy_count && i < 2; i++)
+		if (strcmp(d->proxy[i].endpoint, self) == 0)
+			return (int)i;
 	return -1;
 }
 
 int
-proxy_broker_plan(const char *self, const struct qcg__Event *ev, struct proxy_relay_plan *out,
+proxy_broker_plan(const char *self, const struct qcg_event *ev, struct proxy_relay_plan *out,
     char *err, size_t errlen)
 {
-	const struct qcg__Decision *d = ev->decision;
+	static const struct relay_id none;
+	const struct decision *d = &ev->decision;
 
 	memset(out, 0, sizeof(*out));
-	if (ev->kind == NULL || strcmp(ev->kind, "relay") != 0) {
-		snprintf(err, errlen, "event of kind '%.40s' is not for a proxy",
-		    ev->kind ? ev->kind : "");
+	if (ev->kind != EVENT_RELAY) {
+		snprintf(err, errlen, "event of kind '%s' is not for a proxy",
+		    event_kind_name(ev->kind));
 		return 1;
 	}
-	if (d == NULL || (d->method != qcg__Method__relay && d->method != qcg__Method__relay_chain)) {
+	if (!ev->has_decision || (d->method != METHOD_RELAY && d->method != METHOD_RELAY_CHAIN)) {
 		snprintf(err, errlen, "relay event without a relay decision");
 		return -1;
 	}
-	if (relay_id_parse_hex(d->relayId, &out->id) != 0) {
+	if (memcmp(&d->relay_id, &none, sizeof(none)) == 0) {
 		snprintf(err, errlen, "relay event whose relayId is not %d hex digits",
 		    RELAY_ID_HEX_LEN);
 		return -1;
 	}
+	out->id = d->relay_id;
 	int pos = decision_position(self, d);
 	if (pos < 0) {
 		snprintf(err, errlen, "relay event that does not name this proxy (%s)", self);
 		return 1;
 	}
-	if (d->method == qcg__Method__relay_chain && pos == 0) {
-		if (d->__sizeproxy != 2 || d->proxy[1].endpoint == NULL ||
-		    strlen(d->proxy[1].endpoint) >= sizeof(out->next_hop)) {
+	if (d->method == METHOD_RELAY_CHAIN && pos == 0) {
+		if (d->proxy_count != 2 || d->proxy[1].endpoint[0] == '\0') {
 			snprintf(err, errlen, "relay-chain event without a usable proxy[1]");
 			return -1;
 		}
 		out->forward = true;
-		strcpy(out->next_hop, d->proxy[1].endpoint);
+		snprintf(out->next_hop, sizeof(out->next_hop), "%s", d->proxy[1].endpoint);
 	}
 	return 0;
 }
 
 /* Carry out one event; problems are logged, never fatal (the broker may send garbage). */
 static void
-handle_event(struct proxy_broker *pb, const struct qcg__Event *ev)
+handle_event(struct proxy_broker *pb, const struct qcg_event *ev)
 {
 	struct proxy_relay_plan plan;
 	char why[256], hex[RELAY_ID_HEX_LEN + 1];
@@ -94,7 +96,7 @@ handle_event(struct proxy_broker *pb, const struct qcg__Event *ev)
 	if (rc != 0) {
 		if (rc < 0)
 			log_warn("broker event %lld (job %s): %s", (long long)ev->sequence,
-			    ev->job ? ev->job : "?", why);
+			    ev->job, why);
 		else
 			log_debug("broker event %lld: %s", (long long)ev->sequence, why);
 		return;
@@ -104,9 +106,9 @@ handle_event(struct proxy_broker *pb, const struct qcg__Event *ev)
 	    ? relay_forward(pb->plane, &plan.id, plan.next_hop, pb->s.id_ttl_s, why, sizeof(why))
 	    : relay_expect(pb->plane, &plan.id, pb->s.id_ttl_s, why, sizeof(why));
 	if (rc != 0)
-		log_warn("relay %s (job %s): %s", hex, ev->job ? ev->job : "?", why);
+		log_warn("relay %s (job %s): %s", hex, ev->job, why);
 	else
-		log_debug("relay %s (job %s): %s%s for %u s", hex, ev->job ? ev->job : "?",
+		log_debug("relay %s (job %s): %s%s for %u s", hex, ev->job,
 		    plan.forward ? "forward to " : "expected",
 		    plan.forward ? plan.next_hop : "", pb->s.id_ttl_s);
 }
@@ -204,15 +206,19 @@ call_wait(struct proxy_broker *pb, int timeout_s, bool act, int *count)
 	int rc = soap_call___qb__WaitEvents(pb->soap, pb->s.url, NULL, &req, &resp);
 	*count = rc == SOAP_OK ? resp.__sizeevent : 0;
 	for (int i = 0; i < *count; i++) {
-		const struct qcg__Event *ev = &resp.event[i];
-		if (ev->sequence <= pb->after)
+		struct qcg_event ev;
+		char why[256];
+		int malformed = soap_model_event_in(&resp.event[i], &ev, why, sizeof(why)) != 0;
+		if (ev.sequence <= pb->after)
 			continue; /* a broker must not send these; never act twice on one */
-		pb->after = ev->sequence;
-		if (act)
-			handle_event(pb, ev);
+		pb->after = ev.sequence;
+		if (malformed)
+			log_warn("broker event %lld: %s", (long long)ev.sequence, why);
+		else if (act)
+			handle_event(pb, &ev);
 		else
 			log_info("skipping broker event %lld (job %s): queued before this proxy started",
-			    (long long)ev->sequence, ev->job ? ev->job : "?");
+			    (long long)ev.sequence, ev.job);
 	}
 	soap_client_reset(pb->soap);
 	return rc;

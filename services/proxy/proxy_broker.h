@@ -24,8 +24,6 @@
 #include "relay.h"
 #include "tls.h"
 
-struct qcg__Event;
-
 #define PROXY_BROKER_BACKOFF_MIN_MS 200
 #define PROXY_BROKER_BACKOFF_MAX_MS 5000
 #define PROXY_BROKER_CONNECT_TIMEOUT_S 5
@@ -54,7 +52,7 @@ struct proxy_relay_plan {
  * event asks nothing of this proxy (another kind, or this proxy is not in the decision), or
  * -1 when it is malformed; for 1 and -1 err says why.
  */
-int proxy_broker_plan(const char *self, const struct qcg__Event *ev, struct proxy_relay_plan *out,
+int proxy_broker_plan(const char *self, const struct qcg_event *ev, struct proxy_relay_plan *out,
     char *err, size_t errlen);
 
 struct proxy_broker;

@@ -1,6 +1,6 @@
 /*
  * fuzz_relay_hello.c: libFuzzer target for the hello a relay leg sends a qcg-proxy first
- * (services/proxy/relay_hello.c), the first bytes any TCP client of a proxy controls.
+ * (proto/relay_hello.c), the first bytes any TCP client of a proxy controls.
  * Besides not crashing, it checks the header's promises and aborts when one is broken:
  * a prefix of the input is either still incomplete or refused for the same reason as the whole
  * (a proxy decides as the bytes arrive, so the verdict must not depend on how they were split);

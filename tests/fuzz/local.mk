@@ -47,9 +47,9 @@ tests_fuzz_fuzz_signing_policy_LDADD = $(tests_fuzz_replay_signing_policy_LDADD)
 tests_fuzz_fuzz_signing_policy_LDFLAGS = $(FUZZ_LINK)
 
 # --- the helper's local API ----------------------------------------------------------------
-tests_fuzz_fuzz_helper_proto_SOURCES = services/helper/fuzz_helper_proto.c
-tests_fuzz_fuzz_helper_proto_CPPFLAGS = $(services_helper_replay_helper_proto_CPPFLAGS)
-tests_fuzz_fuzz_helper_proto_LDADD = $(services_helper_replay_helper_proto_LDADD)
+tests_fuzz_fuzz_helper_proto_SOURCES = proto/fuzz_helper_proto.c
+tests_fuzz_fuzz_helper_proto_CPPFLAGS = $(proto_replay_helper_proto_CPPFLAGS)
+tests_fuzz_fuzz_helper_proto_LDADD = $(proto_replay_helper_proto_LDADD)
 tests_fuzz_fuzz_helper_proto_LDFLAGS = $(FUZZ_LINK)
 tests_fuzz_fuzz_privsep_proto_SOURCES = services/helper/fuzz_privsep_proto.c
 tests_fuzz_fuzz_privsep_proto_CPPFLAGS = $(services_helper_replay_privsep_proto_CPPFLAGS)
@@ -82,8 +82,8 @@ tests_fuzz_fuzz_job_jsdl_LDADD = $(JOBDESC_LIBS)
 tests_fuzz_fuzz_job_jsdl_LDFLAGS = $(FUZZ_LINK)
 
 # --- the relay hello (qcg-proxy's data plane) -----------------------------------------------
-FUZZ_RELAY_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy
-FUZZ_RELAY_LIBS = services/proxy/librelay.a lib/libqcgcommon.a -lpthread
+FUZZ_RELAY_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
+FUZZ_RELAY_LIBS = $(QCG_PROTO_LIBS) lib/libqcgcommon.a
 check_PROGRAMS += tests/fuzz/replay_relay_hello
 TESTS += tests/fuzz/replay_relay_hello
 tests_fuzz_replay_relay_hello_SOURCES = tests/fuzz/replay.c tests/fuzz/fuzz_relay_hello.c
@@ -164,8 +164,8 @@ tests_fuzz_fuzz_soap_frontend_LDFLAGS = $(FUZZ_LINK)
 FUZZ_HELPER_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_helper.c \
 	$(HELPER_SERVICE_SOURCES)
 FUZZ_HELPER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
-	-I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS)
-FUZZ_HELPER_LIBS = services/helper/libhelper.a services/helper/libqcghelperclient.la \
+	$(QCG_PROTO_CPPFLAGS) -I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS)
+FUZZ_HELPER_LIBS = services/helper/libhelper.a $(QCG_PROTO_LIBS) \
 	$(QCG_SOAP_LIBS) -lpthread
 check_PROGRAMS += tests/fuzz/replay_soap_helper
 TESTS += tests/fuzz/replay_soap_helper
@@ -179,9 +179,9 @@ tests_fuzz_fuzz_soap_helper_LDFLAGS = $(FUZZ_LINK)
 
 FUZZ_PROXY_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_proxy.c \
 	services/proxy/proxy_soap.c services/proxy/proxy_soap.h
-FUZZ_PROXY_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy -I$(top_srcdir)/tests/fuzz \
-	$(QCG_SOAP_CPPFLAGS)
-FUZZ_PROXY_LIBS = services/proxy/librelay.a $(QCG_SOAP_LIBS) -lpthread
+FUZZ_PROXY_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/proxy $(QCG_PROTO_CPPFLAGS) \
+	-I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS)
+FUZZ_PROXY_LIBS = services/proxy/librelay.a $(QCG_PROTO_LIBS) $(QCG_SOAP_LIBS) -lpthread
 check_PROGRAMS += tests/fuzz/replay_soap_proxy
 TESTS += tests/fuzz/replay_soap_proxy
 tests_fuzz_replay_soap_proxy_SOURCES = tests/fuzz/replay.c $(FUZZ_PROXY_SOURCES)

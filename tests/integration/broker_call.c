@@ -131,7 +131,8 @@ op_wait_events(struct soap *soap, int argc, char **argv)
 	int rc = soap_call___qb__WaitEvents(soap, cli.url, NULL, &req, &resp);
 	for (int i = 0; rc == SOAP_OK && i < resp.__sizeevent; i++) {
 		const struct qcg__Event *e = &resp.event[i];
-		printf("event seq=%lld kind=%s job=%s", (long long)e->sequence, e->kind, e->job);
+		printf("event seq=%lld kind=%s job=%s", (long long)e->sequence,
+		    soap_qcg__EventKind2s(soap, e->kind), e->job);
 		if (e->node)
 			printf(" node=%s port=%u", e->node, e->port ? *e->port : 0);
 		if (e->initiator)

@@ -49,8 +49,8 @@ op_deliver_connect(struct soap *soap, int argc, char **argv)
 	struct qcg__Proxy proxy = { .endpoint = argc > 8 ? argv[8] : NULL, .networks = "0.0.0.0/0" };
 	struct qcg__Decision d = { .method = (enum qcg__Method)method, .relayId = argv[4],
 		.proxy = argc > 8 ? &proxy : NULL, .__sizeproxy = argc > 8 ? 1 : 0 };
-	struct qcg__Event ev = { .sequence = 1, .kind = "connect", .job = argv[0], .node = argv[1],
-		.port = &port, .initiator = &ini, .decision = &d,
+	struct qcg__Event ev = { .sequence = 1, .kind = qcg__EventKind__connect, .job = argv[0],
+		.node = argv[1], .port = &port, .initiator = &ini, .decision = &d,
 		.initiatorPublicAddress = argc > 7 && strcmp(argv[7], "-") != 0 ? argv[7] : NULL };
 	struct _qh__Deliver req = { .__sizeevent = 1, .event = &ev };
 	struct _qh__DeliverResponse resp;
@@ -65,7 +65,7 @@ op_deliver_job_ended(struct soap *soap, int argc, char **argv)
 {
 	if (argc < 1)
 		call_cli_usage(&cli);
-	struct qcg__Event ev = { .sequence = 2, .kind = "job-ended", .job = argv[0] };
+	struct qcg__Event ev = { .sequence = 2, .kind = qcg__EventKind__job_ended, .job = argv[0] };
 	struct _qh__Deliver req = { .__sizeevent = 1, .event = &ev };
 	struct _qh__DeliverResponse resp;
 	if (soap_call___qh__Deliver(soap, cli.url, NULL, &req, &resp) != SOAP_OK)

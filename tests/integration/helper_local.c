@@ -1,6 +1,6 @@
 /*
  * helper_local.c: a test program that plays an MPI process on qcg-helper's local API, through
- * the same client library libqcgnet uses (services/helper/helper_client.h):
+ * the same client library libqcgnet uses (proto/helper_client.h):
  *
  *   helper_local SOCKET JOB TOKEN OP ARGS...
  *     hello                      connect and HELLO only; prints "ok"

@@ -1,7 +1,7 @@
 /*
  * tb_connect.c: the initiator's side of one connection between two processes of a job, made the
  * way libqcgnet's connect() will make it, through the real helper of the node it runs on
- * (services/helper/helper_client.h). The testbed tests and examples/demo-grid.sh run it on one
+ * (proto/helper_client.h). The testbed tests and examples/demo-grid.sh run it on one
  * node while tests/integration/helper_local waits on another; unlike helper_local's `connect`,
  * it also takes relay legs itself (the helper hands nothing over for a relay: the process
  * connects to the proxy and sends the relay hello).

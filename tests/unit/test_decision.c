@@ -127,7 +127,7 @@ walk(const struct decision_side *ini, const struct decision_side *tgt, uint16_t 
 		    d.method == METHOD_RELAY_CHAIN ? 2 : 0);
 		/* an id whenever the target side must act: it is what the two halves match on */
 		straight = d.method == METHOD_DIRECT || d.method == METHOD_PORT_RANGE;
-		CHECK_INT_EQ(id_is_zero(d.relay_id), straight);
+		CHECK_INT_EQ(id_is_zero(d.relay_id.bytes), straight);
 		seq_append(seq, &d);
 		after = (int)d.method;
 	}
@@ -379,10 +379,10 @@ relay_ids_are_fresh_random_16_bytes(void)
 	proxy_make(&p[0], "w0:9000", "0.0.0.0/0", "");
 	for (int i = 0; i < ID_SAMPLES; i++) {
 		CHECK_INT_EQ(decision_choose(&ini, &tgt, PORT_ANY, p, 1, -1, &cursor, &d), 0);
-		CHECK(!id_is_zero(d.relay_id));
-		memcpy(ids[i], d.relay_id, QCG_RELAY_ID_BYTES);
+		CHECK(!id_is_zero(d.relay_id.bytes));
+		memcpy(ids[i], d.relay_id.bytes, QCG_RELAY_ID_BYTES);
 		for (int b = 0; b < QCG_RELAY_ID_BYTES; b++)
-			ones += __builtin_popcount(d.relay_id[b]);
+			ones += __builtin_popcount(d.relay_id.bytes[b]);
 	}
 	for (int i = 0; i < ID_SAMPLES; i++)
 		for (int j = i + 1; j < ID_SAMPLES; j++)
@@ -420,7 +420,7 @@ closed_pair_with_gateway_proxies_chains_initiator_gateway_to_target_gateway(void
 	CHECK_INT_EQ(d.proxy_count, 2);
 	CHECK_STR_EQ(d.proxy[0].endpoint, "gw-a:9000");
 	CHECK_STR_EQ(d.proxy[1].endpoint, "gw-b:9000");
-	CHECK(!id_is_zero(d.relay_id));
+	CHECK(!id_is_zero(d.relay_id.bytes));
 
 	/* The other way round, the other way round. */
 	CHECK_INT_EQ(decision_choose(&b, &a, PORT_ANY, p, 3, -1, &cursor, &d), 0);

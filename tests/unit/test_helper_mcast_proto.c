@@ -1,6 +1,6 @@
 /*
  * test_helper_mcast_proto.c: the local API's multicast-group request and answer
- * (MCAST_GROUP 6 / GROUP 68, services/helper/helper_proto.h) without a socket: round trips,
+ * (MCAST_GROUP 6 / GROUP 68, proto/helper_proto.h) without a socket: round trips,
  * a request with a payload, an answer with a short, oversize or truncated address, port 0,
  * trailing bytes, flags, and an oversize length, each refused with the field named.
  */

@@ -1,5 +1,5 @@
 /*
- * test_helper_proto.c: the local API's parser and encoder (services/helper/helper_proto.h)
+ * test_helper_proto.c: the local API's parser and encoder (proto/helper_proto.h)
  * without a socket: round trips of every type, incomplete prefixes, and every kind of invalid
  * input named in the error.
  */

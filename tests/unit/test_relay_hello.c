@@ -1,5 +1,5 @@
 /*
- * test_relay_hello.c: the relay hello parser and encoder (services/proxy/relay_hello.c),
+ * test_relay_hello.c: the relay hello parser and encoder (proto/relay_hello.c),
  * without a socket.
  */
 #include "config.h"

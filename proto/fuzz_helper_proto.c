@@ -5,10 +5,10 @@
  *  - every string field is NUL-terminated within its array;
  *  - a parsed message encodes back to exactly the bytes it was parsed from;
  *  - INVALID always comes with a reason; a prefix of a valid message is never INVALID.
- * Corpus: services/helper/corpus_helper_proto/, replayed by make check (tests/fuzz/replay.c).
+ * Corpus: proto/corpus_helper_proto/, replayed by make check (tests/fuzz/replay.c).
  * Build for fuzzing (B a configured build directory):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I$B -Ilib -Iservices/helper \
- *     services/helper/fuzz_helper_proto.c services/helper/helper_proto.c -o /tmp/fuzz_helper_proto
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I$B -Ilib -Iproto \
+ *     proto/fuzz_helper_proto.c proto/helper_proto.c -o /tmp/fuzz_helper_proto
  */
 #include "config.h"
 

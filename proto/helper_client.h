@@ -85,7 +85,7 @@ int helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX
 int helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helper_handoff *out,
     int *code, char *err, size_t errlen);
 
-/* The 24-byte hello a relay leg sends to a qcg-proxy first (services/proxy/relay_hello.h). */
+/* The 24-byte hello a relay leg sends to a qcg-proxy first (relay_hello.h). */
 void helper_client_relay_hello(uint8_t out[24], const uint8_t relay_id[QCG_RELAY_ID_BYTES]);
 
 #endif

@@ -51,7 +51,7 @@
  *  - A REPORT refers to a RESOLVE made earlier on the same connection (same to_address/port).
  *
  * The parser works on a buffer, never a socket: it says complete, incomplete or invalid, so
- * that it can be unit tested and fuzzed (services/helper/fuzz_helper_proto.c).
+ * that it can be unit tested and fuzzed (proto/fuzz_helper_proto.c).
  * This file and helper_proto.c depend on nothing but libc: they are linked into the preloaded
  * libqcgnet.so as well as into the daemon.
  */

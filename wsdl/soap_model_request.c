@@ -1,0 +1,244 @@
+/*
+ * soap_model_request.c: the conversions of what a service is asked to store or list (clusters,
+ * proxies, jobs, access points, connection outcomes, multicast groups, leases): inbound, every
+ * field is checked (present when required, within its size limit, no control characters, a
+ * well-formed address) and a failure sets a SOAP Client fault naming the field; outbound, the
+ * listings. Part of the one SOAP<->model module (soap_model.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "soap_model.h"
+#include "net_text.h"
+#include "soap_server.h"
+
+/* Copy a request's string into a fixed field, or fault naming it. */
+static int
+field_in(struct soap *soap, char *dst, size_t dstlen, const char *src, const char *what,
+    int required)
+{
+	if (src == NULL || (required && *src == '\0')) {
+		if (required)
+			return soap_fault_client(soap, "%s is required", what);
+		dst[0] = '\0';
+		return SOAP_OK;
+	}
+	if (strlen(src) >= dstlen)
+		return soap_fault_client(soap, "%s is longer than %zu bytes", what, dstlen - 1);
+	/* what is stored comes back in every listing: one control character there would make
+	 * ListJobs or ListClusters invalid XML for every standard client */
+	if (soap_has_control_char(src))
+		return soap_fault_client(soap, "%s must not hold control characters", what);
+	strcpy(dst, src);
+	return SOAP_OK;
+}
+
+int
+soap_model_request_cluster_in(struct soap *soap, const struct qcg__Cluster *in, struct cluster *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "cluster is required");
+	if ((rc = field_in(soap, out->name, sizeof(out->name), in->name, "cluster.name", 1)) ||
+	    (rc = field_in(soap, out->public_address, sizeof(out->public_address),
+		 in->publicAddress, "cluster.publicAddress", 0)) ||
+	    (rc = field_in(soap, out->private_networks, sizeof(out->private_networks),
+		 in->privateNetworks, "cluster.privateNetworks", 0)) ||
+	    (rc = field_in(soap, out->frontend_endpoint, sizeof(out->frontend_endpoint),
+		 in->frontendEndpoint, "cluster.frontendEndpoint", 0)))
+		return rc;
+	/* what is stored is handed to every process that connects: no garbage addresses */
+	if (out->public_address[0] && !net_text_is_host(out->public_address))
+		return soap_fault_client(soap, "cluster.publicAddress must be an IP address or a "
+		    "host name, got '%s'", out->public_address);
+	if (out->frontend_endpoint[0] && !net_text_is_https_url(out->frontend_endpoint))
+		return soap_fault_client(soap, "cluster.frontendEndpoint must be an https://host[:port]/ URL, "
+		    "got '%s'", out->frontend_endpoint);
+	out->policy = soap_model_policy_in(in->policy);
+	out->traversal_allowed = in->traversalAllowed == xsd__boolean__true_;
+	if (out->policy == POLICY_PORT_RANGE) {
+		if (in->portMin == NULL || in->portMax == NULL || *in->portMin == 0 ||
+		    *in->portMin > *in->portMax)
+			return soap_fault_client(soap,
+			    "cluster %s: policy port-range needs 0 < portMin <= portMax", out->name);
+		out->port_min = *in->portMin;
+		out->port_max = *in->portMax;
+	}
+	return SOAP_OK;
+}
+
+void
+soap_model_cluster_out(struct soap *soap, const struct cluster *in, struct qcg__Cluster *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->name = soap_strdup(soap, in->name);
+	out->policy = soap_model_policy_out(in->policy);
+	if (in->policy == POLICY_PORT_RANGE) {
+		out->portMin = soap_model_ushort_out(soap, in->port_min);
+		out->portMax = soap_model_ushort_out(soap, in->port_max);
+	}
+	out->publicAddress = soap_strdup(soap, in->public_address);
+	out->privateNetworks = soap_strdup(soap, in->private_networks);
+	out->traversalAllowed = in->traversal_allowed ? xsd__boolean__true_ : xsd__boolean__false_;
+	out->frontendEndpoint = soap_strdup(soap, in->frontend_endpoint);
+	out->frontendDN = soap_strdup(soap, in->frontend_dn);
+}
+
+void
+soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
+    struct qcg__Liveness **out)
+{
+	struct qcg__Liveness *l = soap_malloc(soap, sizeof(*l));
+	*out = l;
+	if (l == NULL)
+		return;
+	memset(l, 0, sizeof(*l));
+	l->alive = in->withdrawn_at == 0 ? xsd__boolean__true_ : xsd__boolean__false_;
+	if (in->last_seen > 0) {
+		l->lastSeen = soap_model_long_out(soap, in->last_seen);
+		l->secondsSinceSeen = soap_model_long_out(soap, now > in->last_seen ? now - in->last_seen : 0);
+	}
+	if (in->withdrawn_at > 0)
+		l->withdrawnSecondsAgo = soap_model_long_out(soap,
+		    now > in->withdrawn_at ? now - in->withdrawn_at : 0);
+}
+
+int
+soap_model_request_proxy_in(struct soap *soap, const struct qcg__Proxy *in, struct proxy *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "proxy is required");
+	if ((rc = field_in(soap, out->endpoint, sizeof(out->endpoint), in->endpoint,
+		 "proxy.endpoint", 1)) ||
+	    (rc = field_in(soap, out->networks, sizeof(out->networks), in->networks,
+		 "proxy.networks", 1)) ||
+	    (rc = field_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+		 "proxy.cluster", 0)) ||
+	    (rc = field_in(soap, out->control_endpoint, sizeof(out->control_endpoint),
+		 in->controlEndpoint, "proxy.controlEndpoint", 0)))
+		return rc;
+	if (!net_text_is_host_port(out->endpoint))
+		return soap_fault_client(soap, "proxy.endpoint must be host:port, got '%s'",
+		    out->endpoint);
+	if (out->control_endpoint[0] && !net_text_is_https_url(out->control_endpoint))
+		return soap_fault_client(soap, "proxy.controlEndpoint must be an https://host[:port]/ URL, "
+		    "got '%s'", out->control_endpoint);
+	return SOAP_OK;
+}
+
+int
+soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "job is required");
+	int rc = field_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
+	if (rc)
+		return rc;
+	out->state = soap_model_job_state_in(in->state);
+	out->description = in->description; /* borrowed from the request for its lifetime */
+	return SOAP_OK;
+}
+
+void
+soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = soap_strdup(soap, in->id);
+	out->ownerDN = soap_strdup(soap, in->owner_dn);
+	out->state = soap_model_job_state_out(in->state);
+	out->submitted = in->submitted ? soap_model_long_out(soap, in->submitted) : NULL;
+	out->started = in->started ? soap_model_long_out(soap, in->started) : NULL;
+	out->finished = in->finished ? soap_model_long_out(soap, in->finished) : NULL;
+	if (in->state == JOB_DONE || in->state == JOB_FAILED || in->state == JOB_CANCELLED) {
+		out->exitCode = SOAP_MODEL_NEW(soap, int, 1);
+		if (out->exitCode)
+			*out->exitCode = in->exit_code;
+	}
+	out->description = in->description ? soap_strdup(soap, in->description) : NULL;
+}
+
+int
+soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "accessPoint is required");
+	if ((rc = field_in(soap, out->job, sizeof(out->job), in->job, "accessPoint.job", 1)) ||
+	    (rc = field_in(soap, out->cluster, sizeof(out->cluster), in->cluster,
+		 "accessPoint.cluster", 1)) ||
+	    (rc = field_in(soap, out->node, sizeof(out->node), in->node,
+		 "accessPoint.node", 1)) ||
+	    (rc = field_in(soap, out->address, sizeof(out->address), in->address,
+		 "accessPoint.address", 1)) ||
+	    (rc = field_in(soap, out->process, sizeof(out->process), in->process,
+		 "accessPoint.process", 0)))
+		return rc;
+	if (!net_text_is_ip(out->address))
+		return soap_fault_client(soap, "accessPoint.address must be an IP address, got '%s'",
+		    out->address);
+	if (in->port == 0)
+		return soap_fault_client(soap, "accessPoint.port must be 1-65535");
+	out->port = in->port;
+	return SOAP_OK;
+}
+
+int
+soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
+    struct connection_record *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "connection is required");
+	if ((rc = field_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
+	    (rc = field_in(soap, out->from_cluster, sizeof(out->from_cluster),
+		 in->fromCluster, "connection.fromCluster", 1)) ||
+	    (rc = field_in(soap, out->from_node, sizeof(out->from_node), in->fromNode,
+		 "connection.fromNode", 1)) ||
+	    (rc = field_in(soap, out->to_cluster, sizeof(out->to_cluster), in->toCluster,
+		 "connection.toCluster", 1)) ||
+	    (rc = field_in(soap, out->to_node, sizeof(out->to_node), in->toNode,
+		 "connection.toNode", 1)))
+		return rc;
+	if (in->setupMicroseconds < 0)
+		return soap_fault_client(soap, "connection.setupMicroseconds must not be negative");
+	out->to_port = in->toPort;
+	out->method = soap_model_method_in(in->method);
+	out->succeeded = in->succeeded == xsd__boolean__true_;
+	out->setup_usec = in->setupMicroseconds;
+	out->when = in->when;
+	return SOAP_OK;
+}
+
+void
+soap_model_connection_out(struct soap *soap, const struct connection_record *in,
+    struct qcg__Connection *out)
+{
+	out->job = soap_strdup(soap, in->job);
+	out->fromCluster = soap_strdup(soap, in->from_cluster);
+	out->fromNode = soap_strdup(soap, in->from_node);
+	out->toCluster = soap_strdup(soap, in->to_cluster);
+	out->toNode = soap_strdup(soap, in->to_node);
+	out->toPort = in->to_port;
+	out->method = soap_model_method_out(in->method);
+	out->succeeded = in->succeeded ? xsd__boolean__true_ : xsd__boolean__false_;
+	out->setupMicroseconds = in->setup_usec;
+	out->when = in->when;
+}
+
+void
+soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,
+    struct qcg__MulticastGroup *out)
+{
+	out->job = soap_strdup(soap, in->job);
+	out->address = soap_strdup(soap, in->address);
+	out->port = in->port;
+}
