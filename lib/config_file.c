@@ -30,8 +30,10 @@ trim(char *s)
 	return s;
 }
 
-int
-config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen)
+/* config_set, remembering where the value came from (origin NULL: the command line). */
+static int
+config_set_at(struct config *cfg, const char *key, const char *value, const char *origin,
+    int line, char *err, size_t errlen)
 {
 	if (strlen(key) >= CONFIG_KEY_MAX || strchr(key, '.') == NULL) {
 		snprintf(err, errlen, "bad key '%.64s': want section.key under %d bytes", key,
@@ -55,7 +57,15 @@ config_set(struct config *cfg, const char *key, const char *value, char *err, si
 		snprintf(e->key, sizeof(e->key), "%s", key);
 	}
 	snprintf(e->value, sizeof(e->value), "%s", value);
+	e->origin = origin;
+	e->line = line;
 	return 0;
+}
+
+int
+config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	return config_set_at(cfg, key, value, NULL, 0, err, errlen);
 }
 
 /* Remove one pair of matching quotes around a value, so paths with spaces can be written. */
@@ -112,7 +122,7 @@ config_parse_line(struct config *cfg, char *line, char *section, const char *ori
 		snprintf(err, errlen, "%s:%d: key too long", origin, lineno);
 		return -1;
 	}
-	if (config_set(cfg, key, value, msg, sizeof(msg)) != 0) {
+	if (config_set_at(cfg, key, value, origin, lineno, msg, sizeof(msg)) != 0) {
 		snprintf(err, errlen, "%s:%d: %s", origin, lineno, msg);
 		return -1;
 	}
@@ -256,4 +266,77 @@ config_get_bool(const struct config *cfg, const char *key, bool fallback, bool *
 	}
 	snprintf(err, errlen, "%s must be yes or no, got '%.40s'", key, v);
 	return -1;
+}
+
+int
+config_where(const struct config *cfg, const char *key, const char **origin, int *line)
+{
+	for (size_t i = 0; i < cfg->count; i++)
+		if (strcmp(cfg->entries[i].key, key) == 0) {
+			*origin = cfg->entries[i].origin;
+			*line = cfg->entries[i].line;
+			return 0;
+		}
+	return -1;
+}
+
+/* Whether c may continue a key ("proxy.max_legs", "proxy.max-legs"): a key named in a message
+ * must not be the start of a longer one. */
+static bool
+key_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* Where key occurs in msg as a whole word, or NULL. */
+static const char *
+find_key(const char *msg, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = strstr(msg, key); p != NULL; p = strstr(p + 1, key)) {
+		bool starts = p == msg || !key_char(p[-1]);
+		/* a key ends a sentence too: "... in proxy.networks." */
+		bool ends = !key_char(p[n]) || (p[n] == '.' && !key_char(p[n + 1]));
+		if (starts && ends)
+			return p;
+	}
+	return NULL;
+}
+
+/* Whether msg starts with "PATH:DIGITS:", a place a file's parser gave already. */
+static bool
+has_place(const char *msg)
+{
+	const char *colon = strchr(msg, ':');
+	if (colon == NULL || colon == msg || colon[1] < '0' || colon[1] > '9')
+		return false;
+	const char *p = colon + 1;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == ':';
+}
+
+void
+config_locate_error(const struct config *cfg, const char *fallback, char *err, size_t errlen)
+{
+	const struct config_entry *named = NULL;
+	const char *first = NULL;
+	char reason[1024];
+
+	if (has_place(err))
+		return;
+	for (size_t i = 0; i < cfg->count; i++) {
+		const char *at = find_key(err, cfg->entries[i].key);
+		if (at != NULL && (first == NULL || at < first)) {
+			first = at;
+			named = &cfg->entries[i];
+		}
+	}
+	snprintf(reason, sizeof(reason), "%s", err);
+	if (named != NULL && named->origin != NULL)
+		snprintf(err, errlen, "%s:%d: %s", named->origin, named->line, reason);
+	else if (named != NULL)
+		snprintf(err, errlen, "command line (-s %s): %s", named->key, reason);
+	else
+		snprintf(err, errlen, "%s: %s", fallback, reason);
 }

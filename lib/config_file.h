@@ -22,6 +22,8 @@
 struct config_entry {
 	char key[CONFIG_KEY_MAX];     /* "section.key" */
 	char value[CONFIG_VALUE_MAX]; /* trimmed; quotes removed */
+	const char *origin;           /* the file it was read from; NULL: config_set (-s) */
+	int line;                     /* its line there; 0 with origin NULL */
 };
 
 struct config {
@@ -30,7 +32,8 @@ struct config {
 };
 
 void config_init(struct config *cfg);
-/* Read a file into cfg; on error err says "file:line: reason" and -1 is returned. */
+/* Read a file into cfg; on error err says "file:line: reason" and -1 is returned. Each entry
+ * remembers path and line (config_where), so path must outlive cfg (argv, a literal). */
 int config_load_file(struct config *cfg, const char *path, char *err, size_t errlen);
 /* Parse text (the file's contents) as if read from `origin`; what config_load_file uses. */
 int config_load_text(struct config *cfg, const char *text, const char *origin, char *err,
@@ -39,6 +42,17 @@ int config_load_text(struct config *cfg, const char *text, const char *origin, c
 int config_set(struct config *cfg, const char *key, const char *value, char *err, size_t errlen);
 /* Apply an override of the form "section.key=value". */
 int config_apply_override(struct config *cfg, const char *assignment, char *err, size_t errlen);
+
+/* Where "section.key" got its value: *origin the file (NULL when set by config_set, i.e. on
+ * the command line) and *line. Returns 0, or -1 when the key is absent. */
+int config_where(const struct config *cfg, const char *key, const char **origin, int *line);
+/* Give a reason a place, for `-n` and start-up errors: err (a getter's or a daemon's own
+ * message, which names the key it is about, as they all do) becomes "FILE:LINE: reason" for
+ * the key of cfg named earliest in it, or "command line (-s KEY): reason" for an override.
+ * A message that starts with a place already (a file's own "path:line:") is left alone; one
+ * that names no key of cfg (a required key missing) gets "fallback: ". */
+void config_locate_error(const struct config *cfg, const char *fallback, char *err,
+    size_t errlen);
 
 /* The value of "section.key", or fallback when absent. */
 const char *config_get(const struct config *cfg, const char *key, const char *fallback);
