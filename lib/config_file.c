@@ -332,6 +332,13 @@ config_locate_error(const struct config *cfg, const char *fallback, char *err, s
 			named = &cfg->entries[i];
 		}
 	}
+	/* A file's own error ("/etc/qcg/hostkey.pem: No such file or directory") names the
+	 * path, not the key: the entry whose value is that path. */
+	for (size_t i = 0; named == NULL && i < cfg->count; i++) {
+		const char *v = cfg->entries[i].value;
+		if (strchr(v, '/') != NULL && strlen(v) > 1 && strstr(err, v) != NULL)
+			named = &cfg->entries[i];
+	}
 	snprintf(reason, sizeof(reason), "%s", err);
 	if (named != NULL && named->origin != NULL)
 		snprintf(err, errlen, "%s:%d: %s", named->origin, named->line, reason);

@@ -48,7 +48,9 @@ int config_apply_override(struct config *cfg, const char *assignment, char *err,
 int config_where(const struct config *cfg, const char *key, const char **origin, int *line);
 /* Give a reason a place, for `-n` and start-up errors: err (a getter's or a daemon's own
  * message, which names the key it is about, as they all do) becomes "FILE:LINE: reason" for
- * the key of cfg named earliest in it, or "command line (-s KEY): reason" for an override.
+ * the key of cfg named earliest in it (or, failing that, the key whose value is a path the
+ * message names: a file that cannot be read), or "command line (-s KEY): reason" for an
+ * override.
  * A message that starts with a place already (a file's own "path:line:") is left alone; one
  * that names no key of cfg (a required key missing) gets "fallback: ". */
 void config_locate_error(const struct config *cfg, const char *fallback, char *err,

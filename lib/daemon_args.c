@@ -51,10 +51,10 @@ legacy_assignment(const struct daemon_args_spec *spec, int index, const char *ar
 {
 	const struct daemon_legacy_option *o = &spec->legacy[index];
 	const char *value = o->has_arg ? arg : "yes";
-	size_t n = strlen(spec->section) + strlen(o->name) + strlen(value) + 3;
+	size_t n = strlen(spec->section) + strlen(o->key) + strlen(value) + 3;
 	char *s = malloc(n);
 	if (s != NULL)
-		snprintf(s, n, "%s.%s=%s", spec->section, o->name, value);
+		snprintf(s, n, "%s.%s=%s", spec->section, o->key, value);
 	return s;
 }
 
@@ -93,7 +93,7 @@ daemon_args_parse(int argc, char **argv, const struct daemon_args_spec *spec,
 			}
 			owned[noverrides++] = true;
 			if (out->legacy_count < DAEMON_LEGACY_MAX)
-				out->legacy_used[out->legacy_count++] = spec->legacy[opt - OPT_LEGACY].name;
+				out->legacy_used[out->legacy_count++] = &spec->legacy[opt - OPT_LEGACY];
 		}
 	}
 	if (optind != argc || (out->config_path == NULL && !spec->config_optional)) {

@@ -18,12 +18,13 @@ struct config;
 
 #define DAEMON_LEGACY_MAX 32 /* old options one command line may use (each reported once) */
 
-/* A long option of an earlier release that set SECTION.NAME (qcg-proxy's --max-legs=4): it
- * keeps working for one release, as "-s SECTION.NAME=VALUE" ("yes" without an argument), and
- * the daemon warns with the new spelling. */
+/* A long option of an earlier release that set a key (qcg-proxy's --max-legs=4): it keeps
+ * working for one release, as "-s SECTION.KEY=VALUE" ("yes" without an argument), and the
+ * daemon warns with the new spelling. */
 struct daemon_legacy_option {
 	const char *name;  /* "max-legs", without the dashes */
 	bool has_arg;      /* false: a flag, which sets "yes" */
+	const char *key;   /* the key of [section] it sets, as spelled now: "max_legs" */
 };
 
 /* How one daemon's command line is read. */
@@ -40,7 +41,7 @@ struct daemon_args {
 	const char *config_path;                     /* -c; NULL when absent */
 	const char *port_file;                       /* --port-file; NULL when absent */
 	bool check_only;                             /* -n */
-	const char *legacy_used[DAEMON_LEGACY_MAX];  /* old options given, for the warning */
+	const struct daemon_legacy_option *legacy_used[DAEMON_LEGACY_MAX]; /* for the warning */
 	size_t legacy_count;
 };
 

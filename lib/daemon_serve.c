@@ -17,14 +17,11 @@ static void
 warn_legacy_options(const struct daemon_service *svc, const struct daemon_args *args)
 {
 	for (size_t i = 0; i < args->legacy_count; i++) {
-		char key[CONFIG_KEY_MAX];
-		snprintf(key, sizeof(key), "%s", args->legacy_used[i]);
-		for (char *p = key; *p; p++)
-			if (*p == '-')
-				*p = '_';
+		const struct daemon_legacy_option *o = args->legacy_used[i];
 		log_warn("option --%s is the old spelling and goes in the next release: write "
-		    "-s %s.%s=VALUE (or %s in [%s] of the configuration file)", args->legacy_used[i],
-		    svc->args.section, key, key, svc->args.section);
+		    "-s %s.%s=%s (or %s in [%s] of the configuration file)", o->name,
+		    svc->args.section, o->key, o->has_arg ? "VALUE" : "yes", o->key,
+		    svc->args.section);
 	}
 }
 
@@ -73,12 +70,10 @@ daemon_serve(int argc, char **argv, const struct daemon_service *svc)
 	if (svc->reload != NULL &&
 	    daemon_catch_reload_signal(svc->reload, svc->app, err, sizeof(err)) != 0)
 		fatal("%s", err);
-	if (args.port_file != NULL) {
-		if (svc->write_port_file != NULL)
-			svc->write_port_file(svc->app, args.port_file);
-		else
-			daemon_write_port_file(args.port_file, svc->port(svc->app));
-	}
+	if (svc->write_port_file != NULL)
+		svc->write_port_file(svc->app, args.port_file);
+	else if (args.port_file != NULL)
+		daemon_write_port_file(args.port_file, svc->port(svc->app));
 	if (svc->ready != NULL && svc->ready(svc->app, err, sizeof(err)) != 0)
 		fatal("%s", err);
 	svc->run(svc->app);

@@ -32,7 +32,9 @@ struct daemon_service {
 	    char *err, size_t errlen);
 	/* Open the sockets and start the threads (the helper forks its launcher first). */
 	int (*start)(void *app, char *err, size_t errlen);
-	/* The bound port, for --port-file; or write_port_file, when the file says more. */
+	/* The bound port, for --port-file. Or write_port_file, called always (path NULL without
+	 * --port-file), for a daemon whose file says more and may be named in its configuration
+	 * too (the proxy's). */
 	int (*port)(void *app);
 	void (*write_port_file)(void *app, const char *path);
 	/* After the port file: the helper drops its privileges here. May be NULL. */
