@@ -125,11 +125,13 @@ genconf_helper_privsep() {
 }
 
 # Tunables of the SOAP server a service's section holds (lib/soap_server.h): worker threads $1,
-# io_timeout $2 (seconds), max_message $3 (bytes); "" leaves the daemon's default.
+# io_timeout $2 (seconds), max_message $3 (bytes), max_keep_alive $4 (requests on one
+# connection; optional); "" leaves the daemon's default.
 genconf_soap_tunables() {
 	[[ -z $1 ]] || printf 'workers = %s\n' "$1"
 	[[ -z $2 ]] || printf 'io_timeout = %s\n' "$2"
 	[[ -z $3 ]] || printf 'max_message = %s\n' "$3"
+	[[ -z ${4:-} ]] || printf 'max_keep_alive = %s\n' "$4"
 	return 0
 }
 
