@@ -10,6 +10,7 @@
 #include "config_file.h"
 #include "daemon_serve.h"
 #include "log.h"
+#include "soap_server.h"
 #include "tls.h"
 
 /* An old option's new spelling: "-s proxy.max_legs=VALUE" for --max-legs. */
@@ -73,10 +74,13 @@ daemon_serve(int argc, char **argv, const struct daemon_service *svc)
 	if (svc->write_port_file != NULL)
 		svc->write_port_file(svc->app, args.port_file);
 	else if (args.port_file != NULL)
-		daemon_write_port_file(args.port_file, svc->port(svc->app));
+		daemon_write_port_file(args.port_file, soap_server_port(*svc->server));
 	if (svc->ready != NULL && svc->ready(svc->app, err, sizeof(err)) != 0)
 		fatal("%s", err);
-	svc->run(svc->app);
+	if (svc->server != NULL)
+		soap_server_run(*svc->server);
+	else
+		svc->run(svc->app);
 	log_info("stopping");
 	svc->stop(svc->app);
 	return 0;

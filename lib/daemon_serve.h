@@ -22,6 +22,7 @@
 #include "daemon_args.h"
 
 struct config;
+struct soap_server;
 
 struct daemon_service {
 	struct daemon_args_spec args;  /* name, usage, and the command line's variations */
@@ -32,14 +33,15 @@ struct daemon_service {
 	    char *err, size_t errlen);
 	/* Open the sockets and start the threads (the helper forks its launcher first). */
 	int (*start)(void *app, char *err, size_t errlen);
-	/* The bound port, for --port-file. Or write_port_file, called always (path NULL without
+	/* A SOAP daemon's server, which start opens: then the port file holds its port and run is
+	 * soap_server_run. Otherwise write_port_file, called always (path NULL without
 	 * --port-file), for a daemon whose file says more and may be named in its configuration
-	 * too (the proxy's). */
-	int (*port)(void *app);
+	 * too (the proxy's), and run. */
+	struct soap_server *const *server;
 	void (*write_port_file)(void *app, const char *path);
 	/* After the port file: the helper drops its privileges here. May be NULL. */
 	int (*ready)(void *app, char *err, size_t errlen);
-	/* Serve until a stop signal. */
+	/* Serve until a stop signal (without server). */
 	void (*run)(void *app);
 	/* SIGHUP: reload the ACL, grid-mapfile and CA directory, on a thread of its own. NULL
 	 * when run takes the signals itself (run_takes_signals). */

@@ -165,18 +165,6 @@ broker_start(void *app, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-broker_port(void *app)
-{
-	return soap_server_port(((struct broker_daemon *)app)->server);
-}
-
-static void
-broker_run(void *app)
-{
-	soap_server_run(((struct broker_daemon *)app)->server);
-}
-
 static void
 broker_reload(void *app)
 {
@@ -205,8 +193,7 @@ main(int argc, char **argv)
 		.section = "broker",
 		.configure = broker_configure,
 		.start = broker_start,
-		.port = broker_port,
-		.run = broker_run,
+		.server = &daemon.server,
 		.reload = broker_reload,
 		.stop = broker_stop,
 		.app = &daemon,

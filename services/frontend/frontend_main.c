@@ -170,18 +170,6 @@ frontend_start(void *app, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-frontend_port(void *app)
-{
-	return soap_server_port(((struct frontend_daemon *)app)->server);
-}
-
-static void
-frontend_run(void *app)
-{
-	soap_server_run(((struct frontend_daemon *)app)->server);
-}
-
 static void
 frontend_reload(void *app)
 {
@@ -214,8 +202,7 @@ main(int argc, char **argv)
 		.section = "frontend",
 		.configure = frontend_configure,
 		.start = frontend_start,
-		.port = frontend_port,
-		.run = frontend_run,
+		.server = &daemon.server,
 		.reload = frontend_reload,
 		.stop = frontend_stop,
 		.app = &daemon,

@@ -139,12 +139,6 @@ helper_start(void *app, char *err, size_t errlen)
 		errlen) != 0 ? -1 : 0;
 }
 
-static int
-helper_port(void *app)
-{
-	return soap_server_port(((struct helper_daemon *)app)->server);
-}
-
 /* After the port file, which may lie where only root writes (a test's or testbed's
  * directory): the sockets are open and bound, nothing further needs root but the launcher. */
 static int
@@ -162,12 +156,6 @@ helper_ready(void *app, char *err, size_t errlen)
 	    PACKAGE_VERSION, h->cfg.node, h->cfg.socket_path, d->server_settings.host,
 	    soap_server_port(d->server), h->cfg.frontend_url);
 	return 0;
-}
-
-static void
-helper_run(void *app)
-{
-	soap_server_run(((struct helper_daemon *)app)->server);
 }
 
 static void
@@ -197,9 +185,8 @@ main(int argc, char **argv)
 		.section = "helper",
 		.configure = helper_configure,
 		.start = helper_start,
-		.port = helper_port,
+		.server = &daemon.server,
 		.ready = helper_ready,
-		.run = helper_run,
 		.reload = helper_reload,
 		.stop = helper_stop,
 		.app = &daemon,
