@@ -3,7 +3,9 @@
 # gd_parse FILE reads a grid description, checks every line and the whole (exactly one broker,
 # every node's cluster declared, no host port used twice, addresses inside the cluster's
 # networks, ...) and fills the globals below. The first error ends the program with
-# "qcg-deploy: FILE:LINE: what is wrong"; nothing has been written by then.
+# "qcg-deploy: FILE:LINE: what is wrong"; nothing has been written by then. What a daemon
+# checks in its own file (a CIDR's syntax, say) is left to it: qcg-deploy runs each daemon's
+# -n on the files written from the description.
 #
 #   option  KEY=VALUE...                   urls=names|addresses, service_user=, service_group=,
 #                                          allow_root_launch=yes|no, helper_socket_group=
@@ -21,7 +23,6 @@
 # frontend:CLUSTER, node) and URL_PEERS[] (the host names its configuration uses).
 
 readonly GD_NAME_MAX=63      # QCG_NAME_MAX in lib/model.h, without the NUL
-readonly GD_NETWORKS_MAX=511 # QCG_NETWORKS_MAX, without the NUL
 readonly GD_DN_MAX=511       # QCG_DN_MAX, without the NUL
 
 GD_FILE="" GD_LINE=0
@@ -94,32 +95,16 @@ gd_check_policy() {
 	esac
 }
 
-# A comma-separated list of CIDRs.
-gd_check_networks() {
-	local n addr len max
-	((${#2} <= GD_NETWORKS_MAX)) || gd_error "$1: longer than $GD_NETWORKS_MAX characters"
-	local -a list=()
-	IFS=, read -r -a list <<<"$2"
-	((${#list[@]})) || gd_error "$1: empty list"
-	for n in "${list[@]}"; do
-		[[ $n == */* ]] || gd_error "$1: '$n' is not a CIDR (ADDRESS/LENGTH)"
-		addr=${n%/*} len=${n#*/}
-		if gd_is_ipv4 "$addr"; then max=32
-		elif gd_is_ipv6 "$addr"; then max=128
-		else gd_error "$1: '$n': '$addr' is not an IPv4 or IPv6 address"; fi
-		[[ $len =~ ^[0-9]{1,3}$ ]] && ((10#$len <= max)) ||
-			gd_error "$1: '$n': prefix length must be 0 to $max"
-	done
-}
-
 gd_ipv4_int() {
 	local IFS=. a b c d
 	read -r a b c d <<<"$1"
 	printf '%d\n' $(((10#$a << 24) | (10#$b << 16) | (10#$c << 8) | 10#$d))
 }
 
-# Whether IPv4 address $1 lies in one of the IPv4 CIDRs of list $2 (IPv6 entries are not judged:
-# an IPv6 address or list passes).
+# Whether IPv4 address $1 lies in one of the IPv4 CIDRs of list $2, which only a grid
+# description can know (a daemon sees its own file). IPv6 entries are not judged, and neither is
+# an entry that is no CIDR at all: the front-end's own check (qcg-frontend -n, run on the file
+# written from the list) refuses that with its reason, so the list is not parsed twice here.
 gd_in_networks() {
 	local n a len mask
 	gd_is_ipv4 "$1" || return 0
@@ -127,7 +112,8 @@ gd_in_networks() {
 	local -a list=()
 	IFS=, read -r -a list <<<"$2"
 	for n in "${list[@]}"; do
-		gd_is_ipv4 "${n%/*}" || return 0
+		[[ $n == */* && ${n#*/} =~ ^[0-9]{1,2}$ ]] && ((10#${n#*/} <= 32)) &&
+			gd_is_ipv4 "${n%/*}" || return 0
 		len=$((10#${n#*/}))
 		mask=$(((0xffffffff << (32 - len)) & 0xffffffff))
 		(((a & mask) == ($(gd_ipv4_int "${n%/*}") & mask))) && return 0
@@ -245,7 +231,6 @@ gd_cluster() {
 	gd_check_host frontend "$fe"
 	gd_check_addr address "${kv[address]}"
 	gd_check_policy policy "${kv[policy]}"
-	gd_check_networks networks "${kv[networks]}"
 	[[ -z ${kv[site_address]:-} ]] || gd_check_addr site_address "${kv[site_address]}"
 	[[ -z ${kv[public_address]:-} ]] || gd_check_addr public_address "${kv[public_address]}"
 	[[ -z ${kv[traversal]:-} ]] || gd_check_bool traversal "${kv[traversal]}"

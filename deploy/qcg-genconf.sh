@@ -8,6 +8,7 @@
 #   [frontend]  services/frontend/fe_config.h (doc/qcg-frontend.conf.example)
 #   [helper]    services/helper/helper_config.c (doc/qcg-helper.conf.example)
 #   [tls]       lib/tls.h
+#   tunables    lib/soap_server.h (every SOAP service's section), lib/daemon_args.h (log_level)
 #   ACL files   lib/acl.h: lines `role "DN pattern"`
 # A change of a daemon's keys is made here, once.
 
@@ -55,12 +56,12 @@ genconf_broker() {
 # each front-end and each proxy keeps one open. Room for those, and 16 for the calls themselves.
 genconf_broker_workers() { printf '%d\n' $((16 + $1 + $2)); }
 
-# [proxy]: relay listen $1 (HOST:PORT), ready file $2 ("" for none), broker URL $3, advertised
+# [proxy]: relay listen $1 (HOST:PORT), port file $2 ("" for none), broker URL $3, advertised
 # host $4, served networks $5 (CIDRs; 0.0.0.0/0 is the WAN), cluster $6 ("" on the WAN), SOAP
 # control listen $7 (HOST:PORT), statistics readers' ACL $8 and grid-mapfile $9.
 genconf_proxy() {
 	printf '[proxy]\nlisten = %s\n' "$1"
-	[[ -z $2 ]] || printf 'ready-file = %s\n' "$2"
+	[[ -z $2 ]] || printf 'port_file = %s\n' "$2"
 	printf 'broker = %s\nadvertise = %s\n' "$3" "$4"
 	printf 'networks = %s\ncluster = %s\n' "$5" "$6"
 	printf 'control_listen = %s\n' "$7"
@@ -84,9 +85,11 @@ genconf_frontend_cluster() {
 }
 
 # [frontend] without the cluster lines: listen $1 (HOST:PORT), endpoint URL the broker records
-# $2, broker URL $3; genconf_frontend_cluster's output follows, then genconf_frontend_access.
+# $2 ("" for the one the listen address gives), broker URL $3; genconf_frontend_cluster's output follows, then genconf_frontend_access.
 genconf_frontend() {
-	printf '[frontend]\nlisten = %s\nendpoint = %s\n' "$1" "$2"
+	printf '[frontend]\nlisten = %s\n' "$1"
+	# none: the daemon makes it from the bound port (a test's front-end listens on port 0)
+	[[ -z $2 ]] || printf 'endpoint = %s\n' "$2"
 	printf 'broker = %s\n' "$3"
 }
 
@@ -119,4 +122,38 @@ genconf_helper() {
 # starts processes only as the accounts of grid-mapfile $2 (lines of [helper]).
 genconf_helper_privsep() {
 	printf 'user = %s\ngrid_mapfile = %s\n' "$1" "$2"
+}
+
+# Tunables of the SOAP server a service's section holds (lib/soap_server.h): worker threads $1,
+# io_timeout $2 (seconds), max_message $3 (bytes), max_keep_alive $4 (requests on one
+# connection; optional); "" leaves the daemon's default.
+genconf_soap_tunables() {
+	[[ -z $1 ]] || printf 'workers = %s\n' "$1"
+	[[ -z $2 ]] || printf 'io_timeout = %s\n' "$2"
+	[[ -z $3 ]] || printf 'max_message = %s\n' "$3"
+	[[ -z ${4:-} ]] || printf 'max_keep_alive = %s\n' "$4"
+	return 0
+}
+
+# A service's log_level $1 (error, warn, info or debug; lib/daemon_args.h).
+genconf_log_level() { printf 'log_level = %s\n' "$1"; }
+
+# The [proxy] lines of a proxy run on one machine (tests, benchmarks): local control socket $1
+# ("" for none), data-plane threads $2, statistics interval $3 (seconds, 0 = never).
+genconf_proxy_local() {
+	[[ -z $1 ]] || printf 'control = %s\n' "$1"
+	printf 'threads = %s\nstats_interval = %s\n' "$2" "$3"
+}
+
+# The [control] section of a proxy's SOAP statistics service: lib/soap_server tunables as in
+# genconf_soap_tunables ($1 workers, $2 io_timeout, $3 max_message).
+genconf_proxy_control() {
+	printf '[control]\n'
+	genconf_soap_tunables "$@"
+}
+
+# The [helper] lines a test's helper adds: local API socket mode $1 (octal), rendezvous_timeout
+# $2 and park_timeout $3 (seconds).
+genconf_helper_local() {
+	printf 'socket_mode = %s\nrendezvous_timeout = %s\npark_timeout = %s\n' "$1" "$2" "$3"
 }

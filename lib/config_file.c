@@ -359,3 +359,86 @@ config_get_bool(const struct config *cfg, const char *key, bool fallback, bool *
 	snprintf(err, errlen, "%s must be yes or no, got '%.40s'", key, v);
 	return -1;
 }
+
+int
+config_place(const struct config *cfg, const char *key, const char **origin, int *line)
+{
+	const struct config_entry *e = config_find(cfg, key);
+	if (e == NULL)
+		return -1;
+	bool from_file = e->origin >= 0 && (size_t)e->origin < cfg->origin_count;
+	*origin = from_file ? cfg->origins[e->origin] : NULL;
+	*line = from_file ? e->line : 0;
+	return 0;
+}
+
+/* Whether c may continue a key ("proxy.max_legs", "proxy.max-legs"): a key named in a message
+ * must not be the start of a longer one. */
+static bool
+key_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+/* Where key occurs in msg as a whole word, or NULL. */
+static const char *
+find_key(const char *msg, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = strstr(msg, key); p != NULL; p = strstr(p + 1, key)) {
+		bool starts = p == msg || !key_char(p[-1]);
+		/* a key ends a sentence too: "... in proxy.networks." */
+		bool ends = !key_char(p[n]) || (p[n] == '.' && !key_char(p[n + 1]));
+		if (starts && ends)
+			return p;
+	}
+	return NULL;
+}
+
+/* Whether msg starts with "PATH:DIGITS:", a place a file's parser or config_error gave
+ * already (or config_error's "--set:" for a value from the command line). */
+static bool
+has_place(const char *msg)
+{
+	if (strncmp(msg, "--set:", 6) == 0)
+		return true;
+	const char *colon = strchr(msg, ':');
+	if (colon == NULL || colon == msg || colon[1] < '0' || colon[1] > '9')
+		return false;
+	const char *p = colon + 1;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return *p == ':';
+}
+
+void
+config_locate_error(const struct config *cfg, const char *fallback, char *err, size_t errlen)
+{
+	const struct config_entry *named = NULL;
+	const char *first = NULL;
+	char reason[1024];
+
+	if (has_place(err))
+		return;
+	for (size_t i = 0; i < cfg->count; i++) {
+		const char *at = find_key(err, cfg->entries[i].key);
+		if (at != NULL && (first == NULL || at < first)) {
+			first = at;
+			named = &cfg->entries[i];
+		}
+	}
+	/* A file's own error ("/etc/qcg/hostkey.pem: No such file or directory") names the
+	 * path, not the key: the entry whose value is that path. */
+	for (size_t i = 0; named == NULL && i < cfg->count; i++) {
+		const char *v = cfg->entries[i].value;
+		if (strchr(v, '/') != NULL && strlen(v) > 1 && strstr(err, v) != NULL)
+			named = &cfg->entries[i];
+	}
+	snprintf(reason, sizeof(reason), "%s", err);
+	if (named != NULL && named->origin >= 0 && (size_t)named->origin < cfg->origin_count)
+		snprintf(err, errlen, "%s:%d: %s", cfg->origins[named->origin], named->line, reason);
+	else if (named != NULL)
+		snprintf(err, errlen, "command line (-s %s): %s", named->key, reason);
+	else
+		snprintf(err, errlen, "%s: %s", fallback, reason);
+}

@@ -46,6 +46,19 @@ int config_set(struct config *cfg, const char *key, const char *value, char *err
 /* Apply an override of the form "section.key=value". */
 int config_apply_override(struct config *cfg, const char *assignment, char *err, size_t errlen);
 
+/* Where "section.key" got its value: *origin the file (NULL when set by config_set, i.e. on
+ * the command line) and *line. Returns 0, or -1 when the key is absent. */
+int config_place(const struct config *cfg, const char *key, const char **origin, int *line);
+/* Give a reason a place, for `-n` and start-up errors: err (a getter's or a daemon's own
+ * message, which names the key it is about, as they all do) becomes "FILE:LINE: reason" for
+ * the key of cfg named earliest in it (or, failing that, the key whose value is a path the
+ * message names: a file that cannot be read), or "command line (-s KEY): reason" for an
+ * override.
+ * A message that starts with a place already (a file's own "path:line:", or config_error's)
+ * is left alone; one that names no key of cfg (a required key missing) gets "fallback: ". */
+void config_locate_error(const struct config *cfg, const char *fallback, char *err,
+    size_t errlen);
+
 /* The value of "section.key", or fallback when absent. */
 const char *config_get(const struct config *cfg, const char *key, const char *fallback);
 /* An integer in [min, max]; absent → fallback; present but malformed or out of range → -1

@@ -11,52 +11,105 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config_file.h"
 #include "daemon_args.h"
 #include "log.h"
 #include "soap_server.h"
 
-int
-daemon_args_parse(int argc, char **argv, const char *name, void (*usage)(FILE *out),
-    struct config *cfg, const char **port_file)
+enum { OPT_PORT_FILE = 0x100, OPT_LEGACY = 0x200 };
+
+/* The shared options, then the spec's legacy ones (their index in spec->legacy, offset by
+ * OPT_LEGACY, is what getopt_long returns for them). */
+static struct option *
+build_options(const struct daemon_args_spec *spec)
 {
-	static const struct option options[] = {
+	static const struct option shared[] = {
 		{ "config", required_argument, NULL, 'c' }, { "set", required_argument, NULL, 's' },
-		{ "port-file", required_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "port-file", required_argument, NULL, OPT_PORT_FILE },
+		{ "check", no_argument, NULL, 'n' }, { "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 	};
-	const char *config_path = NULL;
-	char err[512];
-	int opt, noverrides = 0;
+	size_t nshared = sizeof(shared) / sizeof(shared[0]), nlegacy = 0;
+	while (spec->legacy != NULL && spec->legacy[nlegacy].name != NULL)
+		nlegacy++;
+	struct option *all = calloc(nshared + nlegacy + 1, sizeof(*all));
+	if (all == NULL)
+		return NULL;
+	memcpy(all, shared, sizeof(shared));
+	for (size_t i = 0; i < nlegacy; i++)
+		all[nshared + i] = (struct option){ spec->legacy[i].name,
+			spec->legacy[i].has_arg ? required_argument : no_argument, NULL,
+			OPT_LEGACY + (int)i };
+	return all;
+}
+
+/* A legacy option as the override it stands for: "SECTION.NAME=VALUE". */
+static char *
+legacy_assignment(const struct daemon_args_spec *spec, int index, const char *arg)
+{
+	const struct daemon_legacy_option *o = &spec->legacy[index];
+	const char *value = o->has_arg ? arg : "yes";
+	size_t n = strlen(spec->section) + strlen(o->key) + strlen(value) + 3;
+	char *s = malloc(n);
+	if (s != NULL)
+		snprintf(s, n, "%s.%s=%s", spec->section, o->key, value);
+	return s;
+}
+
+int
+daemon_args_parse(int argc, char **argv, const struct daemon_args_spec *spec,
+    struct config *cfg, struct daemon_args *out, char *err, size_t errlen)
+{
+	int opt, noverrides = 0, rc = -1;
 	/* Overrides must win over the file, so they are collected and applied after it. */
 	char **overrides = calloc((size_t)argc, sizeof(char *));
+	bool *owned = calloc((size_t)argc, sizeof(bool));
+	struct option *options = build_options(spec);
 
-	if (overrides == NULL) {
-		fprintf(stderr, "%s: out of memory\n", name);
-		return -1;
+	memset(out, 0, sizeof(*out));
+	if (overrides == NULL || owned == NULL || options == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
 	}
-	*port_file = NULL;
-	while ((opt = getopt_long(argc, argv, "c:s:hV", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:s:nhV", options, NULL)) != -1) {
 		switch (opt) {
-		case 'c': config_path = optarg; break;
+		case 'c': out->config_path = optarg; break;
 		case 's': overrides[noverrides++] = optarg; break;
-		case 'p': *port_file = optarg; break;
-		case 'h': usage(stdout); exit(0);
-		case 'V': printf("%s %s\n", name, PACKAGE_VERSION); exit(0);
-		default: usage(stderr); exit(2);
+		case 'n': out->check_only = true; break;
+		case OPT_PORT_FILE: out->port_file = optarg; break;
+		case 'h': spec->usage(stdout); exit(0);
+		case 'V': printf("%s %s\n", spec->name, PACKAGE_VERSION); exit(0);
+		default:
+			if (opt < OPT_LEGACY) {
+				spec->usage(stderr);
+				exit(2);
+			}
+			if ((overrides[noverrides] = legacy_assignment(spec, opt - OPT_LEGACY,
+			    optarg)) == NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto done;
+			}
+			owned[noverrides++] = true;
+			if (out->legacy_count < DAEMON_LEGACY_MAX)
+				out->legacy_used[out->legacy_count++] = &spec->legacy[opt - OPT_LEGACY];
 		}
 	}
-	if (optind != argc || config_path == NULL) {
-		usage(stderr);
+	if (optind != argc || (out->config_path == NULL && !spec->config_optional)) {
+		spec->usage(stderr);
 		exit(2);
 	}
-	int rc = config_load_file(cfg, config_path, err, sizeof(err));
+	rc = out->config_path == NULL ? 0 : config_load_file(cfg, out->config_path, err, errlen);
 	for (int i = 0; rc == 0 && i < noverrides; i++)
-		rc = config_apply_override(cfg, overrides[i], err, sizeof(err));
+		rc = config_apply_override(cfg, overrides[i], err, errlen);
+done:
+	for (int i = 0; owned != NULL && i < noverrides; i++)
+		if (owned[i])
+			free(overrides[i]);
 	free(overrides);
-	if (rc != 0)
-		fprintf(stderr, "%s: %s\n", name, err);
+	free(owned);
+	free(options);
 	return rc;
 }
 
@@ -69,21 +122,21 @@ daemon_write_port_file(const char *path, int port)
 }
 
 int
-daemon_start_logging(const struct config *cfg, const char *section, const char *name)
+daemon_start_logging(const struct config *cfg, const char *section, const char *name,
+    char *err, size_t errlen)
 {
-	char key[CONFIG_KEY_MAX], err[256] = "";
+	char key[CONFIG_KEY_MAX];
 	bool use_syslog;
 	snprintf(key, sizeof(key), "%s.log_level", section);
-	int level = log_level_parse(config_get(cfg, key, "info"));
+	const char *value = config_get(cfg, key, "info");
+	int level = log_level_parse(value);
 	if (level < 0) {
-		fprintf(stderr, "%s: %s must be error|warn|info|debug\n", name, key);
+		snprintf(err, errlen, "%s must be error|warn|info|debug, got '%.40s'", key, value);
 		return -1;
 	}
 	snprintf(key, sizeof(key), "%s.syslog", section);
-	if (config_get_bool(cfg, key, false, &use_syslog, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", name, err);
+	if (config_get_bool(cfg, key, false, &use_syslog, err, errlen) != 0)
 		return -1;
-	}
 	log_init(name, (enum log_level)level, use_syslog);
 	return 0;
 }

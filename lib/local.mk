@@ -22,7 +22,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/acl.c lib/acl.h \
 	lib/tls.c lib/tls.h lib/tls_identity.c lib/tls_trust.c lib/tls_trust.h \
 	lib/signing_policy.c lib/signing_policy.h \
-	lib/daemon_args.c lib/daemon_args.h \
+	lib/daemon_args.c lib/daemon_args.h lib/daemon_serve.c lib/daemon_serve.h \
 	lib/soap_server.c lib/soap_server.h lib/xml_bounds.c lib/xml_bounds.h \
 	lib/http_head.c lib/http_head.h lib/net_text.c lib/net_text.h \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \

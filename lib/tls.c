@@ -234,6 +234,21 @@ tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, siz
 }
 
 int
+tls_settings_check(const struct tls_settings *s, char *err, size_t errlen)
+{
+	struct soap *soap = soap_new();
+	if (soap == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = tls_setup_server(soap, s, err, errlen);
+	soap_destroy(soap);
+	soap_end(soap);
+	soap_free(soap);
+	return rc;
+}
+
+int
 tls_setup_client(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen)
 {
 	unsigned short flags =

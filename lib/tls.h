@@ -42,6 +42,11 @@ int tls_settings_from_config(const struct config *cfg, const char *section,
  * from $X509_CERT_DIR or /etc/grid-security/certificates. Fields already set are kept. */
 int tls_find_user_credentials(struct tls_settings *s, char *err, size_t errlen);
 
+/* Load the settings' certificate, key and CA directory as a server's context would, and let
+ * the context go: a daemon's configuration check (-n), so that a missing or unreadable file or
+ * a key that does not match the certificate is refused before the start. */
+int tls_settings_check(const struct tls_settings *s, char *err, size_t errlen);
+
 /* Set soap up as a server: mutual TLS with the settings' credentials and trust. */
 int tls_setup_server(struct soap *soap, const struct tls_settings *s, char *err, size_t errlen);
 /* Set soap up as a client: verify the server against the grid CA and present our credentials. */

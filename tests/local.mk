@@ -52,3 +52,8 @@ tests_unit_test_helper_mcast_proto_LDADD = $(QCG_PROTO_LIBS)
 
 # Fuzz targets: every corpus replayed here, libFuzzer builds with --enable-fuzzing.
 include tests/fuzz/local.mk
+
+# -n in all four daemons (lib/daemon_serve.h): good and bad configurations with FILE:LINE, and
+# qcg-proxy's keys and options of the earlier release, which still work and warn.
+TESTS += tests/integration/test_daemon_check.sh
+EXTRA_DIST += tests/integration/test_daemon_check.sh

@@ -57,6 +57,8 @@ BROKER=$BUILD_DIR/services/broker/qcg-broker
 BENCH=$BUILD_DIR/bench/broker/bench-broker
 CALL=$BUILD_DIR/tests/integration/broker_call
 CA=$SRC_DIR/deploy/qcg-ca
+# The one configuration generator (deploy/qcg-genconf.sh): the broker's keys are spelled there.
+. "$SRC_DIR/deploy/qcg-genconf.sh"
 for f in "$BROKER" "$BENCH" "$CALL"; do
 	[[ -x $f ]] || die "$f is missing; in $BUILD_DIR run:
   make services/broker/qcg-broker bench/broker/bench-broker tests/integration/broker_call"
@@ -91,20 +93,13 @@ make_credentials() {
 # max_keep_alive: the broker closes a connection after this many requests; set above any run's
 # count so that the keep-alive runs measure one TLS handshake per client, as intended.
 write_config() {
-	cat >"$WORK/broker.conf" <<EOF
-[broker]
-listen = 127.0.0.1:0
-database = $WORK/broker.db
-acl = $WORK/broker.acl
-gridmap = $WORK/grid-mapfile
-workers = $WORKERS
-max_keep_alive = 1000000
-log_level = warn
-[tls]
-cert = $WORK/broker-cert.pem
-key = $WORK/broker-key.pem
-ca_dir = $WORK/ca/certificates
-EOF
+	{
+		genconf_broker 127.0.0.1:0 "$WORKERS" "$WORK/broker.db" "$WORK/broker.acl" \
+			"$WORK/grid-mapfile"
+		genconf_soap_tunables "" "" "" 1000000
+		genconf_log_level warn
+		genconf_tls "$WORK/broker-cert.pem" "$WORK/broker-key.pem" "$WORK/ca/certificates"
+	} >"$WORK/broker.conf"
 }
 
 # start_broker LOG-LEVEL: start qcg-broker and set URL once its port is known.

@@ -21,9 +21,9 @@ for f in "$proxy" "$bench"; do
 done
 
 tmp=$(mktemp -d /tmp/qcg-relay-bench.XXXXXX)
-# --accept-any-id: the benchmark presents ids nobody announced. Test use only.
-"$proxy" --listen 127.0.0.1:0 --accept-any-id --ready-file "$tmp/ready" \
-	--stats-interval 0 --log-level warn 2>"$tmp/proxy.log" &
+# accept_any_id: the benchmark presents ids nobody announced. Test use only.
+"$proxy" -s proxy.listen=127.0.0.1:0 -s proxy.accept_any_id=yes --port-file "$tmp/ready" \
+	-s proxy.stats_interval=0 -s proxy.log_level=warn 2>"$tmp/proxy.log" &
 pid=$!
 cleanup() {
 	kill "$pid" 2>/dev/null || true

@@ -3,7 +3,10 @@
  * section 3.1). Reads its configuration, opens the registry, and serves the broker WSDL over
  * mutual TLS until SIGTERM or SIGINT.
  *
- *   qcg-broker -c /etc/qcg/broker.conf [-s section.key=value ...] [--port-file FILE]
+ *   qcg-broker -c /etc/qcg/broker.conf [-s section.key=value ...] [--port-file FILE] [-n]
+ *
+ * Its start is lib/daemon_serve.h's: configure (settings, ACL, grid-mapfile, credentials),
+ * start (registry, pruner, liveness, SOAP server), run, stop.
  */
 #include "config.h"
 
@@ -15,22 +18,24 @@
 #include "soapH.h"
 #include "broker.h"
 #include "config_file.h"
-#include "daemon_args.h"
+#include "daemon_serve.h"
 #include "liveness.h"
 #include "log.h"
 #include "prune.h"
 #include "registry.h"
 #include "soap_server.h"
+#include "tls.h"
 #include "tls_trust.h"
 
 static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: qcg-broker -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "usage: qcg-broker -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-n]\n"
 	    "  -c, --config FILE      configuration file (INI); see doc/qcg-broker.conf.example\n"
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s broker.listen=0.0.0.0:9443\n"
 	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
+	    "  -n, --check            check the configuration and the files it names, and exit\n"
 	    "  -h, --help             this text;   -V, --version\n");
 }
 
@@ -87,12 +92,9 @@ reload_policies(void *arg)
 
 /* Apply migrations once, before workers open their own connections. */
 static int
-prepare_registry(struct broker *b, const struct config *cfg, char *err, size_t errlen)
+prepare_registry(struct broker *b, char *err, size_t errlen)
 {
 	struct registry *reg;
-	if (config_copy(cfg, "broker.database", "/var/lib/qcg/broker.db", b->db_path,
-	    sizeof(b->db_path), err, errlen) != 0)
-		return -1;
 	if (registry_open(b->db_path, &reg, err, errlen) != 0)
 		return -1;
 	log_info("registry %s at schema version %d", b->db_path, registry_schema_version(reg));
@@ -100,63 +102,97 @@ prepare_registry(struct broker *b, const struct config *cfg, char *err, size_t e
 	return 0;
 }
 
-int
-main(int argc, char **argv)
-{
-	static struct config cfg;
-	static struct broker broker;
+/* The broker and what its start-up holds between the callbacks. */
+struct broker_daemon {
+	struct broker broker;
 	struct soap_server_settings server_settings;
 	struct tls_settings tls;
-	struct soap_server *server;
 	struct prune_settings prune;
-	struct pruner *pruner;
 	struct liveness_settings liveness;
-	const char *port_file = NULL;
-	char err[512];
+	struct soap_server *server;
+	struct pruner *pruner;
+};
 
-	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-broker", usage, &cfg, &port_file) != 0 ||
-	    daemon_start_logging(&cfg, "broker", "qcg-broker") != 0)
-		return 2;
-	tls_global_init();
-	if (tls_settings_from_config(&cfg, "tls", &tls, false, err, sizeof(err)) != 0 ||
-	    soap_server_settings_from_config(&cfg, "broker", &server_settings, err,
-		sizeof(err)) != 0 ||
-	    load_policies(&broker, &cfg, err, sizeof(err)) != 0 ||
-	    prune_settings_from_config(&cfg, &prune, err, sizeof(err)) != 0 ||
-	    liveness_settings_from_config(&cfg, &liveness, err, sizeof(err)) != 0 ||
-	    prepare_registry(&broker, &cfg, err, sizeof(err)) != 0 ||
-	    pruner_start(broker.db_path, &prune, &pruner, err, sizeof(err)) != 0 ||
-	    liveness_start(broker.db_path, &liveness, &broker.liveness, err, sizeof(err)) != 0)
-		fatal("%s", err);
-	broker.events = events_new();
-	if (broker.events == NULL)
-		fatal("out of memory");
-	pthread_mutex_init(&broker.cursor_lock, NULL);
-	broker.started = time(NULL);
+static int
+broker_configure(void *app, const struct config *cfg, const struct daemon_args *args,
+    char *err, size_t errlen)
+{
+	struct broker_daemon *d = app;
+	(void)args;
+	return config_copy(cfg, "broker.database", "/var/lib/qcg/broker.db", d->broker.db_path,
+		   sizeof(d->broker.db_path), err, errlen) != 0 ||
+	    tls_settings_from_config(cfg, "tls", &d->tls, false, err, errlen) != 0 ||
+	    tls_settings_check(&d->tls, err, errlen) != 0 ||
+	    soap_server_settings_from_config(cfg, "broker", &d->server_settings, err,
+		errlen) != 0 ||
+	    load_policies(&d->broker, cfg, err, errlen) != 0 ||
+	    prune_settings_from_config(cfg, &d->prune, err, errlen) != 0 ||
+	    liveness_settings_from_config(cfg, &d->liveness, err, errlen) != 0 ? -1 : 0;
+}
 
-	struct soap_service service = {
+static int
+broker_start(void *app, char *err, size_t errlen)
+{
+	struct broker_daemon *d = app;
+	struct broker *b = &d->broker;
+	if (prepare_registry(b, err, errlen) != 0 ||
+	    pruner_start(b->db_path, &d->prune, &d->pruner, err, errlen) != 0 ||
+	    liveness_start(b->db_path, &d->liveness, &b->liveness, err, errlen) != 0)
+		return -1;
+	b->events = events_new();
+	if (b->events == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&b->cursor_lock, NULL);
+	b->started = time(NULL);
+
+	static struct soap_service service = {
 		.serve = soap_serve,
 		.worker_init = worker_open_registry,
 		.worker_fini = worker_close_registry,
-		.app = &broker,
 	};
-	daemon_catch_stop_signals();
-	if (daemon_catch_reload_signal(reload_policies, &broker, err, sizeof(err)) != 0 ||
-	    soap_server_open(&server, &server_settings, &tls, &service, err, sizeof(err)) != 0)
-		fatal("%s", err);
+	service.app = b;
+	if (soap_server_open(&d->server, &d->server_settings, &d->tls, &service, err,
+	    errlen) != 0)
+		return -1;
 	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,
-	    server_settings.host, soap_server_port(server), server_settings.workers);
-	if (port_file)
-		daemon_write_port_file(port_file, soap_server_port(server));
-	soap_server_run(server);
-	log_info("stopping");
-	events_shutdown(broker.events);
-	pruner_stop(pruner);
-	soap_server_close(server);
-	liveness_stop(broker.liveness);
-	events_free(broker.events);
-	acl_free(&broker.acl);
-	gridmap_free(&broker.gridmap);
+	    d->server_settings.host, soap_server_port(d->server), d->server_settings.workers);
 	return 0;
+}
+
+static void
+broker_reload(void *app)
+{
+	reload_policies(&((struct broker_daemon *)app)->broker);
+}
+
+static void
+broker_stop(void *app)
+{
+	struct broker_daemon *d = app;
+	events_shutdown(d->broker.events);
+	pruner_stop(d->pruner);
+	soap_server_close(d->server);
+	liveness_stop(d->broker.liveness);
+	events_free(d->broker.events);
+	acl_free(&d->broker.acl);
+	gridmap_free(&d->broker.gridmap);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct broker_daemon daemon;
+	const struct daemon_service service = {
+		.args = { .name = "qcg-broker", .usage = usage },
+		.section = "broker",
+		.configure = broker_configure,
+		.start = broker_start,
+		.server = &daemon.server,
+		.reload = broker_reload,
+		.stop = broker_stop,
+		.app = &daemon,
+	};
+	return daemon_serve(argc, argv, &service);
 }

@@ -4,7 +4,10 @@
  * requests to the broker and the broker's events to helpers, caches resolutions per job, and
  * reserves and launches on the cluster's nodes for grid users.
  *
- *   qcg-frontend -c /etc/qcg/frontend.conf [-s section.key=value ...] [--port-file FILE]
+ *   qcg-frontend -c /etc/qcg/frontend.conf [-s section.key=value ...] [--port-file FILE] [-n]
+ *
+ * Its start is lib/daemon_serve.h's: configure (settings, ACL, grid-mapfile, credentials),
+ * start (SOAP server, delivery, broker link, walltime keeper), run, stop.
  *
  * Threads: the SOAP server's accept loop (this one) and workers, the broker link and the
  * delivery thread. SIGTERM/SIGINT stop them all; the cluster stays registered with the broker
@@ -20,7 +23,7 @@
 #include "broker_link.h"
 #include "broker_pool.h"
 #include "config_file.h"
-#include "daemon_args.h"
+#include "daemon_serve.h"
 #include "delivery.h"
 #include "frontend.h"
 #include "helper_probe.h"
@@ -35,10 +38,11 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: qcg-frontend -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "usage: qcg-frontend -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-n]\n"
 	    "  -c, --config FILE      configuration file (INI); see doc/qcg-frontend.conf.example\n"
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s frontend.listen=0.0.0.0:8444\n"
 	    "      --port-file FILE   write the bound port there once listening (for port 0)\n"
+	    "  -n, --check            check the configuration and the files it names, and exit\n"
 	    "  -h, --help             this text;   -V, --version\n");
 }
 
@@ -48,6 +52,7 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
     char *err, size_t errlen)
 {
 	if (tls_settings_from_config(cfg, "tls", &fe->tls, false, err, errlen) != 0 ||
+	    tls_settings_check(&fe->tls, err, errlen) != 0 ||
 	    fe_config_parse(cfg, srv->host, srv->port, &fe->cfg, err, errlen) != 0 ||
 	    acl_load(&fe->acl, fe->cfg.acl_path, err, errlen) != 0 ||
 	    gridmap_load(&fe->gridmap, fe->cfg.gridmap_path, err, errlen) != 0)
@@ -120,62 +125,88 @@ route_event(void *arg, const struct qcg_event *ev)
 	delivery_enqueue(fe->delivery, (size_t)(node - fe->cfg.nodes), ev);
 }
 
-int
-main(int argc, char **argv)
-{
-	static struct config cfg;
-	static struct frontend fe;
+/* The front-end and what its start-up holds between the callbacks. */
+struct frontend_daemon {
+	struct frontend fe;
 	struct soap_server_settings srv;
 	struct soap_server *server;
 	struct walltime_keeper *walltime;
-	const char *port_file = NULL;
-	char err[1024];
+};
 
-	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-frontend", usage, &cfg, &port_file) != 0 ||
-	    daemon_start_logging(&cfg, "frontend", "qcg-frontend") != 0)
-		return 2;
-	tls_global_init();
-	if (soap_server_settings_from_config(&cfg, "frontend", &srv, err, sizeof(err)) != 0 ||
-	    load_state(&fe, &cfg, &srv, err, sizeof(err)) != 0)
-		fatal("%s", err);
+static int
+frontend_configure(void *app, const struct config *cfg, const struct daemon_args *args,
+    char *err, size_t errlen)
+{
+	struct frontend_daemon *d = app;
+	(void)args;
+	return soap_server_settings_from_config(cfg, "frontend", &d->srv, err, errlen) != 0 ||
+	    load_state(&d->fe, cfg, &d->srv, err, errlen) != 0 ? -1 : 0;
+}
 
-	struct soap_service service = {
+static int
+frontend_start(void *app, char *err, size_t errlen)
+{
+	struct frontend_daemon *d = app;
+	struct frontend *fe = &d->fe;
+	static struct soap_service service = {
 		.serve = soap_serve,
 		.worker_init = fe_worker_new,
 		.worker_fini = fe_worker_free,
-		.app = &fe,
 	};
-	daemon_catch_stop_signals();
-	if (daemon_catch_reload_signal(reload_policies, &fe, err, sizeof(err)) != 0)
-		fatal("%s", err);
-	if (soap_server_open(&server, &srv, &fe.tls, &service, err, sizeof(err)) != 0)
-		fatal("%s", err);
-	if (fe.cfg.cluster.frontend_endpoint[0] == '\0') /* listening on port 0 */
-		snprintf(fe.cfg.cluster.frontend_endpoint, sizeof(fe.cfg.cluster.frontend_endpoint),
-		    "https://%s:%d/", srv.host, soap_server_port(server));
-	if ((fe.delivery = delivery_start(&fe.cfg, &fe.tls, err, sizeof(err))) == NULL ||
-	    (fe.link = broker_link_start(&fe.cfg, &fe.tls, route_event, &fe, err,
-		 sizeof(err))) == NULL ||
-	    (walltime = walltime_start(&fe, err, sizeof(err))) == NULL)
-		fatal("%s", err);
+	service.app = fe;
+	if (soap_server_open(&d->server, &d->srv, &fe->tls, &service, err, errlen) != 0)
+		return -1;
+	if (fe->cfg.cluster.frontend_endpoint[0] == '\0') /* listening on port 0 */
+		snprintf(fe->cfg.cluster.frontend_endpoint,
+		    sizeof(fe->cfg.cluster.frontend_endpoint), "https://%s:%d/", d->srv.host,
+		    soap_server_port(d->server));
+	if ((fe->delivery = delivery_start(&fe->cfg, &fe->tls, err, errlen)) == NULL ||
+	    (fe->link = broker_link_start(&fe->cfg, &fe->tls, route_event, fe, err,
+		 errlen)) == NULL ||
+	    (d->walltime = walltime_start(fe, err, errlen)) == NULL)
+		return -1;
 	log_info("qcg-frontend %s for cluster %s listening on %s:%d with %d workers; broker %s",
-	    PACKAGE_VERSION, fe.cfg.cluster.name, srv.host, soap_server_port(server), srv.workers,
-	    fe.cfg.broker_url);
-	if (port_file)
-		daemon_write_port_file(port_file, soap_server_port(server));
-	soap_server_run(server);
-
-	log_info("stopping");
-	walltime_stop(walltime);
-	broker_link_stop(fe.link);
-	delivery_stop(fe.delivery);
-	soap_server_close(server);
-	broker_pool_free(fe.brokers);
-	resv_table_free(fe.reservations);
-	helper_probe_free(fe.helpers);
-	resolve_cache_free(fe.cache);
-	acl_free(&fe.acl);
-	gridmap_free(&fe.gridmap);
+	    PACKAGE_VERSION, fe->cfg.cluster.name, d->srv.host, soap_server_port(d->server),
+	    d->srv.workers, fe->cfg.broker_url);
 	return 0;
+}
+
+static void
+frontend_reload(void *app)
+{
+	reload_policies(&((struct frontend_daemon *)app)->fe);
+}
+
+static void
+frontend_stop(void *app)
+{
+	struct frontend_daemon *d = app;
+	struct frontend *fe = &d->fe;
+	walltime_stop(d->walltime);
+	broker_link_stop(fe->link);
+	delivery_stop(fe->delivery);
+	soap_server_close(d->server);
+	broker_pool_free(fe->brokers);
+	resv_table_free(fe->reservations);
+	helper_probe_free(fe->helpers);
+	resolve_cache_free(fe->cache);
+	acl_free(&fe->acl);
+	gridmap_free(&fe->gridmap);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct frontend_daemon daemon;
+	const struct daemon_service service = {
+		.args = { .name = "qcg-frontend", .usage = usage },
+		.section = "frontend",
+		.configure = frontend_configure,
+		.start = frontend_start,
+		.server = &daemon.server,
+		.reload = frontend_reload,
+		.stop = frontend_stop,
+		.app = &daemon,
+	};
+	return daemon_serve(argc, argv, &service);
 }

@@ -9,7 +9,10 @@
  * then it opens its sockets and credentials and drops to helper.user (privsep_drop.h) before
  * it reads a byte from the network. Launches go through the launcher (launch.c).
  *
- *   qcg-helper -c /etc/qcg/helper.conf [-s section.key=value ...] [--port-file FILE]
+ *   qcg-helper -c /etc/qcg/helper.conf [-s section.key=value ...] [--port-file FILE] [-n]
+ *
+ * Its start is lib/daemon_serve.h's: configure (settings, ACL, credentials), start (the
+ * launcher, the local API, the SOAP server), ready (the privilege drop), run, stop.
  */
 #include "config.h"
 
@@ -20,7 +23,7 @@
 
 #include "soapH.h"
 #include "config_file.h"
-#include "daemon_args.h"
+#include "daemon_serve.h"
 #include "helper.h"
 #include "helper_api.h"
 #include "launch.h"
@@ -35,54 +38,80 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: qcg-helper -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE]\n"
+	    "usage: qcg-helper -c CONFIG [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-n]\n"
 	    "  -c, --config FILE      configuration file (INI); see doc/qcg-helper.conf.example\n"
 	    "  -s, --set KEY=VALUE    override one setting, e.g. -s helper.listen=0.0.0.0:8445\n"
 	    "      --port-file FILE   write the bound SOAP port there once listening (for port 0)\n"
+	    "  -n, --check            check the configuration and the files it names, and exit\n"
 	    "  -h, --help             this text;   -V, --version\n");
 }
 
-/* Everything the handlers and sessions share; fatal on a configuration error. Forks the
- * launcher first, while the process has one thread; *launcher is NULL without separation. */
-static void
-prepare(struct helper *h, const struct config *cfg, struct soap_server_settings *server,
-    struct privsep_client **launcher)
+/* The helper and what its start-up holds between the callbacks. */
+struct helper_daemon {
+	struct helper helper;
+	struct soap_server_settings server_settings;
+	struct soap_server *server;
+	struct helper_api *api;
+	struct privsep_client *launcher; /* NULL without privilege separation */
+};
+
+/* Settings, credentials and the ACL: what -n checks. */
+static int
+helper_configure(void *app, const struct config *cfg, const struct daemon_args *args,
+    char *err, size_t errlen)
 {
-	char err[512];
+	struct helper_daemon *d = app;
+	struct helper *h = &d->helper;
+	(void)args;
+	return helper_config_load(cfg, &h->cfg, err, errlen) != 0 ||
+	    tls_settings_from_config(cfg, "tls", &h->tls, false, err, errlen) != 0 ||
+	    tls_settings_check(&h->tls, err, errlen) != 0 ||
+	    soap_server_settings_from_config(cfg, "helper", &d->server_settings, err,
+		errlen) != 0 ||
+	    acl_load(&h->acl, h->cfg.acl_path, err, errlen) != 0 ? -1 : 0;
+}
+
+/* Everything the handlers and sessions share. Forks the launcher first, while the process has
+ * one thread; d->launcher stays NULL without separation. */
+static int
+prepare(struct helper_daemon *d, char *err, size_t errlen)
+{
+	struct helper *h = &d->helper;
 	int fd;
-	*launcher = NULL;
-	if (helper_config_load(cfg, &h->cfg, err, sizeof(err)) != 0 ||
-	    tls_settings_from_config(cfg, "tls", &h->tls, false, err, sizeof(err)) != 0 ||
-	    soap_server_settings_from_config(cfg, "helper", server, err, sizeof(err)) != 0 ||
-	    acl_load(&h->acl, h->cfg.acl_path, err, sizeof(err)) != 0)
-		fatal("%s", err);
 	if (geteuid() == 0 && h->cfg.user[0] != '\0') {
 		struct privsep_launcher_config lc = { .allow_root = h->cfg.allow_root_launch,
 			.max_launches = h->cfg.max_launches };
 		snprintf(lc.grid_mapfile, sizeof(lc.grid_mapfile), "%s", h->cfg.grid_mapfile);
-		pid_t pid = privsep_launcher_fork(&lc, &fd, err, sizeof(err));
-		if (pid < 0 || (*launcher = privsep_client_new(fd)) == NULL)
-			fatal("%s", pid < 0 ? err : "out of memory");
+		pid_t pid = privsep_launcher_fork(&lc, &fd, err, errlen);
+		if (pid < 0)
+			return -1;
+		if ((d->launcher = privsep_client_new(fd)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		/* before the first thread: the flag is per thread, and threads inherit it */
-		if (privsep_no_new_privs(err, sizeof(err)) != 0)
-			fatal("%s", err);
+		if (privsep_no_new_privs(err, errlen) != 0)
+			return -1;
 		log_info("launcher pid %d keeps root; launches only as accounts of %s", (int)pid,
 		    lc.grid_mapfile);
 	}
 	h->jobs = helper_jobs_new(h->cfg.token_file, h->cfg.park_ms);
 	h->launches = h->jobs == NULL ? NULL : launch_table_new(h->cfg.node, h->cfg.max_launches,
 	    h->cfg.output_cap, h->cfg.allow_root_launch, h->jobs);
-	if (h->launches == NULL)
-		fatal("out of memory");
-	if (*launcher != NULL)
-		launch_table_use_launcher(h->launches, *launcher);
+	if (h->launches == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (d->launcher != NULL)
+		launch_table_use_launcher(h->launches, d->launcher);
 	pthread_mutex_init(&h->setups_lock, NULL);
 	if (geteuid() != 0)
 		log_warn("not running as root: Launch can start processes only as uid %u",
 		    (unsigned)geteuid());
-	else if (*launcher == NULL)
+	else if (d->launcher == NULL)
 		log_warn("running as root without privilege separation: set helper.user to a "
 		    "service account");
+	return 0;
 }
 
 /* SIGHUP: the ACL and the CA directory again; an ACL that fails to parse keeps the old one. */
@@ -98,52 +127,69 @@ reload_policies(void *arg)
 	tls_trust_reload_all();
 }
 
+static int
+helper_start(void *app, char *err, size_t errlen)
+{
+	struct helper_daemon *d = app;
+	static struct soap_service service = { .serve = soap_serve };
+	service.app = &d->helper;
+	return prepare(d, err, errlen) != 0 ||
+	    helper_api_start(&d->helper, &d->api, err, errlen) != 0 ||
+	    soap_server_open(&d->server, &d->server_settings, &d->helper.tls, &service, err,
+		errlen) != 0 ? -1 : 0;
+}
+
+/* After the port file, which may lie where only root writes (a test's or testbed's
+ * directory): the sockets are open and bound, nothing further needs root but the launcher. */
+static int
+helper_ready(void *app, char *err, size_t errlen)
+{
+	struct helper_daemon *d = app;
+	struct helper *h = &d->helper;
+	if (d->launcher != NULL) {
+		if (privsep_drop_to(h->cfg.user, err, errlen) != 0)
+			return -1;
+		log_info("running as %s with no capabilities; only the launcher keeps root",
+		    h->cfg.user);
+	}
+	log_info("qcg-helper %s: node %s, local API on %s, SOAP on %s:%d, front-end %s",
+	    PACKAGE_VERSION, h->cfg.node, h->cfg.socket_path, d->server_settings.host,
+	    soap_server_port(d->server), h->cfg.frontend_url);
+	return 0;
+}
+
+static void
+helper_reload(void *app)
+{
+	reload_policies(&((struct helper_daemon *)app)->helper);
+}
+
+static void
+helper_stop(void *app)
+{
+	struct helper_daemon *d = app;
+	helper_api_stop(d->api);
+	launch_table_shutdown(d->helper.launches); /* first: long polls return, workers can stop */
+	soap_server_close(d->server);
+	launch_table_free(d->helper.launches);
+	privsep_client_free(d->launcher); /* the launcher sees the end and exits */
+	acl_free(&d->helper.acl);
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct config cfg;
-	static struct helper helper;
-	struct soap_server_settings server_settings;
-	struct soap_server *server;
-	struct helper_api *api;
-	struct privsep_client *launcher;
-	const char *port_file = NULL;
-	char err[512];
-
-	config_init(&cfg);
-	if (daemon_args_parse(argc, argv, "qcg-helper", usage, &cfg, &port_file) != 0 ||
-	    daemon_start_logging(&cfg, "helper", "qcg-helper") != 0)
-		return 2;
-	tls_global_init();
-	prepare(&helper, &cfg, &server_settings, &launcher);
-
-	struct soap_service service = { .serve = soap_serve, .app = &helper };
-	daemon_catch_stop_signals();
-	if (daemon_catch_reload_signal(reload_policies, &helper, err, sizeof(err)) != 0 ||
-	    helper_api_start(&helper, &api, err, sizeof(err)) != 0 ||
-	    soap_server_open(&server, &server_settings, &helper.tls, &service, err,
-		sizeof(err)) != 0)
-		fatal("%s", err);
-	/* The port file may lie where only root writes (a test's or testbed's directory). */
-	if (port_file)
-		daemon_write_port_file(port_file, soap_server_port(server));
-	/* The sockets are open and bound: nothing further needs root but the launcher. */
-	if (launcher != NULL) {
-		if (privsep_drop_to(helper.cfg.user, err, sizeof(err)) != 0)
-			fatal("%s", err);
-		log_info("running as %s with no capabilities; only the launcher keeps root",
-		    helper.cfg.user);
-	}
-	log_info("qcg-helper %s: node %s, local API on %s, SOAP on %s:%d, front-end %s",
-	    PACKAGE_VERSION, helper.cfg.node, helper.cfg.socket_path, server_settings.host,
-	    soap_server_port(server), helper.cfg.frontend_url);
-	soap_server_run(server);
-	log_info("stopping");
-	helper_api_stop(api);
-	launch_table_shutdown(helper.launches); /* first: long polls return, workers can stop */
-	soap_server_close(server);
-	launch_table_free(helper.launches);
-	privsep_client_free(launcher); /* the launcher sees the end and exits */
-	acl_free(&helper.acl);
-	return 0;
+	static struct helper_daemon daemon;
+	const struct daemon_service service = {
+		.args = { .name = "qcg-helper", .usage = usage },
+		.section = "helper",
+		.configure = helper_configure,
+		.start = helper_start,
+		.server = &daemon.server,
+		.ready = helper_ready,
+		.reload = helper_reload,
+		.stop = helper_stop,
+		.app = &daemon,
+	};
+	return daemon_serve(argc, argv, &service);
 }

@@ -16,11 +16,61 @@
 
 /* Every key [proxy] may hold; anything else is a typo and refused. */
 static const char *const proxy_keys[] = {
-	"listen", "threads", "max-legs", "max-ids", "pipe-size", "hello-timeout-ms",
-	"partner-timeout-ms", "unknown-id-wait-ms", "used-id-ttl-ms", "accept-any-id", "control",
-	"ready-file", "stats-interval", "log-level", "syslog", "broker", "advertise", "networks", "cluster",
-	"control_listen", "acl", "gridmap", "id-ttl", "broker-wait",
+	"listen", "threads", "max_legs", "max_ids", "pipe_size", "hello_timeout_ms",
+	"partner_timeout_ms", "unknown_id_wait_ms", "used_id_ttl_ms", "accept_any_id", "control",
+	"port_file", "stats_interval", "log_level", "syslog", "broker", "advertise", "networks",
+	"cluster", "control_listen", "acl", "gridmap", "id_ttl", "broker_wait",
 };
+
+/* The keys an earlier release spelled with hyphens (and ready-file, now port_file as the other
+ * daemons' --port-file): read for one more release, with a warning naming the new spelling. */
+static const struct renamed_key {
+	const char *old, *new;
+} renamed_keys[] = {
+	{ "proxy.max-legs", "proxy.max_legs" },
+	{ "proxy.max-ids", "proxy.max_ids" },
+	{ "proxy.pipe-size", "proxy.pipe_size" },
+	{ "proxy.hello-timeout-ms", "proxy.hello_timeout_ms" },
+	{ "proxy.partner-timeout-ms", "proxy.partner_timeout_ms" },
+	{ "proxy.unknown-id-wait-ms", "proxy.unknown_id_wait_ms" },
+	{ "proxy.used-id-ttl-ms", "proxy.used_id_ttl_ms" },
+	{ "proxy.accept-any-id", "proxy.accept_any_id" },
+	{ "proxy.ready-file", "proxy.port_file" },
+	{ "proxy.stats-interval", "proxy.stats_interval" },
+	{ "proxy.log-level", "proxy.log_level" },
+	{ "proxy.id-ttl", "proxy.id_ttl" },
+	{ "proxy.broker-wait", "proxy.broker_wait" },
+};
+#define RENAMED_KEYS (sizeof(renamed_keys) / sizeof(renamed_keys[0]))
+
+/* The key to read for setting key (the new spelling): itself, or its old spelling when only
+ * that is set, so that an error names what the administrator wrote. */
+static const char *
+pc_key(const struct config *cfg, const char *key)
+{
+	for (size_t i = 0; i < RENAMED_KEYS; i++)
+		if (strcmp(renamed_keys[i].new, key) == 0 && config_get(cfg, key, NULL) == NULL &&
+		    config_get(cfg, renamed_keys[i].old, NULL) != NULL)
+			return renamed_keys[i].old;
+	return key;
+}
+
+/* One warning per old spelling in cfg. */
+static void
+warn_old_spellings(const struct config *cfg)
+{
+	for (size_t i = 0; i < RENAMED_KEYS; i++) {
+		const struct renamed_key *r = &renamed_keys[i];
+		if (config_get(cfg, r->old, NULL) == NULL)
+			continue;
+		if (config_get(cfg, r->new, NULL) != NULL)
+			log_warn("%s is the old spelling of %s, which is set too and wins: remove %s",
+			    r->old, r->new, r->old);
+		else
+			log_warn("%s is the old spelling and goes in the next release: write %s",
+			    r->old, r->new);
+	}
+}
 
 static int
 check_known_keys(const struct config *cfg, char *err, size_t errlen)
@@ -32,6 +82,8 @@ check_known_keys(const struct config *cfg, char *err, size_t errlen)
 		bool known = false;
 		for (size_t k = 0; k < sizeof(proxy_keys) / sizeof(proxy_keys[0]) && !known; k++)
 			known = strcmp(key + 6, proxy_keys[k]) == 0;
+		for (size_t k = 0; k < RENAMED_KEYS && !known; k++)
+			known = strcmp(key, renamed_keys[k].old) == 0;
 		if (!known) {
 			snprintf(err, errlen, "unknown setting '%.60s' (see proxy_config.h)", key);
 			return -1;
@@ -102,16 +154,16 @@ struct unsigned_key {
 
 static const struct unsigned_key unsigned_keys[] = {
 	{ "proxy.threads", 0, RELAY_MAX_THREADS, PC_OFF(relay.threads) },
-	{ "proxy.max-legs", 2, RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_legs) },
-	{ "proxy.max-ids", 1, 10ul * RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_ids) },
-	{ "proxy.pipe-size", RELAY_PIPE_SIZE_MIN, RELAY_PIPE_SIZE_MAX, PC_OFF(relay.pipe_size) },
-	{ "proxy.hello-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.hello_timeout_ms) },
-	{ "proxy.partner-timeout-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.partner_timeout_ms) },
-	{ "proxy.used-id-ttl-ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.used_id_ttl_ms) },
-	{ "proxy.unknown-id-wait-ms", 0, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.unknown_id_wait_ms) },
-	{ "proxy.stats-interval", 0, PROXY_STATS_INTERVAL_MAX, PC_OFF(stats_interval_s) },
-	{ "proxy.id-ttl", 1, RELAY_ID_TTL_MAX_S, PC_OFF(id_ttl_s) },
-	{ "proxy.broker-wait", 1, PROXY_BROKER_WAIT_MAX, PC_OFF(broker_wait_s) },
+	{ "proxy.max_legs", 2, RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_legs) },
+	{ "proxy.max_ids", 1, 10ul * RELAY_MAX_LEGS_LIMIT, PC_OFF(relay.max_ids) },
+	{ "proxy.pipe_size", RELAY_PIPE_SIZE_MIN, RELAY_PIPE_SIZE_MAX, PC_OFF(relay.pipe_size) },
+	{ "proxy.hello_timeout_ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.hello_timeout_ms) },
+	{ "proxy.partner_timeout_ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.partner_timeout_ms) },
+	{ "proxy.used_id_ttl_ms", 1, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.used_id_ttl_ms) },
+	{ "proxy.unknown_id_wait_ms", 0, RELAY_TIMEOUT_MAX_MS, PC_OFF(relay.unknown_id_wait_ms) },
+	{ "proxy.stats_interval", 0, PROXY_STATS_INTERVAL_MAX, PC_OFF(stats_interval_s) },
+	{ "proxy.id_ttl", 1, RELAY_ID_TTL_MAX_S, PC_OFF(id_ttl_s) },
+	{ "proxy.broker_wait", 1, PROXY_BROKER_WAIT_MAX, PC_OFF(broker_wait_s) },
 };
 
 static int
@@ -121,7 +173,7 @@ read_unsigned(const struct config *cfg, struct proxy_config *out, char *err, siz
 		const struct unsigned_key *k = &unsigned_keys[i];
 		unsigned *field = (unsigned *)((char *)out + k->offset);
 		long v;
-		if (config_get_int(cfg, k->key, (long)*field, (long)k->min, (long)k->max, &v, err,
+		if (config_get_int(cfg, pc_key(cfg, k->key), (long)*field, (long)k->min, (long)k->max, &v, err,
 		    errlen) != 0)
 			return -1;
 		*field = (unsigned)v;
@@ -133,25 +185,26 @@ static int
 read_plane(const struct config *cfg, struct proxy_config *out, char *err, size_t errlen)
 {
 	const char *listen = config_get(cfg, "proxy.listen", NULL);
-	const char *level = config_get(cfg, "proxy.log-level", "info");
+	const char *level_key = pc_key(cfg, "proxy.log_level");
+	const char *level = config_get(cfg, level_key, "info");
 
 	if (listen != NULL && proxy_parse_hostport("proxy.listen", listen, false,
 	    out->relay.listen_host, sizeof(out->relay.listen_host), &out->relay.listen_port, err,
 	    errlen) != 0)
 		return -1;
 	if (read_unsigned(cfg, out, err, errlen) != 0 ||
-	    config_get_bool(cfg, "proxy.accept-any-id", false, &out->relay.accept_any_id, err,
-		errlen) != 0 ||
+	    config_get_bool(cfg, pc_key(cfg, "proxy.accept_any_id"), false,
+		&out->relay.accept_any_id, err, errlen) != 0 ||
 	    config_get_bool(cfg, "proxy.syslog", false, &out->use_syslog, err, errlen) != 0 ||
 	    config_copy(cfg, "proxy.control", NULL, out->control_path, sizeof(out->control_path), err,
 		errlen) < 0 ||
-	    config_copy(cfg, "proxy.ready-file", NULL, out->ready_file, sizeof(out->ready_file), err,
-		errlen) < 0)
+	    config_copy(cfg, pc_key(cfg, "proxy.port_file"), NULL, out->port_file,
+		sizeof(out->port_file), err, errlen) < 0)
 		return -1;
 	out->log_level = log_level_parse(level);
 	if (out->log_level < 0) {
-		snprintf(err, errlen, "proxy.log-level: expected error, warn, info or debug, got "
-		    "'%.40s'", level);
+		snprintf(err, errlen, "%s: expected error, warn, info or debug, got '%.40s'",
+		    level_key, level);
 		return -1;
 	}
 	return relay_config_check(&out->relay, err, errlen);
@@ -200,8 +253,9 @@ read_broker(const struct config *cfg, struct proxy_config *out, char *err, size_
 		return -1;
 	}
 	if (out->relay.accept_any_id) {
-		snprintf(err, errlen, "proxy.accept-any-id would let anyone relay through a proxy "
-		    "the broker hands out; it is for benchmarks without a broker only");
+		snprintf(err, errlen, "%s would let anyone relay through a proxy "
+		    "the broker hands out; it is for benchmarks without a broker only",
+		    pc_key(cfg, "proxy.accept_any_id"));
 		return -1;
 	}
 	return 0;
@@ -248,6 +302,7 @@ proxy_config_read(const struct config *cfg, struct proxy_config *out, char *err,
 	out->id_ttl_s = 60;
 	out->broker_wait_s = 30;
 
+	warn_old_spellings(cfg);
 	if (check_known_keys(cfg, err, errlen) != 0 || read_plane(cfg, out, err, errlen) != 0 ||
 	    read_broker(cfg, out, err, errlen) != 0 || read_control(cfg, out, err, errlen) != 0)
 		return -1;

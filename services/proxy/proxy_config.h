@@ -1,27 +1,33 @@
 /*
  * proxy_config.h: qcg-proxy's settings, read with lib/config_file (the project's one INI
- * parser) from the file named by --config, then the command line (options and `-s
- * section.key=value` overrides, which win whatever their order relative to --config).
+ * parser) from the file named by --config, then the command line (`-s section.key=value`
+ * overrides, which win whatever their order relative to --config; lib/daemon_args.h).
+ *
+ * The keys are spelled as the other daemons' are (log_level, not log-level). The hyphenated
+ * spelling of an earlier release (max-legs, log-level, ..., and ready-file for port_file) and
+ * its options (--max-legs=N, --ready-file F, ...) still work for one release, with a warning
+ * in the log naming the new spelling.
  *
  *   [proxy]
  *   listen = HOST:PORT          relay (data) port (default *:7300; port 0 = any free port)
  *   threads = N                 data-plane threads (default one per core)
- *   max-legs = N                legs open at once; more are refused
- *   max-ids = N                 relay ids remembered at once
- *   pipe-size = BYTES           buffer per direction of a relay
- *   hello-timeout-ms = MS       a leg must send its whole hello within this
- *   partner-timeout-ms = MS     a first leg waits this long for its partner (default 30000)
- *   unknown-id-wait-ms = MS     a leg whose id is not announced yet waits this long for the
+ *   max_legs = N                legs open at once; more are refused
+ *   max_ids = N                 relay ids remembered at once
+ *   pipe_size = BYTES           buffer per direction of a relay
+ *   hello_timeout_ms = MS       a leg must send its whole hello within this
+ *   partner_timeout_ms = MS     a first leg waits this long for its partner (default 30000)
+ *   unknown_id_wait_ms = MS     a leg whose id is not announced yet waits this long for the
  *                               broker's announcement before it is refused (default 5000;
  *                               0 refuses at once)
- *   used-id-ttl-ms = MS         a used id is refused as "reused" for this long
- *   accept-any-id = yes|no      INSECURE: join any two legs with the same id (benchmarks);
+ *   used_id_ttl_ms = MS         a used id is refused as "reused" for this long
+ *   accept_any_id = yes|no      INSECURE: join any two legs with the same id (benchmarks);
  *                               refused together with a broker
  *   control = PATH              local control socket (relay_control.h); none by default
- *   ready-file = PATH           written once listening: "HOST:PORT" of the relay port, and a
- *                               second line "control URL" when the SOAP control service runs
- *   stats-interval = SECONDS    log a statistics line this often (0 = never)
- *   log-level = error|warn|info|debug
+ *   port_file = PATH            written once listening (or --port-file): "HOST:PORT" of the
+ *                               relay port, and a second line "control URL" when the SOAP
+ *                               control service runs
+ *   stats_interval = SECONDS    log a statistics line this often (0 = never)
+ *   log_level = error|warn|info|debug
  *   syslog = yes|no
  *
  *   broker = URL                the broker to register with and take relays from; none by
@@ -39,9 +45,9 @@
  *                               broker so that qcg-query can read the statistics
  *   acl = PATH                  who may read the statistics (lib/acl.h: any role), besides
  *   gridmap = PATH              every user of this grid-mapfile
- *   id-ttl = SECONDS            how long an id the broker announced waits for its first leg
+ *   id_ttl = SECONDS            how long an id the broker announced waits for its first leg
  *                               (default 60)
- *   broker-wait = SECONDS       the broker long poll (WaitEvents) timeout (default 30)
+ *   broker_wait = SECONDS       the broker long poll (WaitEvents) timeout (default 30)
  *
  *   [control]                   tunables of the SOAP server (lib/soap_server.h): workers
  *                               (default 4), queue, io_timeout, transfer_timeout, max_message,
@@ -72,7 +78,7 @@ struct config;
 struct proxy_config {
 	struct relay_config relay;         /* the data plane's settings */
 	char control_path[PROXY_PATH_MAX]; /* "" = no control socket */
-	char ready_file[PROXY_PATH_MAX];   /* "" = none */
+	char port_file[PROXY_PATH_MAX];    /* "" = none */
 	unsigned stats_interval_s;         /* 0 = no periodic statistics line */
 	int log_level;                     /* enum log_level */
 	bool use_syslog;

@@ -1,6 +1,7 @@
 /*
  * proxy_main.c: qcg-proxy, the relay of qcg-ompi (DESIGN.md section 3, method "relay").
  *
+ *   start-up, -n, signals               -> lib/daemon_serve.c
  *   settings (file, then command line)  -> proxy_config.c (lib/config_file)
  *   data plane: listeners, workers      -> relay.c, relay_worker.c, relay_leg.c, relay_join.c
  *   which ids are allowed               -> relay_table.c, fed by the broker link
@@ -12,7 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "config_file.h"
+#include "daemon_serve.h"
+#include "gridmap.h"
 #include "log.h"
 #include "proxy_broker.h"
 #include "proxy_config.h"
@@ -29,83 +32,43 @@
 #include "relay.h"
 #include "relay_control.h"
 
-/* Long options other than --config, --set and --help are [proxy] keys of the same name. */
-static const struct option proxy_options[] = {
-	{ "config", required_argument, NULL, 'c' },
-	{ "set", required_argument, NULL, 's' },
-	{ "listen", required_argument, NULL, 0 },
-	{ "threads", required_argument, NULL, 0 },
-	{ "max-legs", required_argument, NULL, 0 },
-	{ "max-ids", required_argument, NULL, 0 },
-	{ "pipe-size", required_argument, NULL, 0 },
-	{ "hello-timeout-ms", required_argument, NULL, 0 },
-	{ "partner-timeout-ms", required_argument, NULL, 0 },
-	{ "unknown-id-wait-ms", required_argument, NULL, 0 },
-	{ "used-id-ttl-ms", required_argument, NULL, 0 },
-	{ "accept-any-id", no_argument, NULL, 0 },
-	{ "control", required_argument, NULL, 0 },
-	{ "ready-file", required_argument, NULL, 0 },
-	{ "stats-interval", required_argument, NULL, 0 },
-	{ "log-level", required_argument, NULL, 0 },
-	{ "syslog", no_argument, NULL, 0 },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The options of the earlier command line, each a [proxy] key: they work for one release,
+ * with a warning naming the new spelling (lib/daemon_args.h). */
+static const struct daemon_legacy_option proxy_legacy_options[] = {
+	{ "listen", true, "listen" },
+	{ "threads", true, "threads" },
+	{ "max-legs", true, "max_legs" },
+	{ "max-ids", true, "max_ids" },
+	{ "pipe-size", true, "pipe_size" },
+	{ "hello-timeout-ms", true, "hello_timeout_ms" },
+	{ "partner-timeout-ms", true, "partner_timeout_ms" },
+	{ "unknown-id-wait-ms", true, "unknown_id_wait_ms" },
+	{ "used-id-ttl-ms", true, "used_id_ttl_ms" },
+	{ "accept-any-id", false, "accept_any_id" },
+	{ "control", true, "control" },
+	{ "ready-file", true, "port_file" },
+	{ "stats-interval", true, "stats_interval" },
+	{ "log-level", true, "log_level" },
+	{ "syslog", false, "syslog" },
+	{ NULL, false, NULL },
 };
 
 static void
 usage(FILE *out)
 {
 	fprintf(out,
-	    "usage: qcg-proxy [--config FILE] [-s SECTION.KEY=VALUE ...] [--listen HOST:PORT]\n"
-	    "                 [--threads N] [--max-legs N] [--max-ids N] [--pipe-size BYTES]\n"
-	    "                 [--hello-timeout-ms MS] [--partner-timeout-ms MS]\n"
-	    "                 [--unknown-id-wait-ms MS] [--used-id-ttl-ms MS]\n"
-	    "                 [--control PATH] [--ready-file PATH]\n"
-	    "                 [--stats-interval S] [--log-level LEVEL] [--syslog]\n"
-	    "                 [--accept-any-id  (INSECURE: benchmarks without a broker only)]\n"
+	    "usage: qcg-proxy [-c CONFIG] [-s SECTION.KEY=VALUE ...] [--port-file FILE] [-n]\n"
+	    "  -c, --config FILE      configuration file (INI: [proxy], [control], [tls]; keys in\n"
+	    "                         proxy_config.h); without it, the defaults\n"
+	    "  -s, --set KEY=VALUE    override one setting, e.g. -s proxy.listen=0.0.0.0:7300\n"
+	    "      --port-file FILE   once listening, write \"HOST:PORT\" of the relay port there\n"
+	    "                         (and \"control URL\" when the SOAP control service runs)\n"
+	    "  -n, --check            check the configuration and the files it names, and exit\n"
+	    "  -h, --help             this text;   -V, --version\n"
 	    "Relays bytes between two legs that present the same relay id (see relay_hello.h).\n"
-	    "The file is INI ([proxy], [control], [tls]; keys in proxy_config.h); an option\n"
-	    "--NAME=VALUE sets proxy.NAME; -s sets any key, e.g. -s proxy.broker=https://b:8443/\n");
-}
-
-/* Settings: the file named by --config first, then every other option over it, in order. */
-static void
-proxy_parse_args(int argc, char **argv, struct config *file, struct proxy_config *cfg)
-{
-	char err[512], key[CONFIG_KEY_MAX];
-	int c, index;
-
-	config_init(file);
-	/* First pass: only --config, silently (the second pass reports bad options). */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:s:h", proxy_options, &index)) != -1)
-		if (c == 'c' && config_load_file(file, optarg, err, sizeof(err)) < 0)
-			fatal("%s", err);
-	opterr = 1;
-	optind = 0; /* glibc: 0 restarts the scan from scratch */
-	while ((c = getopt_long(argc, argv, "c:s:h", proxy_options, &index)) != -1) {
-		int rc = 0;
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		} else if (c == 's') {
-			rc = config_apply_override(file, optarg, err, sizeof(err));
-		} else if (c == 0) {
-			snprintf(key, sizeof(key), "proxy.%s", proxy_options[index].name);
-			rc = config_set(file, key, proxy_options[index].has_arg ? optarg : "yes", err,
-			    sizeof(err));
-		} else if (c != 'c') {
-			usage(stderr);
-			exit(2);
-		}
-		if (rc != 0)
-			fatal("%s", err);
-	}
-	if (optind < argc)
-		fatal("unexpected argument '%s' (see --help)", argv[optind]);
-	if (proxy_config_read(file, cfg, err, sizeof(err)) != 0 ||
-	    proxy_config_services(file, cfg, err, sizeof(err)) != 0)
-		fatal("%s", err);
+	    "-s proxy.accept_any_id=yes is INSECURE: benchmarks without a broker only.\n"
+	    "The options --listen, --threads, --max-legs, ... of the earlier release still set\n"
+	    "the [proxy] key of that name, with a warning.\n");
 }
 
 /* Write "HOST:PORT\n" (and "control URL\n") atomically (temporary file, then rename), for
@@ -196,58 +159,142 @@ proxy_wait(struct relay_plane *plane, const sigset_t *stop, unsigned interval_s)
 	}
 }
 
-int
-main(int argc, char **argv)
-{
-	static struct config file;     /* large: the parsed file and overrides */
-	static struct proxy_config cfg;
-	struct relay_control *ctl = NULL;
-	struct proxy_soap *soap = NULL;
-	struct proxy_broker *broker = NULL;
-	char err[512], control_url[QCG_ENDPOINT_MAX] = "";
-	sigset_t stop;
+/* The proxy and what its start-up holds between the callbacks. */
+struct proxy_daemon {
+	struct proxy_config cfg;
+	struct relay_plane *plane;
+	struct relay_control *ctl;       /* NULL without proxy.control */
+	struct proxy_soap *soap;         /* NULL without proxy.control_listen */
+	struct proxy_broker *broker;     /* NULL without proxy.broker */
+	char control_url[QCG_ENDPOINT_MAX];
+};
 
-	log_init("qcg-proxy", LOG_LEVEL_INFO, 0); /* so option errors carry our name */
-	proxy_parse_args(argc, argv, &file, &cfg);
-	log_init("qcg-proxy", (enum log_level)cfg.log_level, cfg.use_syslog);
-	if (cfg.broker_url[0] || cfg.control_enabled)
-		tls_global_init();
-	/* Blocked before any thread starts, so only sigtimedwait in this thread takes them. */
+/* What a start would read: the ACL and grid-mapfile of the statistics readers. */
+static int
+check_readers(const struct proxy_config *cfg, char *err, size_t errlen)
+{
+	struct acl acl = { 0 };
+	struct gridmap gridmap = { 0 };
+	int rc = 0;
+	if (cfg->acl_path[0] && (rc = acl_load(&acl, cfg->acl_path, err, errlen)) == 0)
+		acl_free(&acl);
+	if (rc == 0 && cfg->gridmap_path[0] &&
+	    (rc = gridmap_load(&gridmap, cfg->gridmap_path, err, errlen)) == 0)
+		gridmap_free(&gridmap);
+	return rc;
+}
+
+static int
+proxy_configure(void *app, const struct config *file, const struct daemon_args *args,
+    char *err, size_t errlen)
+{
+	struct proxy_daemon *d = app;
+	struct proxy_config *cfg = &d->cfg;
+	if (proxy_config_read(file, cfg, err, errlen) != 0 ||
+	    proxy_config_services(file, cfg, err, errlen) != 0)
+		return -1;
+	log_set_level((enum log_level)cfg->log_level); /* proxy.log-level, the old spelling */
+	if (args->port_file != NULL) {
+		if (strlen(args->port_file) >= sizeof(cfg->port_file)) {
+			snprintf(err, errlen, "--port-file: longer than %zu bytes",
+			    sizeof(cfg->port_file) - 1);
+			return -1;
+		}
+		strcpy(cfg->port_file, args->port_file);
+	}
+	if (cfg->broker_url[0] || cfg->control_enabled) {
+		if (tls_settings_check(&cfg->tls, err, errlen) != 0)
+			return -1;
+	}
+	return cfg->control_enabled ? check_readers(cfg, err, errlen) : 0;
+}
+
+static int
+proxy_start(void *app, char *err, size_t errlen)
+{
+	struct proxy_daemon *d = app;
+	struct proxy_config *cfg = &d->cfg;
+
+	d->plane = relay_start(&cfg->relay, err, errlen);
+	if (d->plane == NULL) {
+		char reason[512];
+		snprintf(reason, sizeof(reason), "%s", err);
+		snprintf(err, errlen, "data plane: %s", reason);
+		return -1;
+	}
+	if (cfg->control_path[0] &&
+	    (d->ctl = relay_control_start(d->plane, cfg->control_path, err, errlen)) == NULL)
+		return -1;
+	if (cfg->control_enabled) {
+		if ((d->soap = proxy_soap_start(d->plane, cfg, err, errlen)) == NULL)
+			return -1;
+		control_url_of(cfg, proxy_soap_port(d->soap), d->control_url,
+		    sizeof(d->control_url));
+	}
+	if (cfg->broker_url[0])
+		d->broker = start_broker_link(d->plane, cfg, d->control_url);
+	return 0;
+}
+
+/* The port file named by --port-file or proxy.port_file (the option wins, in configure). */
+static void
+proxy_write_port_file(void *app, const char *path)
+{
+	struct proxy_daemon *d = app;
+	(void)path;
+	if (d->cfg.port_file[0])
+		write_ready_file(d->cfg.port_file, &d->cfg.relay, relay_port(d->plane),
+		    d->control_url);
+}
+
+/* Wait for SIGINT/SIGTERM, logging statistics every interval; SIGHUP reloads. */
+static void
+proxy_run(void *app)
+{
+	struct proxy_daemon *d = app;
+	sigset_t stop;
+	int sig;
+
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP); /* reload, below */
-	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-
-	struct relay_plane *plane = relay_start(&cfg.relay, err, sizeof(err));
-	if (plane == NULL)
-		fatal("data plane: %s", err);
-	if (cfg.control_path[0] &&
-	    (ctl = relay_control_start(plane, cfg.control_path, err, sizeof(err))) == NULL)
-		fatal("%s", err);
-	if (cfg.control_enabled) {
-		if ((soap = proxy_soap_start(plane, &cfg, err, sizeof(err))) == NULL)
-			fatal("%s", err);
-		control_url_of(&cfg, proxy_soap_port(soap), control_url, sizeof(control_url));
-	}
-	if (cfg.broker_url[0])
-		broker = start_broker_link(plane, &cfg, control_url);
-	if (cfg.ready_file[0])
-		write_ready_file(cfg.ready_file, &cfg.relay, relay_port(plane), control_url);
-
-	int sig;
-	while ((sig = proxy_wait(plane, &stop, cfg.stats_interval_s)) == SIGHUP) {
+	sigaddset(&stop, SIGHUP);
+	while ((sig = proxy_wait(d->plane, &stop, d->cfg.stats_interval_s)) == SIGHUP) {
 		log_info("SIGHUP: reloading the ACL, grid-mapfile and CA directory");
-		proxy_soap_reload(soap, &cfg);
+		proxy_soap_reload(d->soap, &d->cfg);
 		tls_trust_reload_all();
 	}
-	log_info("signal %d: stopping", sig);
-	proxy_broker_stop(broker); /* first: the broker stops handing this proxy out */
-	proxy_soap_stop(soap);
-	relay_control_stop(ctl);
-	log_stats(plane, " at exit");
-	relay_stop(plane);
-	if (cfg.ready_file[0])
-		unlink(cfg.ready_file);
-	return 0;
+	log_info("signal %d", sig);
+}
+
+static void
+proxy_stop(void *app)
+{
+	struct proxy_daemon *d = app;
+	proxy_broker_stop(d->broker); /* first: the broker stops handing this proxy out */
+	proxy_soap_stop(d->soap);
+	relay_control_stop(d->ctl);
+	log_stats(d->plane, " at exit");
+	relay_stop(d->plane);
+	if (d->cfg.port_file[0])
+		unlink(d->cfg.port_file);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct proxy_daemon daemon; /* large: the settings */
+	const struct daemon_service service = {
+		.args = { .name = "qcg-proxy", .usage = usage, .config_optional = true,
+			.section = "proxy", .legacy = proxy_legacy_options },
+		.section = "proxy",
+		.configure = proxy_configure,
+		.start = proxy_start,
+		.write_port_file = proxy_write_port_file,
+		.run = proxy_run,
+		.stop = proxy_stop,
+		.run_takes_signals = true,
+		.app = &daemon,
+	};
+	return daemon_serve(argc, argv, &service);
 }

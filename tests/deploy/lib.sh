@@ -6,6 +6,8 @@ set -u
 . "$top_srcdir/tests/wait.sh"
 
 QCG_DEPLOY="$top_srcdir/deploy/qcg-deploy"
+# The daemons qcg-deploy runs with -n on what it writes: this build's.
+export QCG_DEPLOY_DAEMONS="$top_builddir"
 QCG_CA="$top_srcdir/deploy/qcg-ca"
 T=$(mktemp -d /tmp/qcg-deploy-test.XXXXXX)
 FAILURES=0

@@ -1,8 +1,10 @@
 #!/bin/bash
 # test_deploy_errors.sh: qcg-deploy refuses every kind of bad grid description in
-# grid-errors.list with one clear line naming the file, the line and the reason, writes nothing
-# when it refuses (generate, and install without the grid's CA or for a host not in the grid),
-# and accepts the shipped example (so a parser that refuses everything fails).
+# grid-errors.list with one clear line naming the file, the line and the reason (some through
+# the daemons' own -n on the files written from it), writes nothing when it refuses (generate,
+# and install without the grid's CA or for a host not in the grid), generate checks what it
+# wrote with the daemons, and the shipped example is accepted (so a parser that refuses
+# everything fails).
 . "$top_srcdir/tests/deploy/lib.sh"
 
 # check_case NAME EXPECTED: run `check` on $T/grid.txt and judge the error.
@@ -71,6 +73,19 @@ if out=$("$QCG_DEPLOY" check "$top_srcdir/doc/qcg-grid.example" 2>&1) &&
 	pass accepts_shipped_example
 else
 	fail accepts_shipped_example "$out"
+fi
+
+# generate runs each daemon's -n on the files it wrote: a value only the daemon checks (a CIDR)
+# fails the generation, naming the grid line and the written file's own line.
+printf 'broker b address=127.0.0.1\ncluster a frontend=gw address=127.0.0.1 policy=open networks=10.1.0.0/24,10.2.0.0/99\nnode n1 cluster=a address=10.1.0.11\n' >"$T/grid.txt"
+out=$("$QCG_DEPLOY" generate --out "$T/gen-cidr" "$T/grid.txt" 2>&1 >/dev/null)
+rc=$?
+conf=$T/gen-cidr/gw/etc/qcg/frontend-a.conf
+if [ "$rc" -eq 1 ] && [ -f "$conf" ] &&
+	grep -qF "grid.txt:2: cluster a: qcg-frontend -n refused the file written for it: $conf:$(grep -n '^private_networks' "$conf" | cut -d: -f1): " <<<"$out"; then
+	pass generate_checks_what_it_wrote_with_the_daemons
+else
+	fail generate_checks_what_it_wrote_with_the_daemons "exit $rc: $out"
 fi
 
 # Usage mistakes exit 2.

@@ -91,7 +91,7 @@ start() {
 start broker "$BROKER" "$T/run/broker.port" -c "$O/qd-broker/etc/qcg/broker.conf" \
 	--port-file "$T/run/broker.port"
 start proxy "$PROXY" "$T/run/proxy.ready" -c "$O/qd-proxy/etc/qcg/proxy.conf" \
-	-s "proxy.ready-file=$T/run/proxy.ready"
+	--port-file "$T/run/proxy.ready"
 start frontend-a "$FRONTEND" "$T/run/fe-a.port" -c "$O/qd-gw-a/etc/qcg/frontend-a.conf" \
 	--port-file "$T/run/fe-a.port"
 start frontend-b "$FRONTEND" "$T/run/fe-b.port" -c "$O/qd-gw-b/etc/qcg/frontend-b.conf" \

@@ -17,6 +17,9 @@ QCG_QUERY="$top_builddir/launcher/qcg-query"
 BROKER_CALL="$top_builddir/tests/integration/broker_call"
 
 . "$top_srcdir/tests/wait.sh"
+# The one configuration generator (qcg-deploy and qcg-testbed use it too): the daemons' keys
+# are spelled once, there.
+declare -F genconf_broker >/dev/null || . "$top_srcdir/deploy/qcg-genconf.sh"
 
 FIXTURE_DIR=$(mktemp -d /tmp/qcg-test.XXXXXX)
 BROKER_PID=""
@@ -107,21 +110,12 @@ fixture_init() {
 
 write_broker_conf() {
 	local d=$FIXTURE_DIR
-	cat >"$d/broker.conf" <<-CONF
-	[broker]
-	listen = $1
-	database = $d/broker.db
-	acl = $d/broker.acl
-	gridmap = $d/grid-mapfile
-	workers = 8
-	max_message = 1048576
-	io_timeout = 10
-	log_level = ${BROKER_LOG_LEVEL:-info}
-	[tls]
-	cert = $d/broker-cert.pem
-	key = $d/broker-key.pem
-	ca_dir = $d/ca/certificates
-	CONF
+	{
+		genconf_broker "$1" 8 "$d/broker.db" "$d/broker.acl" "$d/grid-mapfile"
+		genconf_soap_tunables "" 10 1048576
+		genconf_log_level "${BROKER_LOG_LEVEL:-info}"
+		genconf_tls "$d/broker-cert.pem" "$d/broker-key.pem" "$d/ca/certificates"
+	} >"$d/broker.conf"
 }
 
 # broker_start [extra qcg-broker args]: start and wait until it listens.
@@ -187,28 +181,17 @@ broker_restart_same_port() {
 # [nodes] body ("b1 = https://127.0.0.1:PORT/ 4"), EXTRA-LINES more [frontend] settings.
 write_frontend_conf() {
 	local d=$FIXTURE_DIR
-	cat >"$1" <<-CONF
-	[frontend]
-	listen = 127.0.0.1:0
-	broker = $BROKER_URL
-	cluster = $3
-	policy = $4
-	private_networks = 127.0.0.0/8
-	public_address = 127.0.0.1
-	acl = $5
-	gridmap = $6
-	workers = 8
-	io_timeout = 10
-	max_message = 1048576
-	log_level = ${FRONTEND_LOG_LEVEL:-debug}
-	${8:-}
-	[nodes]
-	$7
-	[tls]
-	cert = $d/$2-cert.pem
-	key = $d/$2-key.pem
-	ca_dir = $d/ca/certificates
-	CONF
+	{
+		genconf_frontend 127.0.0.1:0 "" "$BROKER_URL"
+		genconf_frontend_cluster "$3" "$4" 127.0.0.0/8 127.0.0.1 ""
+		genconf_frontend_access "$5" "$6"
+		genconf_soap_tunables 8 10 1048576
+		genconf_log_level "${FRONTEND_LOG_LEVEL:-debug}"
+		[ -z "${8:-}" ] || printf '%s\n' "$8"
+		genconf_frontend_nodes
+		printf '%s\n' "$7"
+		genconf_tls "$d/$2-cert.pem" "$d/$2-key.pem" "$d/ca/certificates"
+	} >"$1"
 }
 
 # frontend_start CONF LOG [extra qcg-frontend args]: start and wait until it listens; sets
@@ -273,28 +256,14 @@ write_helper_conf() {
 	fi
 	printf 'frontend "/O=Grid/OU=qcg-ompi/CN=host/gw-*"\n' >"$d/helper-$name.acl"
 	: >"$d/helper-$name.tokens"
-	cat >"$d/helper-$name.conf" <<-CONF
-	[helper]
-	node = $name
-	cluster = ${HELPER_CLUSTER:-site-a}
-	address = $2
-	frontend = $3
-	acl = $d/helper-$name.acl
-	listen = 127.0.0.1:0
-	workers = 4
-	io_timeout = 10
-	max_message = 1048576
-	socket = $HELPER_SOCKET_DIR/$name.sock
-	socket_mode = 0666
-	token_file = $d/helper-$name.tokens
-	rendezvous_timeout = 5
-	park_timeout = 5
-	log_level = ${HELPER_LOG_LEVEL:-debug}
-	[tls]
-	cert = $d/$name-cert.pem
-	key = $d/$name-key.pem
-	ca_dir = $d/ca/certificates
-	CONF
+	{
+		genconf_helper "$name" "${HELPER_CLUSTER:-site-a}" "$2" "$3" "$d/helper-$name.acl" \
+			127.0.0.1:0 "$HELPER_SOCKET_DIR/$name.sock" "$d/helper-$name.tokens" no ""
+		genconf_soap_tunables "" 10 1048576
+		genconf_helper_local 0666 5 5
+		genconf_log_level "${HELPER_LOG_LEVEL:-debug}"
+		genconf_tls "$d/$name-cert.pem" "$d/$name-key.pem" "$d/ca/certificates"
+	} >"$d/helper-$name.conf"
 	[ -z "${HELPER_SERVICE_USER:-}" ] || helper_conf_privsep "$name"
 }
 
@@ -376,33 +345,18 @@ PROXY_PIDS=""
 # write_proxy_conf FILE CERT-PREFIX NETWORKS CLUSTER [EXTRA-LINES]: a qcg-proxy whose relay and
 # SOAP control ports are free ports of 127.0.0.1, registered with BROKER_URL as serving NETWORKS
 # for CLUSTER ("" for the WAN); statistics readers: the fixture's grid-mapfile and the broker's
-# ACL; a local control socket FILE.ctl; the ready file FILE.ready.
+# ACL; a local control socket FILE.ctl; the port file FILE.ready.
 write_proxy_conf() {
 	local d=$FIXTURE_DIR
-	cat >"$1" <<-CONF
-	[proxy]
-	listen = 127.0.0.1:0
-	broker = $BROKER_URL
-	advertise = 127.0.0.1
-	networks = $3
-	cluster = $4
-	control_listen = 127.0.0.1:0
-	acl = $d/broker.acl
-	gridmap = $d/grid-mapfile
-	control = $1.ctl
-	ready-file = $1.ready
-	threads = 2
-	stats-interval = 0
-	log-level = ${PROXY_LOG_LEVEL:-debug}
-	${5:-}
-	[control]
-	io_timeout = 10
-	max_message = 1048576
-	[tls]
-	cert = $d/$2-cert.pem
-	key = $d/$2-key.pem
-	ca_dir = $d/ca/certificates
-	CONF
+	{
+		genconf_proxy 127.0.0.1:0 "$1.ready" "$BROKER_URL" 127.0.0.1 "$3" "$4" 127.0.0.1:0 \
+			"$d/broker.acl" "$d/grid-mapfile"
+		genconf_proxy_local "$1.ctl" 2 0
+		genconf_log_level "${PROXY_LOG_LEVEL:-debug}"
+		[ -z "${5:-}" ] || printf '%s\n' "$5"
+		genconf_proxy_control "" 10 1048576
+		genconf_tls "$d/$2-cert.pem" "$d/$2-key.pem" "$d/ca/certificates"
+	} >"$1"
 }
 
 # proxy_start CONF LOG: start qcg-proxy and wait until it listens; sets PROXY_PID,

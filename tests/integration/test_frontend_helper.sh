@@ -35,22 +35,12 @@ FELOG=$D/fe.log
 
 # helper_start NODE PORT: a qcg-helper for NODE on PORT, its log in $D/NODE.log.
 helper_start() {
-	cat >"$D/$1.conf" <<-CONF
-	[helper]
-	node = $1
-	cluster = site-f
-	address = 127.0.0.1
-	frontend = $FRONTEND_URL
-	acl = $D/helper.acl
-	listen = 127.0.0.1:$2
-	workers = 4
-	socket = $D/$1.sock
-	log_level = debug
-	[tls]
-	cert = $D/$1-cert.pem
-	key = $D/$1-key.pem
-	ca_dir = $D/ca/certificates
-	CONF
+	{
+		genconf_helper "$1" site-f 127.0.0.1 "$FRONTEND_URL" "$D/helper.acl" "127.0.0.1:$2" \
+			"$D/$1.sock" "" no ""
+		genconf_log_level debug
+		genconf_tls "$D/$1-cert.pem" "$D/$1-key.pem" "$D/ca/certificates"
+	} >"$D/$1.conf"
 	"$QCG_HELPER" -c "$D/$1.conf" >>"$D/$1.log" 2>&1 &
 	HELPER_PIDS="$HELPER_PIDS $!"
 	fixture_wait_listening "qcg-helper $1" "$!" "$2" "$D/$1.log"

@@ -43,7 +43,7 @@ cluster_is() {
 }
 
 # --- a WAN proxy and two NAT clusters that need it -------------------------------------------
-write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 "" "broker-wait = 2"
+write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 "" "broker_wait = 2"
 proxy_start "$D/pw.conf" "$D/pw.log"
 PW=$PROXY_ENDPOINT PW_PID=$PROXY_PID
 # The restarted proxy must present the same endpoint: pin the relay port it got.

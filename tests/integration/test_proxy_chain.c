@@ -133,7 +133,7 @@ next_hop_that_does_not_expect_the_id_ends_the_relay(void)
 	struct relay_id id;
 
 	/* B refuses the unannounced id after 200 ms (by default it waits 5 s for a late one) */
-	static const char *const short_wait[] = { "--unknown-id-wait-ms=200", NULL };
+	static const char *const short_wait[] = { "-s", "proxy.unknown_id_wait_ms=200", NULL };
 	tp_proxy_start(&b, short_wait);
 	tp_proxy_start(&a, NULL);
 	tp_random_id(&id); /* B was never told */

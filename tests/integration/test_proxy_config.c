@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "config_file.h"
+#include "log.h"
 #include "proxy_config.h"
 #include "relay_control.h"
 
@@ -76,7 +77,7 @@ config_file_sets_the_relay_and_ignores_other_sections(void)
 	char err[256] = "";
 
 	CHECK_INT_EQ(read_text("# qcg-proxy\n[proxy]\nlisten = 10.1.2.3:7400\n"
-	    "  partner-timeout-ms=1500  \npipe-size = 65536\naccept-any-id = no\n; comment\n\n"
+	    "  partner_timeout_ms=1500  \npipe_size = 65536\naccept_any_id = no\n; comment\n\n"
 	    "[soap]\nendpoint = ignored: another part's section\n[proxy]\nthreads = 3\n", &cfg, err,
 	    sizeof(err)), 0);
 	CHECK_STR_EQ(cfg.relay.listen_host, "10.1.2.3");
@@ -100,8 +101,8 @@ broker_and_control_keys_are_read(void)
 
 	CHECK_INT_EQ(read_text("[proxy]\nlisten = *:0\nbroker = https://broker:8443/\n"
 	    "advertise = 172.31.0.101\nnetworks = 10.3.0.0/24,0.0.0.0/0\ncluster = c\n"
-	    "control_listen = 127.0.0.1:0\nacl = /etc/qcg/proxy.acl\nid-ttl = 90\n"
-	    "broker-wait = 20\n[control]\nworkers = 2\n[tls]\ncert = /c.pem\nkey = /k.pem\n"
+	    "control_listen = 127.0.0.1:0\nacl = /etc/qcg/proxy.acl\nid_ttl = 90\n"
+	    "broker_wait = 20\n[control]\nworkers = 2\n[tls]\ncert = /c.pem\nkey = /k.pem\n"
 	    "ca_dir = /ca\n", &cfg, err, sizeof(err)), 0);
 	CHECK_STR_EQ(err, "");
 	CHECK_STR_EQ(cfg.relay.listen_host, "");
@@ -115,6 +116,28 @@ broker_and_control_keys_are_read(void)
 	CHECK_INT_EQ(cfg.control.port, 0);
 	CHECK_INT_EQ(cfg.id_ttl_s, 90);
 	CHECK_INT_EQ(cfg.broker_wait_s, 20);
+}
+
+/* The hyphenated keys of the earlier release are read for one more release (with a warning,
+ * tests/integration/test_daemon_check.sh); when both spellings are set, the new one wins. */
+static void
+old_spellings_are_still_read(void)
+{
+	static struct proxy_config cfg;
+	char err[256] = "";
+
+	CHECK_INT_EQ(read_text("[proxy]\nlisten = 127.0.0.1:0\nmax-legs = 40\npipe-size = 65536\n"
+	    "ready-file = /run/p.ready\nlog-level = debug\nstats-interval = 0\nid-ttl = 7\n"
+	    "hello-timeout-ms = 200\nmax_ids = 9\nmax-ids = 8\n", &cfg, err, sizeof(err)), 0);
+	CHECK_STR_EQ(err, "");
+	CHECK_INT_EQ(cfg.relay.max_legs, 40);
+	CHECK_INT_EQ(cfg.relay.pipe_size, 65536);
+	CHECK_STR_EQ(cfg.port_file, "/run/p.ready");
+	CHECK_INT_EQ(cfg.log_level, LOG_LEVEL_DEBUG);
+	CHECK_INT_EQ(cfg.stats_interval_s, 0);
+	CHECK_INT_EQ(cfg.id_ttl_s, 7);
+	CHECK_INT_EQ(cfg.relay.hello_timeout_ms, 200);
+	CHECK_INT_EQ(cfg.relay.max_ids, 9); /* the new spelling wins */
 }
 
 static void
@@ -162,14 +185,17 @@ check_refused(const char *text, const char *needle)
 static void
 bad_settings_are_refused_naming_the_key(void)
 {
-	check_refused("[proxy]\nmax-legs = 1\n", "max-legs");
-	check_refused("[proxy]\npipe-size = 16777216\n", "pipe-size");
-	check_refused("[proxy]\nhello-timeout-ms = -5\n", "hello-timeout-ms");
-	check_refused("[proxy]\naccept-any-id = maybe\n", "accept-any-id");
-	check_refused("[proxy]\nlog-level = loud\n", "log-level");
-	check_refused("[proxy]\nmax-leg = 5\n", "unknown setting 'proxy.max-leg'");
-	check_refused("[proxy]\nid-ttl = 0\n", "id-ttl");
-	check_refused("[proxy]\nbroker-wait = 301\n", "broker-wait");
+	check_refused("[proxy]\nmax_legs = 1\n", "proxy.max_legs");
+	check_refused("[proxy]\npipe_size = 16777216\n", "proxy.pipe_size");
+	check_refused("[proxy]\nhello_timeout_ms = -5\n", "proxy.hello_timeout_ms");
+	check_refused("[proxy]\naccept_any_id = maybe\n", "proxy.accept_any_id");
+	check_refused("[proxy]\nlog_level = loud\n", "proxy.log_level");
+	check_refused("[proxy]\nmax_leg = 5\n", "unknown setting 'proxy.max_leg'");
+	check_refused("[proxy]\nid_ttl = 0\n", "proxy.id_ttl");
+	check_refused("[proxy]\nbroker_wait = 301\n", "proxy.broker_wait");
+	/* the old spelling's errors name what was written */
+	check_refused("[proxy]\nmax-legs = 1\n", "proxy.max-legs");
+	check_refused("[proxy]\nlog-level = loud\n", "proxy.log-level");
 	check_refused("[proxy]\nadvertise = [::1\n", "advertise");
 }
 
@@ -182,8 +208,8 @@ unsafe_or_incomplete_combinations_are_refused(void)
 	snprintf(text, sizeof(text), "[proxy]\nlisten = *:7300\nbroker = https://b/\n%s", tls);
 	check_refused(text, "proxy.advertise");
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
-	    "accept-any-id = yes\n%s", tls);
-	check_refused(text, "accept-any-id");
+	    "accept_any_id = yes\n%s", tls);
+	check_refused(text, "accept_any_id");
 	snprintf(text, sizeof(text), "[proxy]\nlisten = 127.0.0.1:0\nbroker = https://b/\n"
 	    "networks =\n%s", tls);
 	check_refused(text, "proxy.networks");
@@ -232,6 +258,7 @@ main(void)
 	RUN(bad_control_commands_are_refused_with_a_reason);
 	RUN(config_file_sets_the_relay_and_ignores_other_sections);
 	RUN(broker_and_control_keys_are_read);
+	RUN(old_spellings_are_still_read);
 	RUN(host_port_accepts_wildcard_ipv6_and_optional_port);
 	RUN(bad_settings_are_refused_naming_the_key);
 	RUN(unsafe_or_incomplete_combinations_are_refused);

@@ -119,7 +119,7 @@ run_all(struct leg *legs, int timeout_ms)
 static void
 thousand_concurrent_relays_all_complete_correctly(void)
 {
-	static const char *const args[] = { "--max-legs=2100", NULL };
+	static const char *const args[] = { "-s", "proxy.max_legs=2100", NULL };
 	struct tp_proxy p;
 	struct relay_id ids[RELAYS];
 	struct leg *legs = calloc(LEGS, sizeof(*legs));

@@ -16,15 +16,14 @@ D=$FIXTURE_DIR
 fixture_init
 broker_start
 
-# write_proxy_conf puts networks on line 5 of the file.
 write_proxy_conf "$D/bad.conf" proxy-1 10.0.0.1/8 ""
-[ "$(sed -n 5p "$D/bad.conf")" = "networks = 10.0.0.1/8" ] ||
-	fail fixture_puts_networks_on_line_5 "$(cat "$D/bad.conf")"
+line=$(grep -n '^networks = 10.0.0.1/8$' "$D/bad.conf" | cut -d: -f1)
+[ -n "$line" ] || { echo "the fixture wrote no networks line: $(cat "$D/bad.conf")"; exit 99; }
 # A refusal is immediate; 60 s only proves that it does not hang instead.
 timeout 60 "$QCG_PROXY" --config "$D/bad.conf" >"$D/bad.log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] &&
-	grep -q "$D/bad.conf:5: proxy.networks: host bits set in 10.0.0.1/8 (the network is 10.0.0.0/8)" "$D/bad.log"; then
+	grep -q "$D/bad.conf:$line: proxy.networks: host bits set in 10.0.0.1/8 (the network is 10.0.0.0/8)" "$D/bad.log"; then
 	pass host_bits_refuse_to_start_with_file_line_and_reason
 else
 	fail host_bits_refuse_to_start_with_file_line_and_reason "exit $rc: $(cat "$D/bad.log")"

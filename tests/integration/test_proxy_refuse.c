@@ -18,8 +18,8 @@
 
 #define AT_ONCE_MS 1000 /* generous for a loaded machine, far below the 10 s partner timeout */
 
-static const char *const long_timeouts[] = { "--partner-timeout-ms=10000",
-	"--hello-timeout-ms=10000", "--unknown-id-wait-ms=200", NULL };
+static const char *const long_timeouts[] = { "-s", "proxy.partner_timeout_ms=10000",
+	"-s", "proxy.hello_timeout_ms=10000", "-s", "proxy.unknown_id_wait_ms=200", NULL };
 
 static void
 unknown_id_is_closed_at_once(void)
@@ -107,7 +107,7 @@ reused_id_is_closed_at_once(void)
 static void
 lonely_leg_times_out_and_late_partner_is_refused(void)
 {
-	static const char *const args[] = { "--partner-timeout-ms=300", NULL };
+	static const char *const args[] = { "-s", "proxy.partner_timeout_ms=300", NULL };
 	struct tp_proxy p;
 	struct relay_id id;
 
@@ -132,7 +132,7 @@ lonely_leg_times_out_and_late_partner_is_refused(void)
 static void
 slow_hello_times_out(void)
 {
-	static const char *const args[] = { "--hello-timeout-ms=300", NULL };
+	static const char *const args[] = { "-s", "proxy.hello_timeout_ms=300", NULL };
 	struct tp_proxy p;
 	struct relay_id id;
 	uint8_t hello[RELAY_HELLO_SIZE];
@@ -153,7 +153,8 @@ slow_hello_times_out(void)
 static void
 legs_beyond_max_legs_are_refused(void)
 {
-	static const char *const args[] = { "--max-legs=4", "--hello-timeout-ms=10000", NULL };
+	static const char *const args[] = { "-s", "proxy.max_legs=4", "-s",
+		"proxy.hello_timeout_ms=10000", NULL };
 	struct tp_proxy p;
 	int fds[4];
 

@@ -56,7 +56,7 @@ register_nat_pair() {
 
 # 1. A WAN proxy registers, with statistics. A leg of an unannounced id waits 300 ms for the
 # announcement (5 s by default) before it is refused: the refusals below stay quick.
-write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 "" "unknown-id-wait-ms = 300"
+write_proxy_conf "$D/pw.conf" proxy-w 0.0.0.0/0 "" "unknown_id_wait_ms = 300"
 proxy_start "$D/pw.conf" "$D/pw.log"
 PW=$PROXY_ENDPOINT PW_URL=$PROXY_CONTROL_URL PW_PID=$PROXY_PID
 if wait_until 300 listed "$PW"; then
@@ -179,7 +179,7 @@ if unlisted "$PW"; then pass stopped_proxy_unregisters; else fail stopped_proxy_
 # broker decided for its earlier incarnation; relays decided afterwards work.
 FP=$(free_port)
 write_proxy_conf "$D/pr.conf" proxy-w 0.0.0.0/0 "" "listen = 127.0.0.1:$FP
-unknown-id-wait-ms = 300" # the later listen wins
+unknown_id_wait_ms = 300" # the later listen wins
 proxy_start "$D/pr.conf" "$D/pr.log"
 PR=$PROXY_ENDPOINT
 wait_until 300 listed "$PR" || fail restart_setup "$PR not listed"

@@ -43,18 +43,22 @@ tp_now_ms(void)
 static void
 tp_exec_proxy(struct tp_proxy *p, const char *binary, const char *const *extra_args)
 {
-	char ready[160];
+	char ready[160], control[160];
 	const char *argv[TP_MAX_ARGS];
 	int n = 0;
 
 	snprintf(ready, sizeof(ready), "%s/ready", p->dir);
 	argv[n++] = binary;
-	argv[n++] = "--listen=127.0.0.1:0";
-	argv[n++] = "--threads=2";
-	argv[n++] = "--stats-interval=0";
-	argv[n++] = "--control";
-	argv[n++] = p->control;
-	argv[n++] = "--ready-file";
+	snprintf(control, sizeof(control), "proxy.control=%s", p->control);
+	argv[n++] = "-s";
+	argv[n++] = "proxy.listen=127.0.0.1:0";
+	argv[n++] = "-s";
+	argv[n++] = "proxy.threads=2";
+	argv[n++] = "-s";
+	argv[n++] = "proxy.stats_interval=0";
+	argv[n++] = "-s";
+	argv[n++] = control;
+	argv[n++] = "--port-file";
 	argv[n++] = ready;
 	for (int i = 0; extra_args != NULL && extra_args[i] != NULL && n < TP_MAX_ARGS - 1; i++)
 		argv[n++] = extra_args[i];

@@ -101,7 +101,7 @@ both_legs_before_announcement_are_joined(void)
 static void
 never_announced_leg_is_refused_after_the_wait(void)
 {
-	static const char *const wait_500[] = { "--unknown-id-wait-ms=500", NULL };
+	static const char *const wait_500[] = { "-s", "proxy.unknown_id_wait_ms=500", NULL };
 	struct tp_proxy p;
 	struct relay_id id;
 

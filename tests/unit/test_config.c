@@ -423,6 +423,55 @@ config_error_names_where_each_value_came_from(void)
 	CHECK_STR_EQ(where, "three.conf:4");
 }
 
+/* config_place and config_locate_error: a validator's reason gets the place of the key it
+ * names (what -n prints), an override the command line, a file's own error its value's line. */
+static void
+errors_about_a_key_get_its_file_and_line(void)
+{
+	const char *origin = NULL;
+	int line = 0;
+	CHECK_INT_EQ(load_text("[a]\nx = 1\n[b]\nworkers = many\nkey = /etc/k.pem\n"
+	    "max-legs = 3\nmax = 4\n"), 0);
+	CHECK_INT_EQ(config_place(&cfg, "b.workers", &origin, &line), 0);
+	CHECK_STR_EQ(origin, "t.conf");
+	CHECK_INT_EQ(line, 4);
+	CHECK_INT_EQ(config_place(&cfg, "b.absent", &origin, &line), -1);
+
+	snprintf(err, sizeof(err), "b.workers must be an integer in [1, 8], got 'many'");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "t.conf:4: b.workers must be an integer in [1, 8], got 'many'");
+	/* b.max is not the key of "b.max-legs": the longer key is named */
+	snprintf(err, sizeof(err), "b.max-legs must be at least 2");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "t.conf:6: b.max-legs must be at least 2");
+	/* a key at the end of a sentence */
+	snprintf(err, sizeof(err), "x needs b.max.");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "t.conf:7: x needs b.max.");
+	/* a file's error names its path, which is a key's value */
+	snprintf(err, sizeof(err), "/etc/k.pem: No such file or directory");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "t.conf:5: /etc/k.pem: No such file or directory");
+	/* a place given already stays */
+	snprintf(err, sizeof(err), "/etc/qcg/acl:3: unknown role");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "/etc/qcg/acl:3: unknown role");
+	/* a missing key has no line: the file */
+	snprintf(err, sizeof(err), "[tls] cert and key must be set");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "t.conf: [tls] cert and key must be set");
+	/* an override names the command line */
+	CHECK_INT_EQ(config_apply_override(&cfg, "b.workers=0", err, sizeof(err)), 0);
+	snprintf(err, sizeof(err), "b.workers must be an integer in [1, 8], got '0'");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "command line (-s b.workers): b.workers must be an integer in [1, 8], "
+	    "got '0'");
+	/* config_error's own place ("--set:" for an override) stays too */
+	snprintf(err, sizeof(err), "--set: b.workers: must be odd");
+	config_locate_error(&cfg, "t.conf", err, sizeof(err));
+	CHECK_STR_EQ(err, "--set: b.workers: must be odd");
+}
+
 int
 main(void)
 {
@@ -450,5 +499,6 @@ main(void)
 	RUN(missing_file_is_an_error_naming_the_file);
 	RUN(bounded_copy_reports_truncation_with_file_and_line);
 	RUN(config_error_names_where_each_value_came_from);
+	RUN(errors_about_a_key_get_its_file_and_line);
 	return check_exit();
 }
