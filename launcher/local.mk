@@ -99,13 +99,13 @@ TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/examples.test tests/launcher/placement.test \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
-	tests/launcher/crossed_requests.test
+	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/placement.test tests/launcher/tb_faults.sh tests/launcher/fault_rank.c \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
-	tests/launcher/crossed_requests.test
+	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h
