@@ -33,22 +33,19 @@ tbfs_prepare() {
 }
 
 # What runs inside a new host namespace to make it private ($1 = the state directory, $2 =
-# an empty directory to hold it meanwhile, $3 = tmpfs size, $4 = the testbeds' run root, then
-# the private directories).
+# an empty directory to hold it meanwhile, $3 = tmpfs size, then the private directories).
 # shellcheck disable=SC2016  # expanded by the inner shell
 readonly TBFS_SETUP='
 set -eu
-dir=$1 keep=$2 size=$3 run_root=$4
-shift 4
-# Namespace files the machine had when we copied its mounts (every testbed s UTS and mount
-# namespaces, ours included): kept here, they would keep those namespaces alive as long as this
-# one. Nothing inside needs them: nsenter opens them from the machine s side.
-for m in $(awk -v r="$run_root/" '\''index($5, r) == 1 { print $5 }'\'' /proc/self/mountinfo | sort -r); do
+dir=$1 keep=$2 size=$3
+shift 3
+# Whatever a private directory will hide, the state directory must stay: hold it aside.
+mount --bind "$dir" "$keep"
+# Mounts the machine still had when we copied them (other testbeds namespace files, which
+# would otherwise live as long as we do): not ours to keep.
+for m in $(awk '\''$5 ~ "^/run/qcg-testbed/.*/mnt" { print $5 }'\'' /proc/self/mountinfo | sort -r); do
 	umount -l "$m" 2>/dev/null || true
 done
-# Whatever a private directory will hide, the state directory must stay: hold it aside (after
-# the loop above: $keep lies under the run root too).
-mount --bind "$dir" "$keep"
 for d in "$@"; do
 	[ -d "$d" ] || continue
 	mode=$(stat -c %a "$d")
@@ -70,7 +67,7 @@ tbfs_make_host() {
 	: >"$ns"
 	mkdir -p "$RUNDIR/keep/$h"
 	unshare --mount="$ns" --propagation slave -- /bin/sh -c "$TBFS_SETUP" tbfs-setup \
-		"$DIR" "$RUNDIR/keep/$h" "$TBFS_TMPFS_SIZE" "$RUN_ROOT" "${TBFS_PRIVATE[@]}" ||
+		"$DIR" "$RUNDIR/keep/$h" "$TBFS_TMPFS_SIZE" "${TBFS_PRIVATE[@]}" ||
 		die "could not make host $h's private filesystem"
 }
 
