@@ -28,6 +28,8 @@ tests_testbed_tb_connect_LDADD = $(QCG_PROTO_LIBS) lib/libqcgcommon.a
 
 # qcg-testbed: a whole grid on one machine (network namespaces, the delay line on the WAN).
 dist_sbin_SCRIPTS += deploy/qcg-testbed
+# Sourced by qcg-testbed (up --separate-fs), found next to it or in $(pkgdatadir).
+dist_pkgdata_DATA += deploy/testbed-fs.sh
 EXTRA_DIST += deploy/README-testbed.md
 
 # Testbed tests: root only (they skip with 77 otherwise); each brings its own testbed up in a

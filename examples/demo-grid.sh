@@ -13,10 +13,12 @@
 #   4. the main job: qcg-submit on host user runs examples/all-pairs (native XML) as one Open
 #      MPI job over the three sites (mpirun with qcg-rsh and libqcgnet.so), then qcg-status and
 #      every connection's method; then examples/pi from its QCG-Simple directives.
-# The testbed is always taken down, whatever happens.
+# The testbed is always taken down, whatever happens. Its hosts share no files (qcg-testbed
+# up --separate-fs: each its own /tmp, /home, /root, /etc/grid-security), as real sites do;
+# --shared-fs runs it on one filesystem instead.
 #
-#   examples/demo-grid.sh [BUILD-DIR]      (default: the source tree's own build)
-#   examples/demo-grid.sh --installed PREFIX [BUILD-DIR]
+#   examples/demo-grid.sh [--shared-fs] [BUILD-DIR]      (default: the source tree's own build)
+#   examples/demo-grid.sh [--shared-fs] --installed PREFIX [BUILD-DIR]
 #
 # Needs a build (./configure && make); the test programs it uses (tests/integration/
 # frontend_call, helper_local, broker_call, tests/testbed/tb_connect) are built here with
@@ -26,7 +28,11 @@
 # installed directory to Open MPI) and the example programs; the test programs, which are
 # not installed, still come from BUILD-DIR.
 set -euo pipefail
-installed=
+installed='' fs=--separate-fs
+if [[ ${1:-} == --shared-fs ]]; then
+	fs=
+	shift
+fi
 if [[ ${1:-} == --installed ]]; then
 	installed=${2:?--installed needs the installation prefix (/usr for the Debian packages)}
 	shift 2
@@ -91,10 +97,10 @@ trap 'exit 143' TERM
 source "$top_srcdir/tests/testbed/grid.sh"
 GRID_QUERY=$LAUNCHER_DIR/qcg-query # grid.sh's default is the build's
 
-step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy"
+step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy${fs:+, hosts sharing no files}"
 t0=$(now_ms)
 "$QTB" --dir "$TB_DIR" up --sites 3 --nodes 2 --policies open,nat,closed --wan-delay 5 \
-	--proxies 1 --frontend-proxy
+	--proxies 1 --frontend-proxy $fs
 echo "up with every service ready and registered: $(($(now_ms) - t0)) ms"
 "$QTB" --dir "$TB_DIR" status | sed -n '/^DAEMON/,$p'
 grid_env

@@ -8,12 +8,11 @@
 #include <string.h>
 
 #include "job_files.h"
+#include "job_topology.h"
 #include "node_env.h"
 
-/* Whether host names a and b are the same host: equal, or equal up to the first '.' of
- * either (a node "a1" and a launcher host "a1.example.org"). */
-static int
-same_host(const char *a, const char *b)
+int
+job_files_same_host(const char *a, const char *b)
 {
 	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
 	return strcmp(a, b) == 0 || (la == lb && strncmp(a, b, la) == 0);
@@ -25,7 +24,7 @@ job_files_form(const struct coalloc *c, const char *self)
 	int first = 1;
 	for (int i = 0; i < c->count; i++)
 		for (int n = 0; n < c->part[i].node_count; n++) {
-			if (!first && same_host(c->part[i].node[n].name, self))
+			if (!first && job_files_same_host(c->part[i].node[n].name, self))
 				return JOB_FILES_SEQ;
 			first = 0;
 		}
@@ -70,6 +69,12 @@ job_files_hosts(FILE *f, const struct coalloc *c)
 			if (c->part[i].node[n].port_min > 0 &&
 			    node_env_words(&c->part[i].node[n], c->helper_socket, &t) != 0)
 				return -1;
+			/* Every node gets its colors: its ranks read them from their environment,
+			 * whatever they can or cannot read of the launcher's files. */
+			if (t.envc >= RSH_MAP_ENV_MAX)
+				return -1;
+			job_topology_word(c, i, n, t.env[t.envc], sizeof(t.env[t.envc]));
+			t.envc++;
 			if (rsh_map_format_env(&t, line, sizeof(line)) != 0)
 				return -1;
 			fputs(line, f);
@@ -80,25 +85,14 @@ job_files_hosts(FILE *f, const struct coalloc *c)
 int
 job_files_topology(FILE *f, const struct coalloc *c)
 {
-	int rank = 0, site_color[JOB_CLUSTERS_MAX], cluster_color[JOB_CLUSTERS_MAX];
+	int rank = 0;
 	fprintf(f, "# rank site cluster node (job %s)\n", c->job_id);
 	for (int i = 0; i < c->count; i++) {
-		const char *site = c->part[i].cluster->site;
-		site_color[i] = -1;
-		int sites = 0, clusters_in_site = 0;
-		for (int j = 0; j < i; j++) {
-			if (strcmp(c->part[j].cluster->site, site) == 0) {
-				site_color[i] = site_color[j];
-				clusters_in_site++;
-			}
-			sites = site_color[j] + 1 > sites ? site_color[j] + 1 : sites;
-		}
-		if (site_color[i] < 0)
-			site_color[i] = sites;
-		cluster_color[i] = clusters_in_site;
+		int site, cluster;
+		job_topology_part(c, i, &site, &cluster);
 		for (int n = 0; n < c->part[i].node_count; n++)
 			for (int s = 0; s < c->part[i].node[n].count; s++)
-				fprintf(f, "%d %d %d %d\n", rank++, site_color[i], cluster_color[i], n);
+				fprintf(f, "%d %d %d %d\n", rank++, site, cluster, n);
 	}
 	return ferror(f) ? -1 : 0;
 }

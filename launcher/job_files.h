@@ -12,10 +12,13 @@
  *              runs on one of the job's nodes that is not the first, the file lists one line
  *              per rank instead, for --map-by seq (which cannot bind: see job_files_form).
  *   hosts      qcg-rsh's hosts map (rsh_map.h): NODE FRONTEND-URL RESERVATION, then the
- *              node's libqcgnet.so words when it has a port window (node_env.h)
+ *              node's libqcgnet.so words when it has a port window (node_env.h), then its
+ *              QCG_TOPOLOGY_COLORS word (job_topology.h)
  *   topology   mpi-glue/topo's topology file: "rank site cluster node" colors; sites numbered
  *              in order of first appearance, clusters within their site, nodes within their
- *              cluster (MPICH-G2's depths and colors, DESIGN.md section 4)
+ *              cluster (job_topology.h). A record of the layout, not read by the job: each rank
+ *              gets its own colors through its environment, since the nodes cannot read
+ *              this host's files
  */
 #ifndef QCG_JOB_FILES_H
 #define QCG_JOB_FILES_H
@@ -35,6 +38,9 @@ enum job_files_form {
  * nodes other than the first (Open MPI would give it the first ranks), else SLOTS. A name
  * matches in full or up to its first '.' on either side. */
 enum job_files_form job_files_form(const struct coalloc *c, const char *self);
+/* Whether host names a and b are the same host: equal, or equal up to the first '.' of
+ * either (a node "a1" and a launcher host "a1.example.org"). */
+int job_files_same_host(const char *a, const char *b);
 /* "slot" or "seq". */
 const char *job_files_map_by(enum job_files_form form);
 

@@ -14,6 +14,7 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/remote_run.c launcher/remote_run.h \
 	launcher/proxy_make.c launcher/proxy_make.h \
 	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
+	launcher/job_topology.c launcher/job_topology.h \
 	launcher/broker_jobs.c launcher/broker_jobs.h launcher/startup_watch.c launcher/startup_watch.h \
 	launcher/submit_run.c launcher/submit_run.h \
 	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h
@@ -98,13 +99,13 @@ TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.
 	tests/launcher/cancel.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/examples.test tests/launcher/placement.test \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
-	tests/launcher/crossed_requests.test
+	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \
 	tests/launcher/placement.test tests/launcher/tb_faults.sh tests/launcher/fault_rank.c \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
-	tests/launcher/crossed_requests.test
+	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
 
 check_PROGRAMS += tests/launcher/test_node_env
 tests_launcher_test_node_env_SOURCES = tests/launcher/test_node_env.c tests/unit/check.h

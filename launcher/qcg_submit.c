@@ -38,6 +38,7 @@
 #include "broker_jobs.h"
 #include "coalloc.h"
 #include "job_files.h"
+#include "job_topology.h"
 #include "node_env.h"
 #include "soap_client.h"
 #include "stage.h"
@@ -385,10 +386,13 @@ run_job(struct submit *s)
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
 		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS,
-		submit_component_path(s->self_dir) };
+		submit_component_path(s->self_dir), NULL };
 	char self[256] = "";
 	gethostname(self, sizeof(self) - 1);
 	plan.form = job_files_form(&s->alloc, self);
+	static char topology_word[JOB_TOPOLOGY_WORD_MAX]; /* putenv keeps it: not on the stack */
+	if (job_topology_local_word(&s->alloc, self, topology_word, sizeof(topology_word)))
+		plan.topology_word = topology_word;
 	if (plan.form == JOB_FILES_SEQ && s->job->binding != JOB_BIND_NONE) {
 		/* --map-by seq keeps the order but leaves the other nodes' ranks unbound. */
 		snprintf(err, sizeof(err), "%s:%d: binding %s cannot be honoured when qcg-submit "

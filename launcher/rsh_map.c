@@ -232,7 +232,7 @@ int
 rsh_env_node_local(const char *entry)
 {
 	static const char *const names[] = { "QCG_HELPER_SOCKET", "QCG_HELPER_TOKEN_FILE",
-		"QCG_NET_PORTS", "QCG_NET_ADDRESS", "QCG_USER_CLUSTER",
+		"QCG_NET_PORTS", "QCG_NET_ADDRESS", "QCG_USER_CLUSTER", "QCG_TOPOLOGY_COLORS",
 		"OMPI_MCA_btl_tcp_port_min_v4", "OMPI_MCA_btl_tcp_port_range_v4",
 		"OMPI_MCA_oob_tcp_dynamic_ipv4_ports" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -9,8 +9,9 @@
  * FRONTEND-URL the https:// URL of that node's cluster front-end, RESERVATION-ID the committed
  * reservation qcg-rsh launches under. The optional NAME=VALUE words are that node's own
  * environment (values without blanks), which the launcher's cannot give: the node's helper
- * socket (QCG_HELPER_SOCKET) and its window of listening ports (QCG_NET_PORTS=MIN-MAX, unique
- * in the job, inside the cluster's open range for port-range clusters). Blank lines and lines
+ * socket (QCG_HELPER_SOCKET), its window of listening ports (QCG_NET_PORTS=MIN-MAX, unique
+ * in the job, inside the cluster's open range for port-range clusters) and its place in the
+ * job's topology (QCG_TOPOLOGY_COLORS=SITE,CLUSTER,NODE, job_topology.h). Blank lines and lines
  * starting with '#' are ignored. A host appears at most once. Parsing works on a buffer, so it
  * is tested without files.
  *
@@ -66,7 +67,8 @@ int rsh_map_format_env(const struct rsh_target *t, char *buf, size_t len);
 
 /* Whether entry ("NAME=value") describes the launching host only and so is never carried from
  * the launcher to a node: QCG_HELPER_SOCKET, QCG_HELPER_TOKEN_FILE, QCG_NET_PORTS,
- * QCG_NET_ADDRESS, QCG_USER_CLUSTER and Open MPI's port parameters. */
+ * QCG_NET_ADDRESS, QCG_USER_CLUSTER, QCG_TOPOLOGY_COLORS (the host's place in the job's
+ * topology) and Open MPI's port parameters. */
 int rsh_env_node_local(const char *entry);
 
 /*

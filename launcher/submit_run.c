@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "job_topology.h"
 #include "node_env.h"
 #include "submit_run.h"
 
@@ -92,7 +93,9 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	 * back (a connection through the grid that never came up): without a bound, mpirun
 	 * would wait for it for ever. */
 	argv[n++] = "--mca"; argv[n++] = "orte_startup_timeout"; argv[n++] = SUBMIT_STARTUP_TIMEOUT;
-	argv[n++] = "-x"; argv[n++] = "QCG_TOPOLOGY_FILE";
+	/* Every rank: its colors must have come with its node's environment (job_topology.h);
+	 * one without them then says so instead of coll/qcg stepping aside unnoticed. */
+	argv[n++] = "-x"; argv[n++] = JOB_TOPOLOGY_REQUIRED_ENV "=1";
 	if (p->net_lib) {
 		argv[n++] = "-x";
 		argv[n++] = "LD_PRELOAD";
@@ -150,8 +153,12 @@ submit_start(const struct submit_plan *p, char *err, size_t errlen)
 	setpgid(0, 0);
 	snprintf(path, sizeof(path), "%s/hosts", p->dir);
 	setenv("QCG_RSH_MAP", path, 1);
-	snprintf(path, sizeof(path), "%s/topology", p->dir);
-	setenv("QCG_TOPOLOGY_FILE", path, 1);
+	/* Only mpirun's own ranks read this (orted and their ranks get their node's from the
+	 * hosts map); none when mpirun's host is not one of the job's nodes. */
+	if (p->topology_word && p->topology_word[0])
+		putenv((char *)p->topology_word);
+	else
+		unsetenv(JOB_TOPOLOGY_COLORS_ENV);
 	if (p->job->workdir.line)
 		setenv("QCG_RSH_WORKDIR", p->job->workdir.text, 1);
 	else

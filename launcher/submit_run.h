@@ -2,8 +2,8 @@
  * submit_run.h: build mpirun's command line for a co-allocated job and supervise it: Open MPI
  * starts orted on every node through qcg-rsh (plm_rsh_agent, no tree spawn: only the launcher
  * holds the user's proxy), ranks follow the hostfile, bound as the description says
- * (--bind-to, default none), each rank finds its topology colors in
- * QCG_TOPOLOGY_FILE, and libqcgnet.so is preloaded when it exists.
+ * (--bind-to, default none), each rank finds its topology colors in its own environment
+ * (job_topology.h), and libqcgnet.so is preloaded when it exists.
  */
 #ifndef QCG_SUBMIT_RUN_H
 #define QCG_SUBMIT_RUN_H
@@ -31,13 +31,15 @@ struct submit_plan {
 	bool launcher_helper;     /* a helper serves mpirun's host: libqcgnet acts in mpirun */
 	enum job_files_form form; /* how the hostfile places ranks (--map-by) */
 	const char *component_path; /* mca_base_component_path with mca_coll_qcg, or NULL */
+	const char *topology_word;  /* QCG_TOPOLOGY_COLORS=... of mpirun's host when it is one
+	                             * of the job's nodes (its ranks' colors), else NULL */
 };
 
 /* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */
 int submit_mpirun_argv(const struct submit_plan *plan, char **argv);
 
 /* Start mpirun in its own process group with the launcher environment (QCG_RSH_MAP,
- * QCG_TOPOLOGY_FILE, QCG_RSH_WORKDIR, the job's id and token, LD_PRELOAD for the
+ * QCG_TOPOLOGY_COLORS of its own node or none, QCG_RSH_WORKDIR, the job's id and token, LD_PRELOAD for the
  * nodes). Returns its pid, or -1. */
 pid_t submit_start(const struct submit_plan *plan, char *err, size_t errlen);
 

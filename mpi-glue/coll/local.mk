@@ -99,6 +99,9 @@ EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_
 	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_discovery_testbed.test
+# A rank that lost the colors its launcher gave the job says so (mpi-glue/topo/README.md).
+TESTS += tests/coll/qcg_topo_required.sh
+EXTRA_DIST += tests/coll/qcg_topo_required.sh
 
 
 # --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------

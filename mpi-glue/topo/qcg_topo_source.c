@@ -163,8 +163,15 @@ qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOP
 		path = getenv(QCG_TOPO_ENV_MCA_FILE);
 	if (path == NULL || *path == '\0')
 		path = getenv(QCG_TOPO_ENV_FILE);
-	if (path == NULL || *path == '\0')
-		return QCG_TOPO_NONE;
+	if (path == NULL || *path == '\0') {
+		const char *required = getenv(QCG_TOPO_ENV_REQUIRED);
+		if (required == NULL || *required == '\0')
+			return QCG_TOPO_NONE;
+		snprintf(err, errlen, "rank %d has no topology (%s unset, no topology file) though "
+		    "its launcher gave the job one (%s=%s): its node's environment did not reach it",
+		    world_rank, QCG_TOPO_ENV_COLORS, QCG_TOPO_ENV_REQUIRED, required);
+		return -1;
+	}
 	int rc = qcg_topo_file_lookup(path, world_rank, colors, err, errlen);
 	if (rc < 0)
 		return -1;

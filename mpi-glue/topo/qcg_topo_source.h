@@ -19,6 +19,10 @@
 #define QCG_TOPO_ENV_COLORS "QCG_TOPOLOGY_COLORS"          /* per rank, set by the launcher */
 #define QCG_TOPO_ENV_MCA_FILE "OMPI_MCA_coll_qcg_topology_file" /* mpirun --mca coll_qcg_... */
 #define QCG_TOPO_ENV_FILE "QCG_TOPOLOGY_FILE"              /* whole job, one line per rank */
+/* Set (non-empty) by a launcher that gave the job a topology (qcg-submit: every rank): a rank
+ * that then finds no source has lost its colors on the way, which is an error, not a case
+ * for discovery or for stepping aside unnoticed. */
+#define QCG_TOPO_ENV_REQUIRED "QCG_TOPOLOGY_REQUIRED"
 
 /* Which source gave the colors. */
 enum qcg_topo_origin {
@@ -48,7 +52,8 @@ int qcg_topo_file_lookup(const char *path, int rank, int colors[QCG_TOPO_LEVELS]
  * This process's colors from, in order: $QCG_TOPOLOGY_COLORS, the file named by `file_param`
  * (the coll_qcg_topology_file MCA parameter; NULL or "" to use $OMPI_MCA_coll_qcg_topology_file),
  * then $QCG_TOPOLOGY_FILE. `world_rank` selects the file line. Returns the origin (NONE when
- * nothing is configured) or -1 with a message in err when a configured source is broken.
+ * nothing is configured) or -1 with a message in err when a configured source is broken, or
+ * when none is configured although $QCG_TOPOLOGY_REQUIRED says the launcher gave one.
  */
 int qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOPO_LEVELS],
     char *err, size_t errlen);

@@ -104,6 +104,28 @@ local_colors_prefers_env_then_file_and_reports_missing_rank(void)
 	unlink(path);
 }
 
+/* A launcher that gave the job a topology marks every rank: one without colors is an error
+ * that names the rank, not a case for discovery; with its colors it is as usual. */
+static void
+a_rank_without_the_topology_its_launcher_gave_is_an_error(void)
+{
+	int c[3];
+	unsetenv(QCG_TOPO_ENV_COLORS);
+	unsetenv(QCG_TOPO_ENV_MCA_FILE);
+	unsetenv(QCG_TOPO_ENV_FILE);
+	setenv(QCG_TOPO_ENV_REQUIRED, "1", 1);
+	CHECK_INT_EQ(qcg_topo_local_colors(5, NULL, c, err, sizeof(err)), -1);
+	CHECK(strstr(err, "rank 5 has no topology") != NULL);
+	CHECK(strstr(err, "QCG_TOPOLOGY_REQUIRED=1") != NULL);
+	setenv(QCG_TOPO_ENV_COLORS, "2,0,1", 1);
+	CHECK_INT_EQ(qcg_topo_local_colors(5, NULL, c, err, sizeof(err)), QCG_TOPO_FROM_ENV);
+	CHECK(c[0] == 2 && c[1] == 0 && c[2] == 1);
+	unsetenv(QCG_TOPO_ENV_COLORS);
+	setenv(QCG_TOPO_ENV_REQUIRED, "", 1);
+	CHECK_INT_EQ(qcg_topo_local_colors(5, NULL, c, err, sizeof(err)), QCG_TOPO_NONE);
+	unsetenv(QCG_TOPO_ENV_REQUIRED);
+}
+
 /* 2 sites x 2 nodes x 2 ranks, contiguous, colors deliberately not 0-based. */
 static void
 layout_numbers_units_by_lowest_rank_and_links_children(void)
@@ -169,6 +191,7 @@ main(void)
 	RUN(file_lookup_finds_rank_and_skips_comments);
 	RUN(file_lookup_refuses_bad_lines_and_duplicates_with_line_number);
 	RUN(local_colors_prefers_env_then_file_and_reports_missing_rank);
+	RUN(a_rank_without_the_topology_its_launcher_gave_is_an_error);
 	RUN(layout_numbers_units_by_lowest_rank_and_links_children);
 	RUN(layout_detects_interleaved_ranks_and_orders_dfs_by_site);
 	RUN(layout_of_one_member_has_one_unit_per_level);

@@ -28,8 +28,13 @@ source "$top_srcdir/tests/testbed/grid.sh"
 readonly SITE_SLOTS=8 TB_NODES="a1 a2 b1 b2 c1 c2"
 SUBMIT=$top_builddir/launcher/qcg-submit
 
+# Hosts share no files (--separate-fs), as across real sites: whatever a job needs on a node
+# must get there through the grid. Only TB_DIR (configurations, certificates, logs, the tests'
+# job files) and the build tree are seen by every host. TB_SEPARATE_FS= (empty) runs a test
+# on one shared filesystem, for the few that need it (each says why).
 tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
-	--wan-delay 2 >/dev/null || fail "qcg-testbed up with services failed"
+	${TB_SEPARATE_FS---separate-fs} --wan-delay 2 >/dev/null ||
+	fail "qcg-testbed up with services failed"
 grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs
 mkdir -p "$JOBS_DIR"

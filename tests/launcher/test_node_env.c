@@ -2,7 +2,9 @@
  * test_node_env.c: node_env.h without a grid: port windows unique in the job and inside a
  * port-range cluster's range, a range too small is refused, the hosts-map words, the token;
  * and how ranks are placed and bound (job_files.h, submit_run.h): the hostfile's order and
- * slots, its per-rank form when the launcher runs on a later node, mpirun's words.
+ * slots, its per-rank form when the launcher runs on a later node, mpirun's words; and the
+ * topology (job_topology.h): every node's colors on its hosts-map line, mpirun's node's own,
+ * none carried from the launcher to another node.
  */
 #include "config.h"
 
@@ -11,7 +13,9 @@
 
 #include "check.h"
 #include "job_files.h"
+#include "job_topology.h"
 #include "node_env.h"
+#include "rsh_map.h"
 #include "submit_run.h"
 
 static struct job_cluster clusters[3];
@@ -104,7 +108,8 @@ hosts_map_lines_carry_the_socket_and_window(void)
 	CHECK_INT_EQ(job_files_hosts(f, &c), 0);
 	fclose(f);
 	CHECK(strstr(text, "\na1 https://gw-a:8444/ r1 QCG_NET=1 "
-	    "QCG_HELPER_SOCKET=/run/tb/helper-a1.sock QCG_NET_PORTS=20000-20015\n") != NULL);
+	    "QCG_HELPER_SOCKET=/run/tb/helper-a1.sock QCG_NET_PORTS=20000-20015 "
+	    "QCG_TOPOLOGY_COLORS=0,0,0\n") != NULL);
 	free(text);
 	struct rsh_target t;
 	memset(&t, 0, sizeof(t));
@@ -209,6 +214,78 @@ mpirun_gets_the_hostfile_its_mapping_and_the_descriptions_binding(void)
 	CHECK(has_pair(argv, argc, "--bind-to", "core"));
 	CHECK(has_pair(argv, argc, "--map-by", "seq"));
 	CHECK_STR_EQ(argv[argc - 1], "/bin/p");
+	/* Every rank is told the job has a topology; no file on this host is named to them. */
+	CHECK(has_pair(argv, argc, "-x", "QCG_TOPOLOGY_REQUIRED=1"));
+	for (int i = 0; i < argc; i++)
+		CHECK(strstr(argv[i], "QCG_TOPOLOGY_FILE") == NULL);
+}
+
+/* Sites s1, s2, s1 for parts a (2 nodes), b, c: colors a1 0,0,0 a2 0,0,1 b1 1,0,0 c1 0,1,0. */
+static void
+every_node_gets_its_colors_on_its_hosts_map_line_without_a_port_window(void)
+{
+	struct coalloc c;
+	char *text = NULL;
+	size_t len = 0;
+	int nodes[] = { 2, 1, 1 };
+	int ranges[][2] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	setup(&c, nodes, ranges, 3);
+	snprintf(clusters[0].site, sizeof(clusters[0].site), "s1");
+	snprintf(clusters[1].site, sizeof(clusters[1].site), "s2");
+	snprintf(clusters[2].site, sizeof(clusters[2].site), "s1");
+	c.job_id = "j";
+	for (int i = 0; i < 3; i++) {
+		snprintf(c.part[i].frontend_url, sizeof(c.part[i].frontend_url), "https://gw:8444/");
+		snprintf(c.part[i].reservation, sizeof(c.part[i].reservation), "r%d", i);
+	}
+	FILE *f = open_memstream(&text, &len);
+	CHECK_INT_EQ(job_files_hosts(f, &c), 0);
+	fclose(f);
+	CHECK(strstr(text, "\na1 https://gw:8444/ r0 QCG_TOPOLOGY_COLORS=0,0,0\n") != NULL);
+	CHECK(strstr(text, "\na2 https://gw:8444/ r0 QCG_TOPOLOGY_COLORS=0,0,1\n") != NULL);
+	CHECK(strstr(text, "\nb1 https://gw:8444/ r1 QCG_TOPOLOGY_COLORS=1,0,0\n") != NULL);
+	CHECK(strstr(text, "\nc1 https://gw:8444/ r2 QCG_TOPOLOGY_COLORS=0,1,0\n") != NULL);
+	free(text);
+	/* The record agrees with the words, rank by rank. */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	CHECK_INT_EQ(job_files_topology(f, &c), 0);
+	fclose(f);
+	CHECK(strstr(text, "\n0 0 0 0\n1 0 0 1\n2 1 0 0\n3 0 1 0\n") != NULL);
+	free(text);
+	/* What qcg-rsh sends a1: its own word, not the launcher's. */
+	struct rsh_target t;
+	struct rsh_node_derived derived;
+	char err[256], *out[16];
+	const char *line = "a2 https://gw:8444/ r0 QCG_TOPOLOGY_COLORS=0,0,1\n";
+	CHECK_INT_EQ(rsh_map_find(line, strlen(line), "m", "a2", &t, err, sizeof(err)), 0);
+	char *carried[] = { "QCG_TOPOLOGY_COLORS=9,9,9", "QCG_JOB_ID=j" };
+	int n = rsh_map_node_env(&t, carried, 2, out, 16, &derived, err, sizeof(err));
+	CHECK_INT_EQ(n, 2);
+	CHECK_STR_EQ(out[0], "QCG_JOB_ID=j");
+	CHECK_STR_EQ(out[1], "QCG_TOPOLOGY_COLORS=0,0,1");
+	/* A line without the word (an older map) gets none from the launcher either. */
+	line = "a2 https://gw:8444/ r0\n";
+	CHECK_INT_EQ(rsh_map_find(line, strlen(line), "m", "a2", &t, err, sizeof(err)), 0);
+	n = rsh_map_node_env(&t, carried, 2, out, 16, &derived, err, sizeof(err));
+	CHECK_INT_EQ(n, 1);
+	CHECK_STR_EQ(out[0], "QCG_JOB_ID=j");
+}
+
+static void
+mpiruns_own_node_gets_its_colors_and_another_host_none(void)
+{
+	struct coalloc c;
+	char word[JOB_TOPOLOGY_WORD_MAX];
+	int nodes[] = { 2, 2 };
+	int ranges[][2] = { { 0, 0 }, { 0, 0 } };
+	setup(&c, nodes, ranges, 2);
+	snprintf(clusters[0].site, sizeof(clusters[0].site), "s1");
+	snprintf(clusters[1].site, sizeof(clusters[1].site), "s2");
+	CHECK_INT_EQ(job_topology_local_word(&c, "b2.example.org", word, sizeof(word)), 1);
+	CHECK_STR_EQ(word, "QCG_TOPOLOGY_COLORS=1,0,1");
+	CHECK_INT_EQ(job_topology_local_word(&c, "user", word, sizeof(word)), 0);
+	CHECK_STR_EQ(word, "");
 }
 
 int
@@ -222,5 +299,7 @@ main(void)
 	RUN(hostfile_lists_every_node_once_with_its_slots_in_rank_order);
 	RUN(a_launcher_on_a_later_node_gets_one_line_per_rank);
 	RUN(mpirun_gets_the_hostfile_its_mapping_and_the_descriptions_binding);
+	RUN(every_node_gets_its_colors_on_its_hosts_map_line_without_a_port_window);
+	RUN(mpiruns_own_node_gets_its_colors_and_another_host_none);
 	return check_exit();
 }

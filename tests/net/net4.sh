@@ -46,8 +46,10 @@ net4_window() {
 net4_up() {
 	local policies=$1 s i out res
 	shift
+	# Hosts share no files (--separate-fs), as across real sites; the hosts map and the
+	# helpers' token files live in TB_DIR, which every host sees.
 	tb up --sites 4 --nodes 2 --policies "$policies" --proxies 1 --frontend-proxy \
-		--wan-delay 1 "$@" || fail "up with services failed"
+		--separate-fs --wan-delay 1 "$@" || fail "up with services failed"
 	i=0
 	for s in $NET4_SITES; do
 		i=$((i + 1))

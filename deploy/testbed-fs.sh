@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# testbed-fs.sh: `qcg-testbed up --separate-fs`, hosts that share no files (sourced by
+# qcg-testbed; see deploy/README-testbed.md, "Separate filesystems").
+#
+# Every host gets a persistent mount namespace of its own, made once by `unshare --mount`
+# and bind-mounted at $RUNDIR/mnt/<host> (a directory with private propagation, as unshare
+# requires), then entered with `nsenter --mount=...` next to the UTS namespace wherever the
+# testbed runs something on the host (tb_spawn, tb_enter). In it:
+#
+#   - what a real host keeps to itself is an empty tmpfs of its own: TBFS_PRIVATE below
+#     (/tmp, /var/tmp, /home, /root, /run/user, /etc/grid-security, /run/qcg, ...);
+#   - the software is shared: /usr read-only (as if every site had installed the same
+#     packages), the build tree or install prefix as it is;
+#   - the testbed's state directory ($DIR: configurations, certificates, logs, sockets,
+#     the tests' job files) stays visible at its path even when it lies under one of the
+#     private directories: it stands for what each site's administrator installed, and the
+#     tests drive the grid through it.
+#
+# The namespace is a slave of the machine's: network namespaces added or deleted later
+# (/run/netns, a shared mount) appear and vanish in it too, so `ip netns exec` inside it finds
+# its host's, and a deleted namespace is not kept alive by our copy. Mounts made inside never
+# leave it. `down` unmounts every namespace file and the directory's own bind mount.
+
+readonly TBFS_PRIVATE=(/tmp /var/tmp /home /root /run/user /run/qcg /etc/grid-security
+	/var/lib/qcg /var/log/qcg)
+readonly TBFS_TMPFS_SIZE=512m # per private directory: a runaway job cannot fill the machine
+
+# Prepare $RUNDIR/mnt for mount namespace files: a bind mount of itself, private.
+tbfs_prepare() {
+	mkdir -p "$RUNDIR/mnt" "$RUNDIR/keep"
+	mount --bind "$RUNDIR/mnt" "$RUNDIR/mnt"
+	mount --make-private "$RUNDIR/mnt"
+}
+
+# What runs inside a new host namespace to make it private ($1 = the state directory, $2 =
+# an empty directory to hold it meanwhile, $3 = tmpfs size, then the private directories).
+# shellcheck disable=SC2016  # expanded by the inner shell
+readonly TBFS_SETUP='
+set -eu
+dir=$1 keep=$2 size=$3
+shift 3
+# Whatever a private directory will hide, the state directory must stay: hold it aside.
+mount --bind "$dir" "$keep"
+# Mounts the machine still had when we copied them (other testbeds namespace files, which
+# would otherwise live as long as we do): not ours to keep.
+for m in $(awk '\''$5 ~ "^/run/qcg-testbed/.*/mnt" { print $5 }'\'' /proc/self/mountinfo | sort -r); do
+	umount -l "$m" 2>/dev/null || true
+done
+for d in "$@"; do
+	[ -d "$d" ] || continue
+	mode=$(stat -c %a "$d")
+	mount -t tmpfs -o "mode=$mode,size=$size,nosuid,nodev" qtb-private "$d"
+done
+mount --bind /usr /usr
+mount -o remount,bind,ro /usr
+if [ -e "$dir/.qcg-testbed" ]; then
+	umount "$keep"
+else
+	mkdir -p "$dir"
+	mount --move "$keep" "$dir"
+fi
+'
+
+# Give host $1 its private mount namespace (after its network and UTS namespaces exist).
+tbfs_make_host() {
+	local h=$1 ns=$RUNDIR/mnt/$1
+	: >"$ns"
+	mkdir -p "$RUNDIR/keep/$h"
+	unshare --mount="$ns" --propagation slave -- /bin/sh -c "$TBFS_SETUP" tbfs-setup \
+		"$DIR" "$RUNDIR/keep/$h" "$TBFS_TMPFS_SIZE" "${TBFS_PRIVATE[@]}" ||
+		die "could not make host $h's private filesystem"
+}
+
+# The nsenter option that enters host $1's mount namespace, NUL-terminated; nothing when the
+# testbed shares one filesystem.
+tbfs_enter_args() {
+	[[ -e $RUNDIR/mnt/$1 ]] && mountpoint -q "$RUNDIR/mnt/$1" &&
+		printf '%s\0' "--mount=$RUNDIR/mnt/$1"
+	return 0
+}
+
+# Whether the testbed of $RUNDIR has separate filesystems.
+tbfs_is_separate() { mountpoint -q "$RUNDIR/mnt" 2>/dev/null; }
+
+# Unmount every namespace file, then the directory; nothing of ours stays in mountinfo.
+tbfs_down() {
+	local f
+	[[ -d $RUNDIR/mnt ]] || return 0
+	for f in "$RUNDIR"/mnt/*; do umount "$f" 2>/dev/null || umount -l "$f" 2>/dev/null || true; done
+	umount "$RUNDIR/mnt" 2>/dev/null || umount -l "$RUNDIR/mnt" 2>/dev/null || true
+	if grep -qF " $RUNDIR/" /proc/self/mountinfo; then
+		note "mounts left under $RUNDIR: $(awk -v d="$RUNDIR/" 'index($5, d) == 1 { print $5 }' \
+			/proc/self/mountinfo | tr '\n' ' ')"
+		return 1
+	fi
+}
