@@ -164,6 +164,11 @@ tbs_up() {
 	for site in $SLURM_SITES; do tbs_start_site "$site"; done
 }
 
+# Whether daemon $1 keeps root: the front-end of a Slurm site does, so that its Slurm jobs
+# belong to the account the grid user maps to (root here), the only one Slurm lets start the
+# job's steps (srun --overlap from the helper's launch).
+tbs_service_as_root() { [[ $1 == frontend-* ]] && tbs_is_slurm_site "${1#frontend-}"; }
+
 # The [cluster] lines of site $1's front-end configuration: slurm on a Slurm site, nothing
 # (the builtin default) elsewhere.
 tbs_frontend_cluster() {

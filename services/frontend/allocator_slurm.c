@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "allocator_backend.h"
 #include "log.h"
@@ -115,7 +116,13 @@ allocate(struct slurm_state *s, const struct resv_request *req, char job_id[SLUR
 	 * reservation's timeout later. */
 	struct slurm_salloc_request r = { req->job, req->slots, req->per_node, req->nodes,
 		req->node_count, req->walltime > 0 ? req->walltime + req->timeout : 0,
-		s->cfg.pending_timeout, s->cfg.partition, s->cfg.account, s->cfg.qos };
+		s->cfg.pending_timeout, s->cfg.partition, s->cfg.account, s->cfg.qos, "" };
+	/* Slurm lets only a job's owner create steps in it (srun has no --uid since 20.11), and
+	 * the helper starts the srun as the grid user's mapped account: a front-end running as
+	 * root makes that account the owner. Otherwise the job is the front-end's own, and grid
+	 * users must map to its account (README.md). */
+	if (geteuid() == 0 && strcmp(req->account, "root") != 0)
+		r.run_as = req->account;
 	job_id[0] = '\0';
 	if (slurm_salloc_argv(&r, argv, storage, sizeof(storage), err, errlen) != 0)
 		return RESV_BAD_REQUEST;

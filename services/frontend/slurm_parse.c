@@ -333,6 +333,12 @@ slurm_salloc_argv(const struct slurm_salloc_request *r, char *argv[SLURM_ARGV_MA
 {
 	struct argv_builder b = { argv, 0, SLURM_ARGV_MAX, storage, 0, storage_len, 0 };
 	char nodes[1024] = "";
+	if (r->run_as && r->run_as[0]) {
+		arg_add(&b, "", "runuser");
+		arg_add(&b, "", "-u");
+		arg_add(&b, "", r->run_as);
+		arg_add(&b, "", "--");
+	}
 	arg_add(&b, "", "salloc");
 	arg_add(&b, "", "--no-shell");
 	arg_add_long(&b, "--immediate=", r->pending_seconds < 1 ? 1 : r->pending_seconds);

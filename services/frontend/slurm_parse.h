@@ -68,6 +68,8 @@ struct slurm_salloc_request {
 	long time_seconds;            /* --time, rounded up to minutes; 0: the partition's */
 	long pending_seconds;         /* --immediate: how long it may stay pending */
 	const char *partition, *account, *qos; /* "" = Slurm's default */
+	const char *run_as;           /* a local account to run salloc as (runuser), so that the
+	                                 job and its steps belong to it; "" = as ourselves */
 };
 
 /* Build `salloc --no-shell ...` for r into argv (NULL-ended; text in storage). -1 with err if

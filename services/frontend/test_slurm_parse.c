@@ -137,7 +137,8 @@ salloc_line_carries_job_limits_and_site_settings(void)
 {
 	char *argv[SLURM_ARGV_MAX], storage[SLURM_ARGV_STORAGE], err[256];
 	const char *nodes[] = { "a1", "a2" };
-	struct slurm_salloc_request r = { "job-7", 6, 3, nodes, 2, 125, 10, "grid", "acct", "" };
+	struct slurm_salloc_request r = { "job-7", 6, 3, nodes, 2, 125, 10, "grid", "acct", "",
+		"" };
 	CHECK_INT_EQ(slurm_salloc_argv(&r, argv, storage, sizeof(storage), err, sizeof(err)), 0);
 	CHECK_STR_EQ(argv[0], "salloc");
 	CHECK(has_arg(argv, "--no-shell"));
@@ -152,11 +153,16 @@ salloc_line_carries_job_limits_and_site_settings(void)
 	CHECK(has_arg(argv, "--account=acct"));
 	for (int i = 0; argv[i]; i++)
 		CHECK(strncmp(argv[i], "--qos", 5) != 0); /* empty: Slurm's default */
-	struct slurm_salloc_request bare = { "j", 1, 0, NULL, 0, 0, 5, "", "", "" };
+	struct slurm_salloc_request bare = { "j", 1, 0, NULL, 0, 0, 5, "", "", "", "jane" };
 	CHECK_INT_EQ(slurm_salloc_argv(&bare, argv, storage, sizeof(storage), err, sizeof(err)),
 	    0);
 	for (int i = 0; argv[i]; i++)
 		CHECK(strncmp(argv[i], "--time", 6) != 0 && strncmp(argv[i], "--nodelist", 10) != 0);
+	/* run as the mapped account: the job, and so its steps, are that account's */
+	CHECK_STR_EQ(argv[0], "runuser");
+	CHECK_STR_EQ(argv[2], "jane");
+	CHECK_STR_EQ(argv[3], "--");
+	CHECK_STR_EQ(argv[4], "salloc");
 	CHECK_INT_EQ(slurm_salloc_argv(&r, argv, storage, 40, err, sizeof(err)), -1);
 	CHECK(strstr(err, "too long") != NULL);
 }
