@@ -11,6 +11,7 @@
 #   slurmctld           on the site's gateway, listening on the gateway's site address
 #   slurmd -N NODE      on each node, under the node's own hostname (its UTS namespace)
 #   jobcomp.log         Slurm's own record of every ended job (no slurmdbd here)
+# The daemons log to their standard error (-D), which tb_spawn keeps in DIR/log/NAME.log.
 # The daemons run in the testbed's namespaces, so `down` stops them with every other process
 # there; their files go with DIR/slurm.
 
@@ -68,8 +69,6 @@ StateSaveLocation=$d/ctld
 SlurmdSpoolDir=$d/spool-%n
 SlurmctldPidFile=$d/slurmctld.pid
 SlurmdPidFile=$d/slurmd-%n.pid
-SlurmctldLogFile=$DIR/log/slurmctld-$site.log
-SlurmdLogFile=$DIR/log/slurmd-%n.log
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none

@@ -28,8 +28,10 @@ source "$top_srcdir/tests/testbed/grid.sh"
 readonly SITE_SLOTS=8 TB_NODES="a1 a2 b1 b2 c1 c2"
 SUBMIT=$top_builddir/launcher/qcg-submit
 
+# TB_SUBMIT_SLURM=a,c (set before sourcing): those sites allocate through a real Slurm.
 tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
-	--wan-delay 2 >/dev/null || fail "qcg-testbed up with services failed"
+	--wan-delay 2 ${TB_SUBMIT_SLURM:+--slurm "$TB_SUBMIT_SLURM"} >/dev/null ||
+	fail "qcg-testbed up with services failed"
 grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs
 mkdir -p "$JOBS_DIR"
