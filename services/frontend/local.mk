@@ -8,7 +8,8 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
 	services/frontend/reservations.c services/frontend/reservations.h \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h \
-	services/frontend/slurm_parse.c services/frontend/slurm_parse.h
+	services/frontend/slurm_parse.c services/frontend/slurm_parse.h \
+	services/frontend/slurm_cmd.c services/frontend/slurm_cmd.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
@@ -22,8 +23,7 @@ FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/walltime.c services/frontend/walltime.h \
 	services/frontend/allocator.c services/frontend/allocator.h \
 	services/frontend/allocator_backend.h services/frontend/allocator_builtin.c \
-	services/frontend/allocator_slurm.c services/frontend/slurm_cmd.c \
-	services/frontend/slurm_cmd.h
+	services/frontend/allocator_slurm.c
 sbin_PROGRAMS += services/frontend/qcg-frontend
 services_frontend_qcg_frontend_SOURCES = services/frontend/frontend_main.c \
 	$(FRONTEND_SERVICE_SOURCES)
@@ -71,3 +71,8 @@ services_frontend_test_slurm_parse_SOURCES = services/frontend/test_slurm_parse.
 services_frontend_test_slurm_parse_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_slurm_parse_LDADD = services/frontend/libfrontend.a
 TESTS += services/frontend/test_slurm_parse
+check_PROGRAMS += services/frontend/test_slurm_cmd
+services_frontend_test_slurm_cmd_SOURCES = services/frontend/test_slurm_cmd.c
+services_frontend_test_slurm_cmd_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_slurm_cmd_LDADD = services/frontend/libfrontend.a
+TESTS += services/frontend/test_slurm_cmd
