@@ -290,11 +290,16 @@ broken(struct slurm_state *s, const struct slurm_alloc *a, char *why, size_t why
 	int rc = 0;
 	if (res == NULL)
 		return 0;
-	/* squeue fails ("Invalid job id") once Slurm has forgotten the job: it ended. */
-	if (run(s, sq, s->cfg.command_timeout, res, err, sizeof(err)) != 0 && !res->timed_out) {
-		snprintf(why, whylen, "Slurm job %s has ended (%.120s)", job, err);
-		rc = 1;
-	} else if (!res->timed_out && strncmp(res->out, "RUNNING", 7) != 0 &&
+	/* squeue fails with "Invalid job id" once Slurm has forgotten the job: it ended. Any
+	 * other failure (slurmctld restarting, a timeout) says nothing about the job: it is
+	 * asked again at the next check rather than failing a grid job on a hiccup. */
+	if (run(s, sq, s->cfg.command_timeout, res, err, sizeof(err)) != 0) {
+		if (!res->timed_out && strstr(res->err, "Invalid job id") != NULL) {
+			snprintf(why, whylen, "Slurm job %s has ended (%.120s)", job, err);
+			rc = 1;
+		} else
+			log_warn("Slurm job %s could not be checked: %s", job, err);
+	} else if (strncmp(res->out, "RUNNING", 7) != 0 &&
 	    strncmp(res->out, "CONFIGURING", 11) != 0) {
 		snprintf(why, whylen, "Slurm job %s is %.*s", job, (int)strcspn(res->out, "\n"),
 		    res->out[0] ? res->out : "gone");
