@@ -384,37 +384,34 @@ hold_slots(struct resv_table *t, size_t r, double now, const struct resv_request
 	}
 }
 
-enum resv_status
-resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
-    struct resv_grant *out, char *err, size_t errlen)
+/* Take the slots given (a batch system placed them) into take[], per node index: each node
+ * known and within its configured slots, and free in the table now. */
+static enum resv_status
+take_placed(struct resv_table *t, const struct resv_slot *slots, size_t slot_count, int *take,
+    char *err, size_t errlen)
 {
-	int take[FE_NODES_MAX] = { 0 };
-	enum resv_status st = check_request(req, err, errlen);
-	if (st != RESV_OK)
-		return st;
-	memset(out, 0, sizeof(*out));
-	if (resv_random_id(out->id) != 0) {
-		snprintf(err, errlen, "no random bytes for a reservation id");
-		return RESV_FULL;
+	for (size_t i = 0; i < slot_count; i++) {
+		long n = node_index(t, slots[i].node);
+		if (n < 0 || slots[i].count < 1 || take[n] + slots[i].count > t->nodes[n].slots) {
+			snprintf(err, errlen, "node '%.63s' with %d slots is not in this front-end's "
+			    "[nodes] or has fewer slots there", slots[i].node, slots[i].count);
+			return RESV_BAD_REQUEST;
+		}
+		take[n] += slots[i].count;
 	}
-	pthread_mutex_lock(&t->lock);
-	expire_locked(t, now);
-	size_t r = 0;
-	while (r < t->max_resv && t->resv[r].used)
-		r++;
-	if (r == t->max_resv) {
-		snprintf(err, errlen, "%zu reservations are live: the front-end's limit", t->max_resv);
-		st = RESV_FULL;
-	} else if ((st = plan_slots(t, req, take, err, errlen)) == RESV_OK) {
-		hold_slots(t, r, now, req, take, out);
-	}
-	pthread_mutex_unlock(&t->lock);
-	return st;
+	for (size_t n = 0; n < t->node_count; n++)
+		if (take[n] > t->free_slots[n]) {
+			snprintf(err, errlen, "node %s: %d slots placed, %d free in the front-end's "
+			    "table", t->nodes[n].name, take[n], t->free_slots[n]);
+			return RESV_BUSY;
+		}
+	return RESV_OK;
 }
 
-enum resv_status
-resv_reserve_placed(struct resv_table *t, double now, const struct resv_request *req,
-    const struct resv_slot *slots, size_t slot_count, struct resv_grant *out, char *err,
+/* Reserve req with the slots planned here (placed NULL) or the ones given. */
+static enum resv_status
+reserve(struct resv_table *t, double now, const struct resv_request *req,
+    const struct resv_slot *placed, size_t placed_count, struct resv_grant *out, char *err,
     size_t errlen)
 {
 	int take[FE_NODES_MAX] = { 0 };
@@ -434,29 +431,29 @@ resv_reserve_placed(struct resv_table *t, double now, const struct resv_request 
 	if (r == t->max_resv) {
 		snprintf(err, errlen, "%zu reservations are live: the front-end's limit", t->max_resv);
 		st = RESV_FULL;
-		goto out;
+	} else if ((st = placed ? take_placed(t, placed, placed_count, take, err, errlen) :
+	    plan_slots(t, req, take, err, errlen)) == RESV_OK) {
+		hold_slots(t, r, now, req, take, out);
 	}
-	for (size_t i = 0; i < slot_count; i++) {
-		long n = node_index(t, slots[i].node);
-		if (n < 0 || slots[i].count < 1 || take[n] + slots[i].count > t->nodes[n].slots) {
-			snprintf(err, errlen, "node '%.63s' with %d slots is not in this front-end's "
-			    "[nodes] or has fewer slots there", slots[i].node, slots[i].count);
-			st = RESV_BAD_REQUEST;
-			goto out;
-		}
-		take[n] += slots[i].count;
-	}
-	for (size_t n = 0; n < t->node_count; n++)
-		if (take[n] > t->free_slots[n]) {
-			snprintf(err, errlen, "node %s: %d slots placed, %d free in the front-end's "
-			    "table", t->nodes[n].name, take[n], t->free_slots[n]);
-			st = RESV_BUSY;
-			goto out;
-		}
-	hold_slots(t, r, now, req, take, out);
-out:
 	pthread_mutex_unlock(&t->lock);
 	return st;
+}
+
+enum resv_status
+resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
+    struct resv_grant *out, char *err, size_t errlen)
+{
+	return reserve(t, now, req, NULL, 0, out, err, errlen);
+}
+
+enum resv_status
+resv_reserve_placed(struct resv_table *t, double now, const struct resv_request *req,
+    const struct resv_slot *slots, size_t slot_count, struct resv_grant *out, char *err,
+    size_t errlen)
+{
+	static const struct resv_slot none;
+	/* No slots at all is still "placed" (and then holds nothing): never planned here. */
+	return reserve(t, now, req, slot_count ? slots : &none, slot_count, out, err, errlen);
 }
 
 bool
