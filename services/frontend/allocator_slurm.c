@@ -241,7 +241,7 @@ slurm_reserve(void *state, double now, const struct resv_request *req, struct re
 	size_t i = 0;
 	while (i < s->max && s->alloc[i].used)
 		i++;
-	if (i < s->max) { /* the table held fewer than max reservations: always found */
+	if (i < s->max) {
 		struct slurm_alloc *a = &s->alloc[i];
 		a->used = true;
 		snprintf(a->resv_id, sizeof(a->resv_id), "%s", out->id);
@@ -250,6 +250,17 @@ slurm_reserve(void *state, double now, const struct resv_request *req, struct re
 		a->next_check = now + (double)s->cfg.check_interval;
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (i == s->max) {
+		/* Entries of gone reservations are freed by the next check: until then a full
+		 * table must not leave a Slurm job that nothing would cancel. */
+		struct resv_launch_info none;
+		size_t n;
+		resv_revoke(s->table, now, out->id, "the front-end tracks too many Slurm jobs", &none,
+		    0, &n);
+		cancel_job(s, job_id, "no room to track it");
+		snprintf(err, errlen, "%zu Slurm allocations are held: the front-end's limit", s->max);
+		return RESV_FULL;
+	}
 	log_info("reservation %s is Slurm job %s on %s (grid job %s)", out->id, job_id, nodes_csv,
 	    req->job);
 	return RESV_OK;
