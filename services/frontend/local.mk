@@ -76,3 +76,4 @@ services_frontend_test_slurm_cmd_SOURCES = services/frontend/test_slurm_cmd.c
 services_frontend_test_slurm_cmd_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_slurm_cmd_LDADD = services/frontend/libfrontend.a
 TESTS += services/frontend/test_slurm_cmd
+EXTRA_DIST += services/frontend/README.md
