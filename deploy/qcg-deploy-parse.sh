@@ -13,11 +13,14 @@
 #   proxy   HOST address=ADDR [port=7300] [control_port=8446] [listen=ADDR] [cluster=NAME]
 #   cluster NAME frontend=HOST address=ADDR policy=POLICY networks=CIDR[,CIDR...]
 #           [site_address=ADDR] [public_address=ADDR] [traversal=yes|no] [port=8444] [listen=ADDR]
+#           [allocator=builtin|slurm] [partition=P] [account=A] [qos=Q] [slurm_conf=PATH]
+#           [pending_timeout=SECONDS]    (the last five with allocator=slurm only)
 #   node    HOST cluster=NAME address=ADDR [slots=1] [port=8445]
 #   user    ACCOUNT[,ACCOUNT...] DN        (the DN is the rest of the line)
 #
 # Globals set: OPT[], BROKER_{HOST,ADDR,PORT,LISTEN,URL}, PROXIES[] with P_{ADDR,PORT,CTRL,
-# LISTEN,CLUSTER}[], CLUSTERS[] with C_{FE,ADDR,SITE,POLICY,NETS,PUBLIC,TRAV,PORT,LISTEN,NODES}[],
+# LISTEN,CLUSTER}[], CLUSTERS[] with C_{FE,ADDR,SITE,POLICY,NETS,PUBLIC,TRAV,PORT,LISTEN,NODES}[]
+# and C_ALLOC[] (builtin|slurm) with C_SLURM_{PARTITION,ACCOUNT,QOS,CONF,PENDING}[],
 # NODES[] with N_{CLUSTER,ADDR,SLOTS,PORT}[], USER_DNS[] with USER_ACCOUNT[], HOSTS[] (in order
 # of appearance) with HOST_ADDRS[] (for its certificate), HOST_ROLES[] (broker, proxy,
 # frontend:CLUSTER, node) and URL_PEERS[] (the host names its configuration uses).
@@ -219,13 +222,42 @@ gd_proxy() {
 	gd_host "$h" proxy "${P_ADDR[$h]}"
 }
 
+# Cluster $1's allocator from the keys in the array named $2 (services/frontend/allocator.h):
+# builtin by default; slurm with an optional partition, account, QOS, slurm.conf and pending
+# timeout, checked as the front-end checks them.
+gd_cluster_allocator() {
+	local c=$1 k
+	local -n a=$2
+	C_ALLOC[$c]=${a[allocator]:-builtin}
+	C_SLURM_PARTITION[$c]=${a[partition]:-} C_SLURM_ACCOUNT[$c]=${a[account]:-}
+	C_SLURM_QOS[$c]=${a[qos]:-} C_SLURM_CONF[$c]=${a[slurm_conf]:-}
+	C_SLURM_PENDING[$c]=${a[pending_timeout]:-}
+	case ${C_ALLOC[$c]} in
+	builtin)
+		for k in partition account qos slurm_conf pending_timeout; do
+			[[ -z ${a[$k]:-} ]] || gd_error "$k= applies to allocator=slurm only (cluster $c uses builtin)"
+		done
+		return ;;
+	slurm) ;;
+	*) gd_error "allocator='${C_ALLOC[$c]}': expected builtin or slurm" ;;
+	esac
+	for k in partition account qos; do
+		[[ -z ${a[$k]:-} || ( ${#a[$k]} -le 63 && ${a[$k]} =~ ^[A-Za-z0-9_.-]+$ ) ]] ||
+			gd_error "$k='${a[$k]}': expected a Slurm name (letters, digits, '_', '.', '-')"
+	done
+	[[ -z ${a[slurm_conf]:-} || ${a[slurm_conf]} == /* ]] ||
+		gd_error "slurm_conf='${a[slurm_conf]}': expected an absolute path"
+	[[ -z ${a[pending_timeout]:-} ]] || gd_check_int pending_timeout "${a[pending_timeout]}" 1 25
+}
+
 gd_cluster() {
 	local c=$1 fe
 	shift
 	local -A kv=()
 	gd_check_cluster_name cluster "$c"
 	[[ -z ${C_FE[$c]:-} ]] || gd_error "cluster $c declared twice (first on line ${C_LINE[$c]})"
-	gd_keys kv "frontend address policy networks site_address public_address traversal port listen" "$@"
+	gd_keys kv "frontend address policy networks site_address public_address traversal port listen \
+allocator partition account qos slurm_conf pending_timeout" "$@"
 	gd_require kv "frontend address policy networks" "cluster $c"
 	fe=${kv[frontend]}
 	gd_check_host frontend "$fe"
@@ -249,6 +281,7 @@ gd_cluster() {
 	gd_check_addr listen "${C_LISTEN[$c]}" wildcard
 	[[ -z ${kv[site_address]:-} ]] || gd_in_networks "${kv[site_address]}" "${kv[networks]}" ||
 		gd_error "site_address=${kv[site_address]} is not inside networks=${kv[networks]}"
+	gd_cluster_allocator "$c" kv
 	C_LINE[$c]=$GD_LINE C_NODES[$c]=""
 	gd_port "$fe" "${C_PORT[$c]}" "front-end of $c"
 	CLUSTERS+=("$c")
@@ -313,6 +346,8 @@ gd_init() {
 	declare -gA P_ADDR=() P_PORT=() P_CTRL=() P_LISTEN=() P_CLUSTER=() P_LINE=()
 	declare -gA C_FE=() C_ADDR=() C_SITE=() C_POLICY=() C_NETS=() C_PUBLIC=() C_TRAV=()
 	declare -gA C_PORT=() C_LISTEN=() C_NODES=() C_LINE=()
+	declare -gA C_ALLOC=() C_SLURM_PARTITION=() C_SLURM_ACCOUNT=() C_SLURM_QOS=() C_SLURM_CONF=()
+	declare -gA C_SLURM_PENDING=()
 	declare -gA N_CLUSTER=() N_ADDR=() N_SLOTS=() N_PORT=() N_LINE=()
 	declare -gA USER_ACCOUNT=() HOST_ADDRS=() HOST_ROLES=() URL_PEERS=() GD_PORTS=()
 	declare -ga PROXIES=() CLUSTERS=() NODES=() USER_DNS=() HOSTS=()

@@ -157,3 +157,17 @@ genconf_proxy_control() {
 genconf_helper_local() {
 	printf 'socket_mode = %s\nrendezvous_timeout = %s\npark_timeout = %s\n' "$1" "$2" "$3"
 }
+
+# The front-end's [cluster] section for allocator slurm (services/frontend/allocator.h):
+# partition $1, account $2, QOS $3 (each "" for Slurm's default), SLURM_CONF $4 ("" for
+# Slurm's default), pending timeout $5 seconds ("" for the front-end's default). A builtin
+# site writes no [cluster] section: builtin is the default.
+genconf_frontend_slurm() {
+	printf '[cluster]\nallocator = slurm\n'
+	[[ -z $1 ]] || printf 'partition = %s\n' "$1"
+	[[ -z $2 ]] || printf 'account = %s\n' "$2"
+	[[ -z $3 ]] || printf 'qos = %s\n' "$3"
+	[[ -z $4 ]] || printf 'slurm_conf = %s\n' "$4"
+	[[ -z $5 ]] || printf 'pending_timeout = %s\n' "$5"
+	return 0
+}

@@ -44,6 +44,11 @@ TESTBED_TESTS = \
 	tests/testbed/delayline_idle.test \
 	tests/testbed/services.test \
 	tests/testbed/privsep.test
+# Slurm under a front-end (issue 16); skips without Debian's slurm-wlm and munge.
+TESTBED_TESTS += tests/testbed/slurm.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c tests/testbed/grid.sh
+
+# Slurm on chosen testbed sites (`up --slurm`), sourced by qcg-testbed like qcg-genconf.sh.
+dist_pkgdata_DATA += deploy/testbed-slurm.sh

@@ -129,3 +129,7 @@ tests_launcher_test_startup_watch_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 	-I$(top_srcdir)/launcher -I$(top_srcdir)/tests/unit
 tests_launcher_test_startup_watch_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_startup_watch
+
+# qcg-submit across Slurm sites and a builtin one (issue 16; skips without Slurm).
+TESTS += tests/launcher/slurm_submit.test
+EXTRA_DIST += tests/launcher/slurm_submit.test

@@ -199,6 +199,81 @@ parse_limits(const struct config *cfg, struct fe_config *out, char *err, size_t 
 	return 0;
 }
 
+/* A partition, account or QOS name: letters, digits, '-', '_', '.'. */
+static int
+slurm_name_setting(const struct config *cfg, const char *key, char *dst, char *err,
+    size_t errlen)
+{
+	const char *v = config_get(cfg, key, "");
+	if (copy_setting(dst, FE_SLURM_NAME_MAX, v, key, false, err, errlen) != 0)
+		return -1;
+	if (v[0] && !name_valid(v)) {
+		snprintf(err, errlen, "%s must be a Slurm name (letters, digits, '-', '_', '.'), got "
+		    "'%.64s'", key, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* [cluster]: the allocator and, for slurm, its settings. A Slurm setting under the builtin
+ * allocator is a mistake the admin should hear about, not a silent no-op. */
+static int
+parse_allocator(const struct config *cfg, struct fe_config *out, char *err, size_t errlen)
+{
+	static const char *const slurm_keys[] = { "cluster.partition", "cluster.account",
+		"cluster.qos", "cluster.slurm_conf", "cluster.pending_timeout",
+		"cluster.command_timeout", "cluster.check_interval" };
+	const char *kind = config_get(cfg, "cluster.allocator", "builtin");
+	struct fe_slurm_config *s = &out->slurm;
+	for (size_t i = 0; i < cfg->count; i++) {
+		const char *key = cfg->entries[i].key;
+		if (strncmp(key, "cluster.", 8) != 0 || strcmp(key, "cluster.allocator") == 0)
+			continue;
+		bool known = false;
+		for (size_t k = 0; k < sizeof(slurm_keys) / sizeof(slurm_keys[0]); k++)
+			known |= strcmp(key, slurm_keys[k]) == 0;
+		if (!known) {
+			snprintf(err, errlen, "%s: unknown setting (the [cluster] section takes "
+			    "allocator, partition, account, qos, slurm_conf, pending_timeout, "
+			    "command_timeout, check_interval)", key);
+			return -1;
+		}
+		if (strcmp(kind, "slurm") != 0) {
+			snprintf(err, errlen, "%s is set but cluster.allocator is %s: it applies to "
+			    "cluster.allocator = slurm only", key, kind);
+			return -1;
+		}
+	}
+	if (strcmp(kind, "builtin") == 0) {
+		out->allocator = FE_ALLOCATOR_BUILTIN;
+		return 0;
+	}
+	if (strcmp(kind, "slurm") != 0) {
+		snprintf(err, errlen, "cluster.allocator must be builtin or slurm, got '%.32s'", kind);
+		return -1;
+	}
+	out->allocator = FE_ALLOCATOR_SLURM;
+	if (slurm_name_setting(cfg, "cluster.partition", s->partition, err, errlen) != 0 ||
+	    slurm_name_setting(cfg, "cluster.account", s->account, err, errlen) != 0 ||
+	    slurm_name_setting(cfg, "cluster.qos", s->qos, err, errlen) != 0 ||
+	    copy_setting(s->slurm_conf, sizeof(s->slurm_conf),
+		config_get(cfg, "cluster.slurm_conf", ""), "cluster.slurm_conf", false, err,
+		errlen) != 0 ||
+	    config_get_int(cfg, "cluster.pending_timeout", 10, 1, FE_SLURM_PENDING_MAX,
+		&s->pending_timeout, err, errlen) != 0 ||
+	    config_get_int(cfg, "cluster.command_timeout", 20, 1, 300, &s->command_timeout, err,
+		errlen) != 0 ||
+	    config_get_int(cfg, "cluster.check_interval", 5, 1, 3600, &s->check_interval, err,
+		errlen) != 0)
+		return -1;
+	if (s->slurm_conf[0] && s->slurm_conf[0] != '/') {
+		snprintf(err, errlen, "cluster.slurm_conf must be an absolute path, got '%.80s'",
+		    s->slurm_conf);
+		return -1;
+	}
+	return 0;
+}
+
 int
 fe_config_parse(const struct config *cfg, const char *listen_host, int listen_port,
     struct fe_config *out, char *err, size_t errlen)
@@ -234,7 +309,9 @@ fe_config_parse(const struct config *cfg, const char *listen_host, int listen_po
 		    out->cluster.frontend_endpoint);
 		return -1;
 	}
-	return parse_limits(cfg, out, err, errlen) != 0 ? -1 : parse_nodes(cfg, out, err, errlen);
+	if (parse_limits(cfg, out, err, errlen) != 0 || parse_allocator(cfg, out, err, errlen) != 0)
+		return -1;
+	return parse_nodes(cfg, out, err, errlen);
 }
 
 /* Whether dn is the one configured for node, or (none configured) ends in /CN=host/<node>. */

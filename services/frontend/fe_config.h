@@ -17,6 +17,15 @@
  *   acl = /etc/qcg/frontend.acl       ; helpers (role helper)
  *   gridmap = /etc/grid-security/grid-mapfile
  *   ...limits, see fe_config.c
+ *   [cluster]                         ; who allocates the nodes (allocator.h)
+ *   allocator = builtin | slurm       ; builtin (default): the [nodes] slots below
+ *   partition = grid                  ; slurm only: where, charged to whom, at which QOS
+ *   account = grid
+ *   qos = normal
+ *   slurm_conf = /etc/slurm/slurm.conf ; SLURM_CONF for the Slurm commands (default: Slurm's)
+ *   pending_timeout = 10              ; seconds Reserve waits for a pending allocation
+ *   command_timeout = 20              ; seconds any other Slurm command may take
+ *   check_interval = 5                ; seconds between checks of the jobs and their nodes
  *   [nodes]
  *   ; node = helper-URL slots [helper certificate DN]
  *   n01 = https://n01.site-a:8445/ 8 /O=Grid/OU=qcg-ompi/CN=host/n01
@@ -42,7 +51,30 @@ struct fe_node {
 					      in /CN=host/<name> */
 };
 
+enum fe_allocator_kind {
+	FE_ALLOCATOR_BUILTIN = 0, /* the static [nodes] list */
+	FE_ALLOCATOR_SLURM = 1,   /* the site's Slurm (allocator_slurm.c) */
+};
+
+#define FE_SLURM_NAME_MAX 64 /* a partition, account or QOS name */
+/* Reserve waits for a pending allocation inside the launcher's call, which qcg-submit gives
+ * 30 s (launcher/qcg_submit.c): the wait must end well before, so that the launcher hears
+ * Busy, releases the other clusters and retries within its own reserve timeout. */
+#define FE_SLURM_PENDING_MAX 25
+
+struct fe_slurm_config {
+	char partition[FE_SLURM_NAME_MAX]; /* "" = Slurm's default partition */
+	char account[FE_SLURM_NAME_MAX];   /* "" = the service user's default account */
+	char qos[FE_SLURM_NAME_MAX];       /* "" = the account's default QOS */
+	char slurm_conf[1024];             /* SLURM_CONF for the commands; "" = Slurm's default */
+	long pending_timeout;              /* seconds Reserve waits for a pending allocation */
+	long command_timeout;              /* seconds scancel, squeue, sinfo, scontrol may take */
+	long check_interval;               /* seconds between checks of live allocations */
+};
+
 struct fe_config {
+	enum fe_allocator_kind allocator;
+	struct fe_slurm_config slurm;      /* with allocator slurm */
 	struct cluster cluster;            /* what RegisterCluster declares (frontend_dn unused) */
 	char broker_url[QCG_ENDPOINT_MAX];
 	char acl_path[1024];

@@ -18,6 +18,7 @@
 struct soap;
 struct resolve_cache;
 struct resv_table;
+struct allocator;
 struct helper_probe;
 struct broker_link;
 struct broker_pool;
@@ -30,6 +31,7 @@ struct frontend {
 	struct gridmap gridmap;            /* users */
 	struct resolve_cache *cache;
 	struct resv_table *reservations;
+	struct allocator *allocator;       /* who places the slots (allocator.h) */
 	struct helper_probe *helpers;      /* whether each node's helper is there (at Reserve) */
 	struct broker_pool *brokers;       /* kept-alive contexts for handlers' broker calls */
 	struct broker_link *link;

@@ -25,6 +25,7 @@
 #include "config_file.h"
 #include "daemon_serve.h"
 #include "delivery.h"
+#include "allocator.h"
 #include "frontend.h"
 #include "helper_probe.h"
 #include "log.h"
@@ -66,10 +67,14 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if ((fe->allocator = allocator_new(&fe->cfg, fe->reservations, err, errlen)) == NULL)
+		return -1;
 	struct soap_client_settings bs = fe_broker_client_settings(fe, 0);
 	fe->brokers = broker_pool_new((size_t)fe->cfg.broker_connections, &fe->tls, &bs, err, errlen);
 	if (fe->brokers == NULL)
 		return -1;
+	log_info("cluster %s (%s), nodes allocated by %s", fe->cfg.cluster.name,
+	    cluster_policy_name(fe->cfg.cluster.policy), allocator_name(fe->allocator));
 	log_info("cluster %s (%s), %zu nodes, %zu helper ACL rules from %s, %zu users from %s",
 	    fe->cfg.cluster.name, cluster_policy_name(fe->cfg.cluster.policy), fe->cfg.node_count,
 	    fe->acl.count, fe->cfg.acl_path, fe->gridmap.count, fe->cfg.gridmap_path);
@@ -187,6 +192,7 @@ frontend_stop(void *app)
 	delivery_stop(fe->delivery);
 	soap_server_close(d->server);
 	broker_pool_free(fe->brokers);
+	allocator_free(fe->allocator); /* ends every Slurm allocation it still holds */
 	resv_table_free(fe->reservations);
 	helper_probe_free(fe->helpers);
 	resolve_cache_free(fe->cache);

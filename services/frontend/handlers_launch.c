@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "soapH.h"
+#include "allocator.h"
 #include "frontend.h"
 #include "helper_probe.h"
 #include "log.h"
@@ -77,7 +78,7 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 				want[k] = true;
 	helper_probe_check(call.fe->helpers, fe_now() * 1000.0, want, helpers);
 	r.helpers = helpers;
-	enum resv_status st = resv_reserve(call.fe->reservations, fe_now(), &r, grant, err,
+	enum resv_status st = allocator_reserve(call.fe->allocator, fe_now(), &r, grant, err,
 	    sizeof(err));
 	if (st != RESV_OK) {
 		log_info("Reserve refused for %s: %s", call.caller_dn, err);
@@ -139,6 +140,7 @@ __qf__Release(struct soap *soap, struct _qf__Release *req, struct _qf__ReleaseRe
 	if (st != RESV_OK)
 		return resv_fault(soap, st, err);
 	size_t killed = fe_kill_launches(call.worker, req->reservationId, launches, n);
+	allocator_released(call.fe->allocator, req->reservationId);
 	log_info("reservation %s released; %zu of its %zu launches were running and are killed",
 	    req->reservationId, killed, n);
 	resp->ok = xsd__boolean__true_;
@@ -165,6 +167,42 @@ check_launch_request(struct soap *soap, const struct _qf__Launch *req)
 	return SOAP_OK;
 }
 
+/* Put the allocator's prefix (srun into the Slurm allocation; nothing for builtin) before
+ * the launch's arguments, and drop the environment entry it moved into them. The new arrays
+ * live in soap's memory. */
+static int
+place_launch(struct soap *soap, const struct fe_call *call, const struct resv_launch_info *info,
+    int *argc, char ***argv, int *envc, char ***env)
+{
+	const char *prefix[ALLOC_LAUNCH_PREFIX_MAX];
+	char *storage = soap_malloc(soap, 4096), err[256];
+	int drop = -1;
+	if (storage == NULL)
+		return soap_fault_server(soap, "out of memory");
+	int n = allocator_launch_prefix(call->fe->allocator, info->reservation, info->node, *env,
+	    *envc, prefix, storage, 4096, &drop, err, sizeof(err));
+	if (n < 0)
+		return soap_fault_server(soap, "launch on %s: %s", info->node, err);
+	if (n == 0)
+		return SOAP_OK;
+	char **a = soap_malloc(soap, (size_t)(*argc + n) * sizeof(*a));
+	char **e = soap_malloc(soap, (size_t)(*envc > 0 ? *envc : 1) * sizeof(*e));
+	if (a == NULL || e == NULL)
+		return soap_fault_server(soap, "out of memory");
+	for (int i = 0; i < n; i++)
+		a[i] = (char *)prefix[i];
+	memcpy(a + n, *argv, (size_t)*argc * sizeof(*a));
+	int k = 0;
+	for (int i = 0; i < *envc; i++)
+		if (i != drop)
+			e[k++] = (*env)[i];
+	*argc += n;
+	*argv = a;
+	*envc = k;
+	*env = e;
+	return SOAP_OK;
+}
+
 int
 __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchResponse *resp)
 {
@@ -186,9 +224,13 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 	if (node == NULL) /* resv_launch_check knows only configured nodes */
 		return soap_fault_server(soap, "node %s is not configured", req->node);
 
+	int argc = req->__sizeargument, envc = req->__sizeenvironment;
+	char **argv = req->argument, **env = req->environment;
+	if ((rc = place_launch(soap, &call, &info, &argc, &argv, &envc, &env)) != SOAP_OK)
+		return rc;
 	struct soap *helper = fe_worker_helper(call.worker, node);
-	struct _qh__Launch hreq = { info.job, info.account, req->__sizeargument, req->argument,
-		req->__sizeenvironment, req->environment, req->workingDirectory };
+	struct _qh__Launch hreq = { info.job, info.account, argc, argv, envc, env,
+		req->workingDirectory };
 	struct _qh__LaunchResponse hresp;
 	if (soap_call___qh__Launch(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
 		return fe_relay_failure(soap, helper, "helper Launch");

@@ -6,7 +6,9 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/fe_config.c services/frontend/fe_config.h \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
 	services/frontend/reservations.c services/frontend/reservations.h \
-	services/frontend/helper_probe.c services/frontend/helper_probe.h
+	services/frontend/helper_probe.c services/frontend/helper_probe.h \
+	services/frontend/slurm_parse.c services/frontend/slurm_parse.h \
+	services/frontend/slurm_cmd.c services/frontend/slurm_cmd.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
@@ -16,7 +18,10 @@ FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \
 	services/frontend/delivery.c services/frontend/delivery.h \
-	services/frontend/walltime.c services/frontend/walltime.h
+	services/frontend/walltime.c services/frontend/walltime.h \
+	services/frontend/allocator.c services/frontend/allocator.h \
+	services/frontend/allocator_backend.h services/frontend/allocator_builtin.c \
+	services/frontend/allocator_slurm.c
 sbin_PROGRAMS += services/frontend/qcg-frontend
 services_frontend_qcg_frontend_SOURCES = services/frontend/frontend_main.c \
 	$(FRONTEND_SERVICE_SOURCES)
@@ -58,3 +63,16 @@ EXTRA_DIST += tests/integration/test_frontend_helper.sh
 
 # The multicast groups helpers ask for (mca_coll_qcg's multicast broadcast), relayed to the broker.
 services_frontend_qcg_frontend_SOURCES += services/frontend/handlers_mcast.c
+
+# The Slurm allocator's command lines and output parsing (issue 16), without Slurm.
+check_PROGRAMS += services/frontend/test_slurm_parse
+services_frontend_test_slurm_parse_SOURCES = services/frontend/test_slurm_parse.c
+services_frontend_test_slurm_parse_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_slurm_parse_LDADD = services/frontend/libfrontend.a
+TESTS += services/frontend/test_slurm_parse
+check_PROGRAMS += services/frontend/test_slurm_cmd
+services_frontend_test_slurm_cmd_SOURCES = services/frontend/test_slurm_cmd.c
+services_frontend_test_slurm_cmd_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_slurm_cmd_LDADD = services/frontend/libfrontend.a
+TESTS += services/frontend/test_slurm_cmd
+EXTRA_DIST += services/frontend/README.md

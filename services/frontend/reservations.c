@@ -14,7 +14,7 @@
 #include "reservations.h"
 
 #define RESV_EXPIRED_MEMORY 64 /* lapsed ids remembered, so that a late Commit hears why */
-#define RESV_WHY_MAX 96
+#define RESV_WHY_MAX 160
 
 struct reservation {
 	bool used;
@@ -147,6 +147,9 @@ remember_gone(struct resv_table *t, size_t r)
 		    v->walltime);
 	t->expired_next = (t->expired_next + 1) % RESV_EXPIRED_MEMORY;
 }
+
+static void release_locked(struct resv_table *t, size_t r, struct resv_launch_info *launches,
+    size_t max, size_t *count);
 
 static size_t
 expire_locked(struct resv_table *t, double now)
@@ -347,9 +350,61 @@ plan_slots(struct resv_table *t, const struct resv_request *req, int *take, char
 	return st;
 }
 
-enum resv_status
-resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
-    struct resv_grant *out, char *err, size_t errlen)
+/* Make slot r reservation req, holding take[] slots per node, and describe it in out. */
+static void
+hold_slots(struct resv_table *t, size_t r, double now, const struct resv_request *req,
+    const int *take, struct resv_grant *out)
+{
+	struct reservation *v = &t->resv[r];
+	v->used = true;
+	v->committed = false;
+	v->deadline = now + (double)req->timeout;
+	v->walltime = req->walltime;
+	v->ends = 0;
+	v->job_ended = false;
+	snprintf(v->id, sizeof(v->id), "%s", out->id);
+	snprintf(v->owner_dn, sizeof(v->owner_dn), "%s", req->owner_dn);
+	snprintf(v->account, sizeof(v->account), "%s", req->account);
+	snprintf(v->job, sizeof(v->job), "%s", req->job);
+	for (size_t n = 0; n < t->node_count; n++) {
+		v->per_node[n] = take[n];
+		t->free_slots[n] -= take[n];
+		if (take[n] == 0)
+			continue;
+		snprintf(out->slot[out->slot_count].node, QCG_NAME_MAX, "%s", t->nodes[n].name);
+		out->slot[out->slot_count++].count = take[n];
+	}
+}
+
+/* Take the slots given (a batch system placed them) into take[], per node index: each node
+ * known and within its configured slots, and free in the table now. */
+static enum resv_status
+take_placed(struct resv_table *t, const struct resv_slot *slots, size_t slot_count, int *take,
+    char *err, size_t errlen)
+{
+	for (size_t i = 0; i < slot_count; i++) {
+		long n = node_index(t, slots[i].node);
+		if (n < 0 || slots[i].count < 1 || take[n] + slots[i].count > t->nodes[n].slots) {
+			snprintf(err, errlen, "node '%.63s' with %d slots is not in this front-end's "
+			    "[nodes] or has fewer slots there", slots[i].node, slots[i].count);
+			return RESV_BAD_REQUEST;
+		}
+		take[n] += slots[i].count;
+	}
+	for (size_t n = 0; n < t->node_count; n++)
+		if (take[n] > t->free_slots[n]) {
+			snprintf(err, errlen, "node %s: %d slots placed, %d free in the front-end's "
+			    "table", t->nodes[n].name, take[n], t->free_slots[n]);
+			return RESV_BUSY;
+		}
+	return RESV_OK;
+}
+
+/* Reserve req with the slots planned here (placed NULL) or the ones given. */
+static enum resv_status
+reserve(struct resv_table *t, double now, const struct resv_request *req,
+    const struct resv_slot *placed, size_t placed_count, struct resv_grant *out, char *err,
+    size_t errlen)
 {
 	int take[FE_NODES_MAX] = { 0 };
 	enum resv_status st = check_request(req, err, errlen);
@@ -368,26 +423,61 @@ resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
 	if (r == t->max_resv) {
 		snprintf(err, errlen, "%zu reservations are live: the front-end's limit", t->max_resv);
 		st = RESV_FULL;
-	} else if ((st = plan_slots(t, req, take, err, errlen)) == RESV_OK) {
-		struct reservation *v = &t->resv[r];
-		v->used = true;
-		v->committed = false;
-		v->deadline = now + (double)req->timeout;
-		v->walltime = req->walltime;
-		v->ends = 0;
-		v->job_ended = false;
-		snprintf(v->id, sizeof(v->id), "%s", out->id);
-		snprintf(v->owner_dn, sizeof(v->owner_dn), "%s", req->owner_dn);
-		snprintf(v->account, sizeof(v->account), "%s", req->account);
-		snprintf(v->job, sizeof(v->job), "%s", req->job);
-		for (size_t n = 0; n < t->node_count; n++) {
-			v->per_node[n] = take[n];
-			t->free_slots[n] -= take[n];
-			if (take[n] == 0)
-				continue;
-			snprintf(out->slot[out->slot_count].node, QCG_NAME_MAX, "%s", t->nodes[n].name);
-			out->slot[out->slot_count++].count = take[n];
-		}
+	} else if ((st = placed ? take_placed(t, placed, placed_count, take, err, errlen) :
+	    plan_slots(t, req, take, err, errlen)) == RESV_OK) {
+		hold_slots(t, r, now, req, take, out);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+enum resv_status
+resv_reserve(struct resv_table *t, double now, const struct resv_request *req,
+    struct resv_grant *out, char *err, size_t errlen)
+{
+	return reserve(t, now, req, NULL, 0, out, err, errlen);
+}
+
+enum resv_status
+resv_reserve_placed(struct resv_table *t, double now, const struct resv_request *req,
+    const struct resv_slot *slots, size_t slot_count, struct resv_grant *out, char *err,
+    size_t errlen)
+{
+	static const struct resv_slot none;
+	/* No slots at all is still "placed" (and then holds nothing): never planned here. */
+	return reserve(t, now, req, slot_count ? slots : &none, slot_count, out, err, errlen);
+}
+
+bool
+resv_is_live(struct resv_table *t, double now, const char *id)
+{
+	bool live = false;
+	pthread_mutex_lock(&t->lock);
+	expire_locked(t, now);
+	for (size_t r = 0; r < t->max_resv && !live; r++)
+		live = t->resv[r].used && strcmp(t->resv[r].id, id) == 0;
+	pthread_mutex_unlock(&t->lock);
+	return live;
+}
+
+enum resv_status
+resv_revoke(struct resv_table *t, double now, const char *id, const char *why,
+    struct resv_launch_info *launches, size_t max, size_t *count)
+{
+	enum resv_status st = RESV_NOT_FOUND;
+	*count = 0;
+	pthread_mutex_lock(&t->lock);
+	expire_locked(t, now);
+	for (size_t r = 0; r < t->max_resv; r++) {
+		if (!t->resv[r].used || strcmp(t->resv[r].id, id) != 0)
+			continue;
+		remember_gone(t, r);
+		/* remember_gone wrote the usual reason; this one is the batch system's. */
+		size_t last = (t->expired_next + RESV_EXPIRED_MEMORY - 1) % RESV_EXPIRED_MEMORY;
+		snprintf(t->expired_why[last], RESV_WHY_MAX, "was revoked: %s", why);
+		release_locked(t, r, launches, max, count);
+		st = RESV_OK;
+		break;
 	}
 	pthread_mutex_unlock(&t->lock);
 	return st;

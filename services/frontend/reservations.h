@@ -13,6 +13,7 @@
 #ifndef QCG_RESERVATIONS_H
 #define QCG_RESERVATIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,6 +115,20 @@ size_t resv_end_job(struct resv_table *t, double now, const char *job, double gr
 size_t resv_expire(struct resv_table *t, double now);
 /* Free slots on node now (for tests and logs); -1 for an unknown node. */
 int resv_free_slots(struct resv_table *t, double now, const char *node);
+
+/* Reserve exactly the slots given (node and count each; a batch system chose them, see
+ * allocator.h) instead of planning them: RESV_BAD_REQUEST for an unknown node or a count the
+ * node's configured slots cannot hold, RESV_BUSY when they are held by other reservations. */
+enum resv_status resv_reserve_placed(struct resv_table *t, double now,
+    const struct resv_request *req, const struct resv_slot *slots, size_t slot_count,
+    struct resv_grant *out, char *err, size_t errlen);
+/* Whether reservation id is live now (neither released, lapsed nor reaped). */
+bool resv_is_live(struct resv_table *t, double now, const char *id);
+/* Take reservation id away whoever holds it, because what backs it is gone (why: a sentence,
+ * "node a2 was drained by Slurm"): later calls on its id hear why. Its launches go to
+ * launches (up to max, *count of them) for the caller to kill. RESV_NOT_FOUND if not live. */
+enum resv_status resv_revoke(struct resv_table *t, double now, const char *id, const char *why,
+    struct resv_launch_info *launches, size_t max, size_t *count);
 
 /* Fill buf with 32 random hex digits from the OS's CSPRNG; -1 if it failed. */
 int resv_random_id(char buf[RESV_ID_LEN]);

@@ -4,7 +4,9 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "config_file.h"
@@ -159,6 +161,50 @@ a_value_longer_than_its_field_is_refused_with_file_and_line(void)
 	CHECK_STR_EQ(err, "fe.conf:5: frontend.broker: value longer than 255 bytes");
 }
 
+static void
+allocator_is_builtin_by_default_and_slurm_settings_are_checked(void)
+{
+	static struct fe_config c;
+	char err[256] = "";
+	CHECK_INT_EQ(parse(NULL, &c, err, sizeof(err)), 0);
+	CHECK_INT_EQ(c.allocator, FE_ALLOCATOR_BUILTIN);
+	const char *slurm[] = { "cluster.allocator=slurm", "cluster.partition=grid",
+		"cluster.account=qcg", "cluster.slurm_conf=/etc/slurm/site-a.conf", NULL };
+	CHECK_INT_EQ(parse(slurm, &c, err, sizeof(err)), 0);
+	CHECK_INT_EQ(c.allocator, FE_ALLOCATOR_SLURM);
+	CHECK_STR_EQ(c.slurm.partition, "grid");
+	CHECK_STR_EQ(c.slurm.account, "qcg");
+	CHECK_STR_EQ(c.slurm.qos, "");
+	CHECK_STR_EQ(c.slurm.slurm_conf, "/etc/slurm/site-a.conf");
+	CHECK_INT_EQ(c.slurm.pending_timeout, 10);
+	CHECK_INT_EQ(c.slurm.command_timeout, 20);
+	const struct {
+		const char *set[3];
+		const char *want;
+	} bad[] = {
+		{ { "cluster.allocator=pbs", NULL }, "cluster.allocator must be builtin or slurm" },
+		{ { "cluster.partition=grid", NULL }, "cluster.partition is set but cluster.allocator "
+		    "is builtin" },
+		{ { "cluster.allocator=slurm", "cluster.partition=a b", NULL }, "cluster.partition "
+		    "must be a Slurm name" },
+		{ { "cluster.allocator=slurm", "cluster.pending_timeout=26", NULL },
+		    "cluster.pending_timeout" },
+		{ { "cluster.allocator=slurm", "cluster.pending_timeout=0", NULL },
+		    "cluster.pending_timeout" },
+		{ { "cluster.allocator=slurm", "cluster.slurm_conf=slurm.conf", NULL },
+		    "cluster.slurm_conf must be an absolute path" },
+		{ { "cluster.allocator=slurm", "cluster.partion=grid", NULL }, "cluster.partion: "
+		    "unknown setting" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		CHECK_INT_EQ(parse(bad[i].set, &c, err, sizeof(err)), -1);
+		if (strstr(err, bad[i].want) == NULL)
+			printf("  case %zu: got '%s'\n", i, err);
+		CHECK(strstr(err, bad[i].want) != NULL);
+	}
+}
+
 int
 main(void)
 {
@@ -167,5 +213,6 @@ main(void)
 	RUN(malformed_settings_are_refused_with_their_key);
 	RUN(nat_needs_public_address_and_nodes_are_required);
 	RUN(a_value_longer_than_its_field_is_refused_with_file_and_line);
+	RUN(allocator_is_builtin_by_default_and_slurm_settings_are_checked);
 	return check_exit();
 }

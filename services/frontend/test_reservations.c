@@ -266,6 +266,43 @@ nodes_whose_helper_is_gone_are_never_granted(void)
 	resv_table_free(t);
 }
 
+/* A batch system's placement is held exactly; one that would not fit the table is refused
+ * as it should be; a revoked reservation names its cause to later calls. */
+static void
+placed_reservations_hold_the_given_slots_and_revocation_names_its_cause(void)
+{
+	struct resv_table *t = table();
+	struct resv_grant g, g2;
+	struct resv_launch_info l[8];
+	size_t n;
+	char err[256];
+	struct resv_request r = { JANE, "acct", "job", 3, NULL, 0, 0, 10, 0, NULL };
+	const struct resv_slot placed[] = { { "n3", 2 }, { "n1", 1 } };
+	CHECK_INT_EQ(resv_reserve_placed(t, 0, &r, placed, 2, &g, err, sizeof(err)), RESV_OK);
+	CHECK_INT_EQ(g.slot_count, 2);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n3"), 0);
+	CHECK_INT_EQ(resv_free_slots(t, 0, "n1"), 3);
+	CHECK(resv_is_live(t, 0, g.id));
+	/* n3 is full now: the table says busy rather than double-booking it */
+	const struct resv_slot again[] = { { "n3", 1 } };
+	r.slots = 1;
+	CHECK_INT_EQ(resv_reserve_placed(t, 0, &r, again, 1, &g2, err, sizeof(err)), RESV_BUSY);
+	const struct resv_slot unknown[] = { { "n9", 1 } };
+	CHECK_INT_EQ(resv_reserve_placed(t, 0, &r, unknown, 1, &g2, err, sizeof(err)),
+	    RESV_BAD_REQUEST);
+	CHECK(strstr(err, "n9") != NULL);
+	const struct resv_slot too_many[] = { { "n3", 3 } };
+	CHECK_INT_EQ(resv_reserve_placed(t, 0, &r, too_many, 1, &g2, err, sizeof(err)),
+	    RESV_BAD_REQUEST);
+	CHECK_INT_EQ(resv_revoke(t, 1, g.id, "node n3 of Slurm job 4 is drain", l, 8, &n), RESV_OK);
+	CHECK(!resv_is_live(t, 1, g.id));
+	CHECK_INT_EQ(resv_free_slots(t, 1, "n3"), 2);
+	CHECK_INT_EQ(resv_commit(t, 1, g.id, JANE, err, sizeof(err)), RESV_NOT_FOUND);
+	CHECK(strstr(err, "was revoked: node n3 of Slurm job 4 is drain") != NULL);
+	CHECK_INT_EQ(resv_revoke(t, 1, g.id, "again", l, 8, &n), RESV_NOT_FOUND);
+	resv_table_free(t);
+}
+
 int
 main(void)
 {
@@ -278,5 +315,6 @@ main(void)
 	RUN(walltime_releases_a_committed_reservation_and_its_launches);
 	RUN(job_end_releases_its_reservations_after_a_grace);
 	RUN(nodes_whose_helper_is_gone_are_never_granted);
+	RUN(placed_reservations_hold_the_given_slots_and_revocation_names_its_cause);
 	return check_exit();
 }

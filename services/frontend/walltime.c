@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "allocator.h"
 #include "frontend.h"
 #include "log.h"
 #include "reservations.h"
@@ -39,6 +40,22 @@ reap_due(struct walltime_keeper *k)
 	}
 }
 
+/* Let the allocator end what backs gone reservations, and fail those whose backing broke
+ * (a node drained or lost, the batch job ended): their launches are killed, so the grid job
+ * fails at once instead of waiting for a rank that will never answer. */
+static void
+check_allocations(struct walltime_keeper *k)
+{
+	char id[RESV_ID_LEN], why[256];
+	size_t n, max = (size_t)k->fe->cfg.max_launches;
+	while (allocator_check(k->fe->allocator, fe_now(), id, why, sizeof(why), k->launches, max,
+	    &n)) {
+		size_t killed = fe_kill_launches(k->worker, id, k->launches, n);
+		log_error("reservation %s is revoked: %s; %zu of its %zu launches were running and "
+		    "are killed", id, why, killed, n);
+	}
+}
+
 static void *
 walltime_main(void *arg)
 {
@@ -47,6 +64,7 @@ walltime_main(void *arg)
 	while (!k->stop) {
 		pthread_mutex_unlock(&k->lock);
 		reap_due(k);
+		check_allocations(k);
 		pthread_mutex_lock(&k->lock);
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocator.h"
 #include "broker_pool.h"
 #include "config_file.h"
 #include "frontend.h"
@@ -87,6 +88,9 @@ fuzz_soap_target_init(struct fuzz_soap_target *t)
 	fe.helpers = helper_probe_new(fe.cfg.nodes, fe.cfg.node_count);
 	if (fe.cache == NULL || fe.reservations == NULL || fe.helpers == NULL)
 		fail("out of memory");
+	/* The configuration's allocator (builtin: a fuzz input must not start Slurm commands). */
+	if ((fe.allocator = allocator_new(&fe.cfg, fe.reservations, err, sizeof(err))) == NULL)
+		fail(err);
 	struct soap_client_settings bs = fe_broker_client_settings(&fe, 0);
 	if ((fe.brokers = broker_pool_new((size_t)fe.cfg.broker_connections, &fe.tls, &bs, err,
 		 sizeof(err))) == NULL)
