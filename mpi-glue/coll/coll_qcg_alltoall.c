@@ -230,7 +230,8 @@ mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdty
 	a.out = a.n - a.nS;
 	size_t total = a.B * (size_t)a.n; /* equal on all ranks: the choices below agree */
 	size_t master_bytes = 3 * (size_t)a.nS * (size_t)a.out * a.B;
-	if (m->in_setup || total > INT_MAX || a.B > (size_t)mca_coll_qcg_component.alltoall_max ||
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLTOALL, a.B) || total > INT_MAX ||
+	    a.B > (size_t)mca_coll_qcg_component.alltoall_max ||
 	    !mca_coll_qcg_tmp_allowed(2 * total + master_bytes))
 		return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
 		    m->previous_alltoall_module);
