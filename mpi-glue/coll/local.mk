@@ -105,6 +105,8 @@ TESTS += \
 	tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_discovery_testbed.test
+TESTS += tests/coll/qcg_coll_choice.sh
+EXTRA_DIST += tests/coll/qcg_coll_choice.sh
 EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
