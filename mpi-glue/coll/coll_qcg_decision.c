@@ -379,9 +379,10 @@ ml_alltoall(const struct model *M, double m)
 {
 	const struct qcg_shape *s = M->s;
 	double cross = site_cross(M, m), local = (double)(s->site_ranks - 1) * m;
-	/* A: blocks to the site master (funnel, copied there), B: one message per site pair,
-	 * C: back out to the ranks; the site-local blocks go direct meanwhile */
-	double funnel = cross * (2 * M->b[site_link(M)] + 2 * M->g);
+	/* A: blocks to the site master (the funnel: its link takes them in and gives them out;
+	 * they land in place, no copy), B: one message per site pair, C: back out to the ranks;
+	 * the site-local blocks go direct meanwhile */
+	double funnel = cross * 2 * M->b[site_link(M)];
 	return 2 * (M->a[site_link(M)] + M->o * s->site_ranks) + M->a[QCG_LINK_WAN] +
 	    (s->sites - 1) * M->o + cross * M->b[QCG_LINK_WAN] + funnel +
 	    local * M->b[site_link(M)];
@@ -424,27 +425,24 @@ predict(const struct model *M, int coll, int alg, double m)
 }
 
 /*
- * Classes that are not distinctly slower than the next faster one (latency less than
- * QCG_LINK_DISTINCT_RATIO times, bandwidth more than 1/ratio: discovery's rule for a new level)
- * are one link measured twice: they take the best of the two (noise only adds time). On one
- * host under load, a probe's round trip may include a descheduling; without this a topology
- * file on loopback would look like a WAN of a few hundred microseconds.
+ * A WAN that is not distinctly slower than the links inside a site (latency less than
+ * QCG_LINK_DISTINCT_RATIO times theirs, bandwidth more than 1/ratio: discovery's rule for a new
+ * level) is the same link measured twice: both take the better of the two measurements (noise
+ * only adds time). On one host under load a probe's round trip may include a descheduling;
+ * without this a topology file on loopback would look like a WAN of a few hundred microseconds.
+ * The classes inside a site keep their own figures.
  */
 static void
 group_indistinct(struct model *M)
 {
-	for (int c = QCG_LINK_HOST; c >= QCG_LINK_WAN; c--) {
-		int f = c + 1; /* the next faster class */
-		if (M->a[c] >= QCG_LINK_DISTINCT_RATIO * M->a[f] ||
-		    M->b[c] >= QCG_LINK_DISTINCT_RATIO * M->b[f])
-			continue;
-		for (int d = f; d < QCG_NLINKS && M->a[d] <= M->a[c] * QCG_LINK_DISTINCT_RATIO; d++) {
-			double a = M->a[c] < M->a[d] ? M->a[c] : M->a[d];
-			double b = M->b[c] < M->b[d] ? M->b[c] : M->b[d];
-			M->a[c] = M->a[d] = a;
-			M->b[c] = M->b[d] = b;
-		}
-	}
+	int f = site_link(M), w = QCG_LINK_WAN;
+	if (M->a[w] >= QCG_LINK_DISTINCT_RATIO * M->a[f] ||
+	    M->b[w] >= QCG_LINK_DISTINCT_RATIO * M->b[f])
+		return;
+	double a = M->a[w] < M->a[f] ? M->a[w] : M->a[f];
+	double b = M->b[w] < M->b[f] ? M->b[w] : M->b[f];
+	M->a[w] = M->a[f] = a;
+	M->b[w] = M->b[f] = b;
 }
 
 /* Fill the model; returns 0 when no link class is measured. */
