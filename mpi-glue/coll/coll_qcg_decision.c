@@ -32,7 +32,8 @@
 
 #define EAGER_BYTES 65536.0 /* above this a message waits one round trip (TCP BTL) */
 #define QCG_LINK_DISTINCT_RATIO 4.0 /* as coll_qcg_discovery_ratio's default */
-#define SEGMENT_BYTES 32768.0 /* qcg's pipeline segment and WAN chunk (coll_qcg_bcast_segsize) */
+#define SEGMENT_BYTES 32768.0
+#define QCG_MARGIN 0.05 /* a candidate must be predicted 5 % faster than the previous one */ /* qcg's pipeline segment and WAN chunk (coll_qcg_bcast_segsize) */
 
 static const char *const alg_names[QCG_NALGS] = { "auto", "tuned", "multilevel" };
 static const char *const coll_names[QCG_NCOLLS] = { "bcast", "reduce", "allreduce", "barrier",
@@ -497,19 +498,30 @@ qcg_decide(int coll, size_t bytes, const struct qcg_shape *shape,
 		for (int a = 0; a < QCG_NALGS; a++)
 			predicted[a] = -1;
 	if (bytes == QCG_BYTES_UNKNOWN) {
-		/* links alone: multilevel only if it wins at both ends of the size range */
-		int small = qcg_decide(coll, 8, shape, links, NULL);
-		int large = qcg_decide(coll, 1 << 20, shape, links, predicted);
-		return small == QCG_ALG_MULTILEVEL && large == QCG_ALG_MULTILEVEL ?
-		    QCG_ALG_MULTILEVEL : QCG_ALG_PREVIOUS;
+		/* links alone: multilevel only if it is not slower (beyond the margin) at either
+		 * end of the size range, and faster by the margin at one of them */
+		double s[QCG_NALGS], l[QCG_NALGS];
+		(void)qcg_decide(coll, 8, shape, links, s);
+		(void)qcg_decide(coll, 1 << 20, shape, links, l);
+		if (predicted != NULL)
+			memcpy(predicted, l, sizeof(l));
+		double sp = s[QCG_ALG_PREVIOUS], sm = s[QCG_ALG_MULTILEVEL];
+		double lp = l[QCG_ALG_PREVIOUS], lm = l[QCG_ALG_MULTILEVEL];
+		if (sp < 0 || sm < 0 || lp < 0 || lm < 0)
+			return QCG_ALG_PREVIOUS;
+		int never_slower = sm <= sp * (1 + QCG_MARGIN) && lm <= lp * (1 + QCG_MARGIN);
+		int gains = sm < sp * (1 - QCG_MARGIN) || lm < lp * (1 - QCG_MARGIN);
+		return never_slower && gains ? QCG_ALG_MULTILEVEL : QCG_ALG_PREVIOUS;
 	}
 	double t_best = -1;
 	for (int a = QCG_ALG_PREVIOUS; a < QCG_NALGS; a++) {
 		double t = qcg_predict(coll, a, bytes, shape, links);
 		if (predicted != NULL)
 			predicted[a] = t;
-		/* ties go to the previous component: qcg must earn its place */
-		if (t >= 0 && (t_best < 0 || t < t_best)) {
+		/* qcg must earn its place: a candidate other than the previous component wins
+		 * only if predicted QCG_MARGIN faster (the model's error is larger than that) */
+		double need = a == QCG_ALG_PREVIOUS ? t_best : t_best * (1 - QCG_MARGIN);
+		if (t >= 0 && (t_best < 0 || t < need)) {
 			t_best = t;
 			best = a;
 		}

@@ -92,10 +92,11 @@ double qcg_predict(int coll, int alg, size_t bytes, const struct qcg_shape *shap
     const struct qcg_link_params *links);
 
 /*
- * The candidate with the least predicted time; the predictions into predicted[QCG_NALGS]
+ * The candidate with the least predicted time (one other than the previous component only if
+ * predicted at least 5 % faster: the model is not that exact); the predictions into predicted[QCG_NALGS]
  * (-1 where not a candidate) when predicted is not NULL. For QCG_BYTES_UNKNOWN, multilevel is
- * chosen only if it is predicted faster both at 8 bytes and at 1 MiB per rank (never slower
- * than what it replaces at either end); predicted then holds the 1 MiB figures. With no
+ * chosen only if it is predicted no slower (within the margin) both at 8 bytes and at 1 MiB
+ * per rank, and faster by the margin at one of them; predicted then holds the 1 MiB figures. With no
  * measured link, the previous component runs (qcg has nothing to base a choice on).
  */
 int qcg_decide(int coll, size_t bytes, const struct qcg_shape *shape,
