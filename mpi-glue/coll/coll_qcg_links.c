@@ -33,6 +33,7 @@
 
 #define LINK_TAG MCA_COLL_BASE_TAG_ALLTOALLW /* as discovery: nothing else runs during init */
 #define PROBE_REPS 3
+#define LATENCY_ROUNDS 3          /* rounds over the classes, each on another pair */
 #define PINGS_MAX 200            /* round trips per pair at most */
 #define PINGS_BUDGET_US 20000.0  /* more than coll_qcg_discovery_pings only within this time */
 
@@ -56,18 +57,27 @@ link_class(const struct qcg_topo_layout *lay, int a, int b)
 	return QCG_LINK_NODE;
 }
 
-/* The first pair of class c (lowest a, then lowest b); 0 if there is none. */
+/* The idx-th of disjoint pairs of class c (lowest a, then lowest b, no rank in two of them);
+ * 0 if there are fewer. Rounds use different pairs: on an oversubscribed host two processes
+ * sharing one core take a context switch per message, whatever link joins them. */
 static int
-first_pair(const struct qcg_topo_layout *lay, int c, int *pa, int *pb)
+nth_pair(const struct qcg_topo_layout *lay, int c, int idx, int *pa, int *pb)
 {
-	for (int a = 0; a < lay->n; a++)
-		for (int b = a + 1; b < lay->n; b++)
-			if (link_class(lay, a, b) == c) {
-				*pa = a;
-				*pb = b;
-				return 1;
-			}
-	return 0;
+	int found = 0;
+	char *used = calloc((size_t)lay->n, 1);
+	if (used == NULL)
+		return 0;
+	for (int a = 0; a < lay->n && found <= idx; a++) {
+		for (int b = a + 1; b < lay->n && !used[a]; b++) {
+			if (used[b] || link_class(lay, a, b) != c)
+				continue;
+			used[a] = used[b] = 1;
+			*pa = a, *pb = b;
+			found++;
+		}
+	}
+	free(used);
+	return found > idx;
 }
 
 /* For every pair of the sites of a and b at once: our partner and whether we time; 0 if we
@@ -167,14 +177,15 @@ measure_pair(int timing, int peer, char *buf, size_t len, double *rtt, double *d
 }
 
 /* One step: rank 0 starts the timing sides, they measure with their partners and report
- * (rtt, dt) to rank 0, which keeps the round trip and the slowest transfer in rep[]. */
+ * (rtt, dt, same host) to rank 0, which keeps the round trip, the slowest transfer and whether
+ * every pair shared a host in rep[] (rep[2] starts at 1). */
 static int
 run_step(const int *peer_of, const int *timing_of, int me, char *buf, size_t len, int want_rtt,
     double *rep, struct ompi_communicator_t *comm)
 {
 	int n = ompi_comm_size(comm), rc = OMPI_SUCCESS;
 	char go[8] = { 0 };
-	double r[2] = { -1, -1 };
+	double r[3] = { -1, -1, 1 };
 	if (me == 0)
 		for (int t = 1; t < n && rc == OMPI_SUCCESS; t++)
 			if (peer_of[t] >= 0 && timing_of[t])
@@ -185,8 +196,12 @@ run_step(const int *peer_of, const int *timing_of, int me, char *buf, size_t len
 		if (rc == OMPI_SUCCESS)
 			rc = measure_pair(timing_of[me], peer_of[me], buf, len, want_rtt ? &r[0] : NULL,
 			    &r[1], comm);
+		/* whether the pair shares one host (then it talks through shared memory, whatever
+		 * the topology calls the link between them) */
+		r[2] = OPAL_PROC_ON_LOCAL_NODE(ompi_comm_peer_lookup(comm,
+		    peer_of[me])->super.proc_flags) ? 1 : 0;
 		if (rc == OMPI_SUCCESS && me != 0 && timing_of[me])
-			rc = mca_coll_qcg_patient_xfer(1, r, 2, MPI_DOUBLE, 0, comm);
+			rc = mca_coll_qcg_patient_xfer(1, r, 3, MPI_DOUBLE, 0, comm);
 	}
 	if (me != 0 || rc != OMPI_SUCCESS)
 		return rc;
@@ -194,11 +209,13 @@ run_step(const int *peer_of, const int *timing_of, int me, char *buf, size_t len
 		if (peer_of[t] < 0 || !timing_of[t])
 			continue;
 		if (t != 0)
-			rc = mca_coll_qcg_patient_xfer(0, r, 2, MPI_DOUBLE, t, comm);
+			rc = mca_coll_qcg_patient_xfer(0, r, 3, MPI_DOUBLE, t, comm);
 		if (r[0] >= 0)
 			rep[0] = r[0];
 		if (r[1] > rep[1])
 			rep[1] = r[1];
+		if (r[2] < rep[2])
+			rep[2] = r[2];
 	}
 	return rc;
 }
@@ -220,32 +237,60 @@ derive(struct qcg_link_params *p, const double *single, const double *all, int n
 	}
 }
 
+/* One class's steps: its first pair alone (single[]: rtt, transfer time) and, for the WAN on
+ * a full round, every pair of the two sites at once (all[], npairs). A latency round (len 0)
+ * only times round trips. */
 static int
-probe_class(int c, const struct qcg_topo_layout *lay, int me, char *buf, size_t len,
-    int *peer_of, int *timing_of, struct qcg_link_params *out,
+probe_class(int c, int round, const struct qcg_topo_layout *lay, int me, char *buf, size_t len,
+    int *peer_of, int *timing_of, double *single, double *all, int *npairs,
     struct ompi_communicator_t *comm)
 {
-	int a, b, n = lay->n, rc, npairs = 1;
-	double single[2] = { -1, -1 }, all[2] = { -1, -1 };
-	if (!first_pair(lay, c, &a, &b))
+	int a, b, n = lay->n, rc;
+	if (!nth_pair(lay, c, round, &a, &b) && (round == 0 || !nth_pair(lay, c, 0, &a, &b)))
 		return OMPI_SUCCESS; /* stays unmeasured (-1) */
 	for (int r = 0; r < n; r++)
 		peer_of[r] = -1, timing_of[r] = 0;
 	peer_of[a] = b, peer_of[b] = a, timing_of[a] = 1;
 	rc = run_step(peer_of, timing_of, me, buf, len, 1, single, comm);
-	if (rc == OMPI_SUCCESS && c == QCG_LINK_WAN) {
+	if (rc == OMPI_SUCCESS && c == QCG_LINK_WAN && round == 0) {
 		for (int r = 0; r < n; r++) {
 			int p = -1, t = 0;
 			peer_of[r] = -1, timing_of[r] = 0;
-			if (site_pair_role(lay, a, b, r, &p, &t, &npairs))
+			if (site_pair_role(lay, a, b, r, &p, &t, npairs))
 				peer_of[r] = p, timing_of[r] = t;
 		}
-		if (npairs > 1)
+		if (*npairs > 1)
 			rc = run_step(peer_of, timing_of, me, buf, len, 0, all, comm);
 	}
-	if (rc == OMPI_SUCCESS && me == 0)
-		derive(out, single, all, npairs, len);
 	return rc;
+}
+
+/*
+ * Classes whose probed pairs all shared one host in Open MPI's eyes (a topology file on one
+ * machine; the testbed's namespaces have host names of their own, so they do not count) are
+ * one link, shared memory, whatever the topology calls them: each takes the best latency and
+ * bandwidth any of them measured (a pair that shared a core measured context switches).
+ */
+static void
+same_host_is_one_link(struct qcg_link_params *got, const int *one_host)
+{
+	struct qcg_link_params best = { -1, 0, -1 };
+	for (int k = 0; k < QCG_NLINKS; k++) {
+		if (got[k].latency_us < 0 || !one_host[k])
+			continue;
+		if (best.latency_us < 0 || got[k].latency_us < best.latency_us)
+			best.latency_us = got[k].latency_us;
+		if (got[k].mb_per_s > best.mb_per_s)
+			best.mb_per_s = got[k].mb_per_s;
+		if (got[k].shared_mb_per_s > best.shared_mb_per_s)
+			best.shared_mb_per_s = got[k].shared_mb_per_s;
+	}
+	for (int k = 0; k < QCG_NLINKS; k++)
+		if (got[k].latency_us >= 0 && one_host[k]) {
+			double shared = got[k].shared_mb_per_s;
+			got[k] = best;
+			got[k].shared_mb_per_s = shared > 0 ? best.shared_mb_per_s : -1;
+		}
 }
 
 /* Rank 0 returns once every rank has sent it a zero-byte "ready"; the others at once. */
@@ -280,8 +325,38 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 	 * own MPI_Init (that CPU time would land in the first class's round trips) */
 	if (rc == OMPI_SUCCESS)
 		rc = everyone_ready(comm);
-	for (int k = 0; k < QCG_NLINKS && rc == OMPI_SUCCESS; k++)
-		rc = probe_class(k, lay, me, buf, len, peer_of, timing_of, &got[k], comm);
+	/*
+	 * LATENCY_ROUNDS rounds over the classes, each on another pair of ranks where the layout
+	 * has one (the least round trip and the quickest transfer count): on a loaded host two
+	 * ranks may share a core for the whole probe, and every message between them then waits
+	 * for a context switch, which says nothing about the link.
+	 */
+	double single[QCG_NLINKS][3], all[QCG_NLINKS][3], rtt[QCG_NLINKS];
+	int npairs[QCG_NLINKS], one_host[QCG_NLINKS];
+	for (int k = 0; k < QCG_NLINKS; k++) {
+		single[k][0] = single[k][1] = all[k][0] = all[k][1] = rtt[k] = -1;
+		single[k][2] = all[k][2] = 1;
+		npairs[k] = 1, one_host[k] = 1;
+	}
+	for (int round = 0; round < LATENCY_ROUNDS && rc == OMPI_SUCCESS; round++)
+		for (int k = 0; k < QCG_NLINKS && rc == OMPI_SUCCESS; k++) {
+			double one[3] = { -1, -1, 1 };
+			rc = probe_class(k, round, lay, me, buf, len, peer_of, timing_of, one, all[k],
+			    &npairs[k], comm);
+			if (one[0] >= 0 && (rtt[k] < 0 || one[0] < rtt[k]))
+				rtt[k] = one[0];
+			if (one[1] >= 0 && (single[k][1] < 0 || one[1] < single[k][1]))
+				single[k][1] = one[1]; /* the quickest transfer of the rounds */
+			if (one[1] >= 0 && one[2] < 1)
+				one_host[k] = 0;
+		}
+	for (int k = 0; k < QCG_NLINKS && rc == OMPI_SUCCESS && me == 0; k++)
+		if (single[k][1] >= 0) {
+			single[k][0] = rtt[k];
+			derive(&got[k], single[k], all[k], npairs[k], len);
+		}
+	if (me == 0)
+		same_host_is_one_link(got, one_host);
 	for (int k = 0; k < QCG_NLINKS; k++) {
 		res[3 * k] = got[k].latency_us;
 		res[3 * k + 1] = got[k].mb_per_s;
