@@ -131,8 +131,7 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 	if (!c->links_known)
 		QCG_VERBOSE(10, "choice: comm %d %s size class %d: tuned (no link measurements: "
 		    "coll_qcg_links_probe 0 or the probe failed)", m->cid, qcg_coll_name(coll), cls);
-	else
-	if (bytes == QCG_BYTES_UNKNOWN)
+	else if (bytes == QCG_BYTES_UNKNOWN)
 		QCG_VERBOSE(10, "choice: comm %d %s (sizes differ by rank: links alone): %s; "
 		    "predicted at 1 MiB per rank: tuned %.1f us, multilevel %.1f us", m->cid,
 		    qcg_coll_name(coll), qcg_alg_name(alg), t[QCG_ALG_PREVIOUS],

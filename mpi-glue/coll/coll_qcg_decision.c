@@ -32,8 +32,8 @@
 
 #define EAGER_BYTES 65536.0 /* above this a message waits one round trip (TCP BTL) */
 #define QCG_LINK_DISTINCT_RATIO 4.0 /* as coll_qcg_discovery_ratio's default */
-#define SEGMENT_BYTES 32768.0
-#define QCG_MARGIN 0.05 /* a candidate must be predicted 5 % faster than the previous one */ /* qcg's pipeline segment and WAN chunk (coll_qcg_bcast_segsize) */
+#define SEGMENT_BYTES 32768.0 /* qcg's pipeline segment and WAN chunk (coll_qcg_bcast_segsize) */
+#define QCG_MARGIN 0.05 /* a candidate must be predicted 5 % faster than the previous one */
 
 static const char *const alg_names[QCG_NALGS] = { "auto", "tuned", "multilevel" };
 static const char *const coll_names[QCG_NCOLLS] = { "bcast", "reduce", "allreduce", "barrier",

@@ -20,7 +20,9 @@ expect_count 1 "coll:qcg: links: host one-way latency" "$out"
 expect_count 1 "coll:qcg: links: node one-way latency" "$out"
 expect_count 1 "coll:qcg: links: lan  not in this job" "$out"
 # one line per (communicator, collective, size class), from rank 0 only
-expect_count 1 "choice: comm 0 bcast 8 B (class 4): [a-z]*; predicted tuned [0-9.]* us, multilevel [0-9.]* us" "$out"
+expect_count 1 \
+    "choice: comm 0 bcast 8 B (class 4): [a-z]*; predicted tuned [0-9.]* us, multilevel [0-9.]* us" \
+    "$out"
 expect_count 1 "choice: comm 0 alltoall 65536 B (class 17): tuned; predicted" "$out"
 expect_count 1 "choice: comm 0 alltoallv (sizes differ by rank: links alone): tuned" "$out"
 # (per process: split communicators of different members may share a context id)
