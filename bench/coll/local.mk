@@ -6,3 +6,4 @@ bench_coll_coll_bench_SOURCES = bench/coll/coll_bench.c bench/coll/coll_clock.c 
 bench_coll_coll_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_coll_coll_bench_LDADD = $(OMPI_LIBS) -lm
 EXTRA_DIST += bench/coll/run_coll_bench.sh bench/coll/run_coll_testbed.sh bench/coll/README.md
+EXTRA_DIST += bench/coll/median_ratios.sh

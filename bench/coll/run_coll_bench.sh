@@ -62,4 +62,7 @@ if ! grep -q 'selecting \+han, priority \+[0-9]*, Enabled' "$work/out"; then
 	echo "# han was not selected (it steps aside when all ranks share one host): the han column is tuned"
 fi
 echo "# LOOPBACK unless run on the testbed: no WAN, ratios show qcg's overhead, not its benefit"
+# the links qcg measured and, per communicator, collective and size class, its choice
+grep 'coll:qcg: links: ' "$work/out" | sed 's/^.*coll:qcg: /# /'
+grep 'coll:qcg: choice: ' "$work/out" | sed 's/^.*coll:qcg: /# /'
 grep -v 'coll:\|disqualifying myself' "$work/out"

@@ -5,7 +5,9 @@
 # check: it takes a few minutes.
 #
 #   bench/coll/run_coll_testbed.sh [-r REPETITIONS] [-o OUTDIR] [-c COLL,COLL...]
-#   (run from the build directory; -c keeps only those collectives)
+#       [-d WAN_DELAY_MS] [-- extra mpirun args]
+#   (run from the build directory; -c keeps only those collectives; -d the one-way WAN delay,
+#   default 5, e.g. 0.2 for a metro grid)
 #   REPETITIONS: timed calls per root and setting, the fastest kept (default 3; README.md says
 #   why); each line of the table is printed as soon as it is measured (OUTDIR/coll_bench.log).
 #   About 25 minutes with the default on this machine.
@@ -22,15 +24,21 @@ set -euo pipefail
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 reps=3 outdir=$(pwd)/coll-bench-out only=bcast,reduce,allreduce,barrier,gather,scatter,allgather,alltoall
-while getopts r:o:c: opt; do
+delay=5
+while getopts r:o:c:d: opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	c) only=$OPTARG ;;
-	*) echo "usage: $0 [-r REPETITIONS] [-o OUTDIR] [-c COLL,COLL...]" >&2; exit 2 ;;
+	d) delay=$OPTARG ;;
+	*) echo "usage: $0 [-r REPETITIONS] [-o OUTDIR] [-c COLL,COLL...] [-d WAN_DELAY_MS]" \
+	    "[-- extra mpirun args]" >&2; exit 2 ;;
 	esac
 done
-readonly SITES=3 NODES=2 PER_NODE=2 DELAY_MS=5 MPI_TIMEOUT=2700
+shift $((OPTIND - 1))
+[[ ${1:-} == -- ]] && shift
+[[ $delay =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "$0: -d wants milliseconds, e.g. 0.2" >&2; exit 2; }
+readonly SITES=3 NODES=2 PER_NODE=2 DELAY_MS=$delay MPI_TIMEOUT=2700
 readonly LOCK=/run/qcg-testbed-tests.lock LOCK_WAIT=900
 [[ $EUID == 0 ]] || { echo "$0: needs root (network namespaces)" >&2; exit 1; }
 bench=$top_builddir/bench/coll/coll_bench
@@ -63,7 +71,7 @@ tb exec a1 -- env -u QCG_TOPOLOGY_COLORS -u QCG_TOPOLOGY_FILE \
     --host "${hosts%,}" --mca plm_rsh_agent "$QTB rsh --dir $tbdir" --mca pml ob1 \
     --mca btl self,vader,tcp --mca mca_base_component_path "$tbdir/components:$pkglibdir" \
     --mca coll_han_priority 100 --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 \
-    --mca mpi_yield_when_idle 1 \
+    --mca mpi_yield_when_idle 1 "$@" \
     "$bench" "$SITES" "$NODES" "$PER_NODE" "$reps" "$only" >"$log" 2>&1 ||
 	{ tail -40 "$log"; echo "$0: the benchmark failed (log: $log)" >&2; exit 1; }
 table=$outdir/coll_bench.txt
@@ -72,6 +80,8 @@ table=$outdir/coll_bench.txt
 	    "${DELAY_MS} ms one-way WAN delay, per-call latency, $reps repetition(s)," \
 	    "$(date -u '+%F %H:%M') UTC"
 	grep 'coll:qcg: discovery: [0-9]* ranks' "$log" | sed 's/^.*coll:qcg: /# /'
+	grep 'coll:qcg: links: ' "$log" | sed 's/^.*coll:qcg: /# /'
+	[[ $# -gt 0 ]] && echo "# extra mpirun arguments: $*"
 	echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$log") (rank, communicator)" \
 	    "pairs; han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$log")"
 	grep -v 'coll:\|disqualifying myself\|^\[' "$log"

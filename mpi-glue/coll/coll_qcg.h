@@ -14,6 +14,8 @@
 
 #include "ompi_config.h"
 
+#include <stdint.h>
+
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -25,6 +27,7 @@
 #include "opal/util/output.h"
 
 #include "qcg_topo_layout.h"
+#include "coll_qcg_decision.h"
 
 /* How the holders of the units of one level exchange data. */
 enum qcg_tree_alg {
@@ -54,6 +57,11 @@ typedef struct mca_coll_qcg_component_t {
 	double discovery_ratio;     /* a merge this many times slower starts a new level */
 	int origin_broken;          /* a configured topology source was unusable here */
 	int discovery_done;         /* discovery ran (or was ruled out) for this job */
+	int links_probe;            /* measure the links at MPI_COMM_WORLD's selection */
+	int links_probe_kb;         /* bytes of one bandwidth probe message (KiB) */
+	int links_known;            /* links[] holds the job's agreed measurements */
+	struct qcg_link_params links[QCG_NLINKS]; /* per link class (coll_qcg_links.c) */
+	int alg_forced[QCG_NCOLLS]; /* coll_qcg_<coll>_algorithm: enum qcg_alg, AUTO = model */
 	int *world_colors;          /* origin DISCOVERED: colors of every world rank */
 	int world_size;             /*   ... and how many */
 } mca_coll_qcg_component_t;
@@ -74,6 +82,9 @@ typedef struct mca_coll_qcg_module_t {
 	bool in_setup;                 /* building hidden communicators: use previous functions */
 	int *holders;                  /* scratch: the holders of one level's units (n entries) */
 	struct qcg_mcast *mcast;       /* coll_qcg_mcast.c: multicast state, NULL until used */
+	int cid;                       /* the communicator's context id, for verbose output */
+	struct qcg_shape shape;        /* the layout as the cost model sees it */
+	uint64_t logged[QCG_NCOLLS];   /* size classes whose choice was printed, per collective */
 	QCG_PREV(allgather);
 	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);
@@ -108,8 +119,31 @@ int mca_coll_qcg_publish_colors(void);
 int mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors);
 int mca_coll_qcg_comm_published(struct ompi_communicator_t *comm);
 
-/* coll_qcg_discovery.c: collective over MPI_COMM_WORLD, during its selection. */
+/* coll_qcg_discovery.c: collective over MPI_COMM_WORLD, during its selection. The patient
+ * point-to-point helpers spin briefly, then poll with naps (ranks often outnumber cores). */
 int mca_coll_qcg_discover(struct ompi_communicator_t *world);
+int mca_coll_qcg_patient_wait(ompi_request_t **reqs, int n);
+int mca_coll_qcg_patient_xfer(int sending, void *buf, int count, struct ompi_datatype_t *dt,
+    int peer, struct ompi_communicator_t *comm);
+int mca_coll_qcg_patient_bcast(void *buf, int count, struct ompi_datatype_t *dt,
+    struct ompi_communicator_t *comm);
+
+/* coll_qcg_links.c: each link class's latency and bandwidth, measured once per job on
+ * MPI_COMM_WORLD at its selection and identical on every rank (rank 0's numbers). */
+int mca_coll_qcg_links_probe(struct ompi_communicator_t *world,
+    const struct qcg_topo_layout *lay);
+
+/* coll_qcg_choice.c: the algorithm of one call (enum qcg_alg, never AUTO); bytes per rank as
+ * coll_qcg_decision.h counts them, QCG_BYTES_UNKNOWN for the v-collectives. Every rank of a
+ * communicator gets the same answer for the same call. */
+int mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes);
+void mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m);
+size_t mca_coll_qcg_bytes(struct ompi_datatype_t *dtype, int count); /* signature bytes */
+void mca_coll_qcg_choice_register(void);
+void mca_coll_qcg_choice_check(void);
+
+/* Whether a call goes to the previous component by the choice (after qcg's own checks). */
+#define QCG_HAND_DOWN(m, coll, bytes)                                                              	(mca_coll_qcg_choose((m), (coll), (bytes)) == QCG_ALG_PREVIOUS)
 
 /* coll_qcg_subcomms.c */
 int mca_coll_qcg_subcomms_ensure(struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);

@@ -64,7 +64,8 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 	int count = in_place ? rcount : scount;
 	size_t B = count > 0 ? type_size * (size_t)count : 0;
 	size_t total = B * (size_t)lay->n; /* equal on all ranks: the choices below agree */
-	if (m->in_setup || total > INT_MAX || !mca_coll_qcg_tmp_allowed(total))
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLGATHER, B) || total > INT_MAX ||
+	    !mca_coll_qcg_tmp_allowed(total))
 		return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
 		    m->previous_allgather_module);
 	if (B == 0)

@@ -161,7 +161,8 @@ mca_coll_qcg_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sd
 	if (off == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	size_t total = block_offsets(lay, rcounts, tsize, off); /* equal on all ranks */
-	if (m->in_setup || total > INT_MAX || !mca_coll_qcg_tmp_allowed(total)) {
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLGATHERV, total / (size_t)lay->n) ||
+	    total > INT_MAX || !mca_coll_qcg_tmp_allowed(total)) {
 		free(off);
 		return m->previous_allgatherv(sbuf, scount, sdtype, rbuf, rcounts, displs, rdtype,
 		    comm, m->previous_allgatherv_module);

@@ -46,7 +46,9 @@ mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
     struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup || !(m->layout.contiguous || mca_coll_qcg_op_commutative(op)) ||
+	if (m->in_setup ||
+	    QCG_HAND_DOWN(m, QCG_COLL_ALLREDUCE, mca_coll_qcg_bytes(dtype, count)) ||
+	    !(m->layout.contiguous || mca_coll_qcg_op_commutative(op)) ||
 	    !mca_coll_qcg_tmp_allowed(mca_coll_qcg_span(dtype, count)))
 		return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
 		    m->previous_allreduce_module);

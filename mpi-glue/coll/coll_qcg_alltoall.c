@@ -3,11 +3,18 @@
  * one large message per direction instead of |S| x |T| small ones.
  *
  *   A. inside each site, ranks exchange their site-local blocks directly (LAN), and every rank
- *      sends its blocks for all other sites, in one message, to its site master;
+ *      sends its blocks for each other site, one message per site, to its site master;
  *   B. site masters exchange one message per site pair: all blocks from S's ranks to T's ranks;
- *   C. each site master sends each of its ranks, in one message, the blocks from all other
- *      sites for that rank.
+ *   C. each site master sends each of its ranks, one message per other site, the blocks from
+ *      that site for that rank.
  * The WAN sees one latency and ns x (ns-1) messages instead of n x (n - |S|).
+ *
+ * The aggregation costs only what it must (issue 22): every receive is posted before anything
+ * is sent; a rank's blocks land at the master straight in their place in the WAN message (a
+ * vector receive, destination-major), so the master copies none of them; a site's WAN message
+ * leaves as soon as its blocks are in, while the others still arrive; a site's received part
+ * goes out to the ranks as soon as it is complete, each rank's range contiguous (the sending
+ * master ordered it by destination). No round trip per chunk: WAN messages are eager chunks.
  *
  * Blocks travel packed (B bytes each, equal on every rank since type signatures match), in
  * "slot" order: first the blocks of other sites in dfs order (site, cluster, rank), then the
@@ -83,9 +90,19 @@ wait_all(struct reqs *q)
 	return q->rc != OMPI_SUCCESS ? q->rc : rc;
 }
 
-/* Phase A for every rank: site-local blocks, and our other-site blocks to the master. */
+/* Where site T's blocks sit in our slot order (other sites come in dfs order). */
 static void
-phase_local(struct a2a *a, char *gathered, int master, int me, struct reqs *q,
+site_slots(const struct a2a *a, int T, int *off, int *nT)
+{
+	*off = slot(a, a->lay->dfs_start[0][T]);
+	*nT = a->lay->usize[0][T];
+}
+
+/* Phase A for every rank: site-local blocks directly; for a rank that is not the site master
+ * also, per other site (in site order), its blocks for that site to the master and, from the
+ * master, the blocks from that site (both posted at once: the master sends in site order). */
+static void
+phase_local(struct a2a *a, int master, int me, struct reqs *q,
     struct ompi_communicator_t *comm)
 {
 	for (int i = 0; i < a->nS; i++) {
@@ -98,66 +115,165 @@ phase_local(struct a2a *a, char *gathered, int master, int me, struct reqs *q,
 		post(q, 0, 0, a->rp + at, a->B, peer, TAG_LAN, comm);
 		post(q, 1, 0, a->sp + at, a->B, peer, TAG_LAN, comm);
 	}
-	size_t agg = (size_t)a->out * a->B;
-	if (me != master) {
-		post(q, 1, 0, a->sp, agg, master, TAG_AGG, comm);
+	if (me == master)
 		return;
-	}
-	for (int i = 0; i < a->nS; i++) {
-		int peer = a->lay->dfs[a->base + i];
-		if (peer == me)
-			memcpy(gathered + (size_t)i * agg, a->sp, agg);
-		else
-			post(q, 0, 0, gathered + (size_t)i * agg, agg, peer, TAG_AGG, comm);
+	for (int T = 0; T < a->lay->nunits[0]; T++) {
+		int off, nT;
+		if (T == a->S)
+			continue;
+		site_slots(a, T, &off, &nT);
+		post(q, 1, 0, a->sp + (size_t)off * a->B, (size_t)nT * a->B, master, TAG_AGG, comm);
+		post(q, 0, 0, a->rp + (size_t)off * a->B, (size_t)nT * a->B, master, TAG_AGG, comm);
 	}
 }
 
-/* Phase B at the site master: one message per other site each way. wan_out / wan_in hold, at
- * offset nS x slot(T) blocks, T's part (source-major: our i, their j / their j, our i). */
+/*
+ * The site master's buffers, per other site T at nS x off blocks: out, T's part to send,
+ * destination-major (their rank j, our rank i), so that T's master forwards each of its ranks
+ * one contiguous range; in, T's part received, (our rank i, their rank j), forwarded the same
+ * way. Each rank's blocks land in out straight from the network (a vector receive), so the
+ * master copies no byte itself, only its own.
+ */
+struct master {
+	char *out, *in;
+	ompi_request_t **gather; /* per T, nS receives (own slot NULL) */
+	ompi_request_t **wan;    /* per T, its chunks from wan_first[T] */
+	int *wan_first;
+	int nwan;
+};
+
 static void
-phase_wan(struct a2a *a, const char *gathered, char *wan_out, char *wan_in, struct reqs *q,
-    struct ompi_communicator_t *comm)
+master_free(struct master *mm)
+{
+	free(mm->out);
+	free(mm->in);
+	free(mm->gather);
+	free(mm->wan);
+	free(mm->wan_first);
+}
+
+/* All requests of a[0..n) done (NULL entries count as done)? Frees the finished ones. */
+static int
+all_done(ompi_request_t **r, int n, int *rc)
+{
+	int done = 1;
+	for (int k = 0; k < n; k++) {
+		if (r[k] == NULL || r[k] == MPI_REQUEST_NULL)
+			continue;
+		int flag = 0;
+		int trc = ompi_request_test(&r[k], &flag, MPI_STATUS_IGNORE);
+		if (trc != OMPI_SUCCESS)
+			*rc = trc;
+		if (!flag)
+			done = 0;
+	}
+	return done;
+}
+
+/* Post the master's receives: every other site's WAN part, and its ranks' blocks per site. */
+static int
+master_post(struct a2a *a, struct master *mm, int me, struct ompi_communicator_t *comm)
 {
 	const struct qcg_topo_layout *lay = a->lay;
-	for (int T = 0; T < lay->nunits[0]; T++) {
+	int nsites = lay->nunits[0], rc = OMPI_SUCCESS;
+	size_t big = (size_t)a->nS * (size_t)a->out * a->B;
+	int chunks = 0;
+	for (int T = 0; T < nsites; T++)
+		if (T != a->S)
+			chunks += mca_coll_qcg_nchunks((size_t)a->nS * lay->usize[0][T] * a->B, 1);
+	mm->out = malloc(big + 1);
+	mm->in = malloc(big + 1);
+	mm->gather = calloc((size_t)nsites * (size_t)a->nS, sizeof(*mm->gather));
+	mm->wan = calloc((size_t)chunks + 1, sizeof(*mm->wan));
+	mm->wan_first = calloc((size_t)nsites + 1, sizeof(int));
+	if (mm->out == NULL || mm->in == NULL || mm->gather == NULL || mm->wan == NULL ||
+	    mm->wan_first == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	for (int T = 0; T < nsites && rc == OMPI_SUCCESS; T++) {
+		int off, nT;
+		mm->wan_first[T] = mm->nwan;
 		if (T == a->S)
 			continue;
-		int off = slot(a, lay->dfs_start[0][T]), nT = lay->usize[0][T];
+		site_slots(a, T, &off, &nT);
 		size_t part = (size_t)a->nS * (size_t)nT * a->B;
-		char *w = wan_out + (size_t)a->nS * off * a->B;
-		for (int i = 0; i < a->nS; i++)
-			memcpy(w + (size_t)i * nT * a->B,
-			    gathered + ((size_t)i * a->out + (size_t)off) * a->B, (size_t)nT * a->B);
-		int peer = lay->master[0][T];
-		post(q, 0, 1, wan_in + (size_t)a->nS * off * a->B, part, peer, TAG_LAN, comm);
-		post(q, 1, 1, w, part, peer, TAG_LAN, comm);
+		char *in = mm->in + (size_t)a->nS * off * a->B, *out = mm->out + (size_t)a->nS *
+		    off * a->B;
+		mm->nwan += mca_coll_qcg_post_chunks(0, 1, in, part, lay->master[0][T], TAG_LAN,
+		    comm, mm->wan + mm->nwan, &rc);
+		ompi_datatype_t *vt = NULL;
+		if (rc == OMPI_SUCCESS)
+			rc = ompi_datatype_create_vector(nT, (int)a->B, (int)((size_t)a->nS * a->B),
+			    MPI_BYTE, &vt);
+		if (rc == OMPI_SUCCESS)
+			rc = ompi_datatype_commit(&vt);
+		for (int i = 0; i < a->nS && rc == OMPI_SUCCESS; i++) {
+			int peer = lay->dfs[a->base + i];
+			if (peer != me) {
+				rc = MCA_PML_CALL(irecv(out + (size_t)i * a->B, 1, vt, peer, TAG_AGG,
+				    comm, &mm->gather[T * a->nS + i]));
+				continue;
+			}
+			for (int j = 0; j < nT; j++) /* our own blocks for T: the one copy */
+				memcpy(out + ((size_t)j * a->nS + i) * a->B,
+				    a->sp + (size_t)(off + j) * a->B, a->B);
+		}
+		if (vt != NULL)
+			ompi_datatype_destroy(&vt); /* the posted receives hold their reference */
 	}
+	mm->wan_first[nsites] = mm->nwan;
+	return rc;
 }
 
-/* Phase C at the site master: regroup by destination and send each rank its blocks. */
-static void
-phase_scatter(struct a2a *a, const char *wan_in, char *sorted, int me, struct reqs *q,
+/*
+ * Phases B and C at the site master, overlapped: a site's WAN message leaves as soon as all of
+ * our ranks' blocks for it have landed, and a site's received part goes out to our ranks as
+ * soon as it is complete (in site order, the order the ranks posted their receives), while
+ * other sites' parts are still arriving.
+ */
+static int
+master_run(struct a2a *a, struct master *mm, int me, struct reqs *q,
     struct ompi_communicator_t *comm)
 {
 	const struct qcg_topo_layout *lay = a->lay;
-	size_t agg = (size_t)a->out * a->B;
-	for (int T = 0; T < lay->nunits[0]; T++) {
-		if (T == a->S)
-			continue;
-		int off = slot(a, lay->dfs_start[0][T]), nT = lay->usize[0][T];
-		const char *in = wan_in + (size_t)a->nS * off * a->B;
-		for (int j = 0; j < nT; j++)         /* their rank j ... */
-			for (int i = 0; i < a->nS; i++) /* ... to our rank i */
-				memcpy(sorted + (size_t)i * agg + (size_t)(off + j) * a->B,
-				    in + ((size_t)j * a->nS + (size_t)i) * a->B, a->B);
+	int nsites = lay->nunits[0], rc = OMPI_SUCCESS, next_fwd = 0, unsent = nsites - 1;
+	char *sent = calloc((size_t)nsites, 1);
+	if (sent == NULL)
+		return OMPI_ERR_OUT_OF_RESOURCE;
+	while (rc == OMPI_SUCCESS && q->rc == OMPI_SUCCESS && (unsent > 0 || next_fwd < nsites)) {
+		int progressed = 0;
+		for (int T = 0; T < nsites && unsent > 0; T++) {
+			int off, nT;
+			if (T == a->S || sent[T] || !all_done(mm->gather + T * a->nS, a->nS, &rc))
+				continue;
+			site_slots(a, T, &off, &nT);
+			post(q, 1, 1, mm->out + (size_t)a->nS * off * a->B,
+			    (size_t)a->nS * (size_t)nT * a->B, lay->master[0][T], TAG_LAN, comm);
+			sent[T] = 1, unsent--, progressed = 1;
+		}
+		while (next_fwd < nsites && (next_fwd == a->S ||
+		    all_done(mm->wan + mm->wan_first[next_fwd],
+		    mm->wan_first[next_fwd + 1] - mm->wan_first[next_fwd], &rc))) {
+			int T = next_fwd++, off, nT;
+			progressed = 1;
+			if (T == a->S)
+				continue;
+			site_slots(a, T, &off, &nT);
+			const char *in = mm->in + (size_t)a->nS * off * a->B;
+			for (int i = 0; i < a->nS; i++) {
+				int peer = lay->dfs[a->base + i];
+				const char *part = in + (size_t)i * nT * a->B;
+				if (peer == me)
+					memcpy(a->rp + (size_t)off * a->B, part, (size_t)nT * a->B);
+				else
+					post(q, 1, 0, (char *)part, (size_t)nT * a->B, peer, TAG_AGG,
+					    comm);
+			}
+		}
+		if (!progressed)
+			opal_progress();
 	}
-	for (int i = 0; i < a->nS; i++) {
-		int peer = lay->dfs[a->base + i];
-		if (peer == me)
-			memcpy(a->rp, sorted + (size_t)i * agg, agg);
-		else
-			post(q, 1, 0, sorted + (size_t)i * agg, agg, peer, TAG_AGG, comm);
-	}
+	free(sent);
+	return rc != OMPI_SUCCESS ? rc : q->rc;
 }
 
 /* Pack (unpacking == 0) the user's send blocks into a->sp, or unpack a->rp into rbuf. */
@@ -182,34 +298,30 @@ user_blocks(struct a2a *a, char *ubuf, int ucount, struct ompi_datatype_t *udt, 
 static int
 alltoall_phases(struct a2a *a, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m)
 {
-	int me = m->rank, master = a->lay->master[0][a->S], rc;
-	size_t big = (size_t)a->nS * (size_t)a->out * a->B;
-	char *gathered = NULL, *wan_out = NULL, *wan_in = NULL;
+	int me = m->rank, master = a->lay->master[0][a->S], rc = OMPI_SUCCESS;
+	struct master mm = { NULL, NULL, NULL, NULL, NULL, 0 };
 	struct reqs q = { malloc((size_t)(3 * a->n + 2) * sizeof(ompi_request_t *)), 0,
 		3 * a->n + 2, OMPI_SUCCESS };
 	if (q.r == NULL)
 		return OMPI_ERR_OUT_OF_RESOURCE;
-	if (me == master && (gathered = malloc(big + 1)) == NULL)
-		q.rc = OMPI_ERR_OUT_OF_RESOURCE;
-	if (me == master && ((wan_out = malloc(big + 1)) == NULL || (wan_in = malloc(big + 1)) ==
-	    NULL))
-		q.rc = OMPI_ERR_OUT_OF_RESOURCE;
-	phase_local(a, gathered, master, me, &q, comm);
-	rc = wait_all(&q);
-	if (rc == OMPI_SUCCESS && me == master) {
-		phase_wan(a, gathered, wan_out, wan_in, &q, comm);
-		rc = wait_all(&q);
-		if (rc == OMPI_SUCCESS)
-			phase_scatter(a, wan_in, gathered, me, &q, comm); /* gathered is free again */
-	} else if (rc == OMPI_SUCCESS)
-		post(&q, 0, 0, a->rp, (size_t)a->out * a->B, master, TAG_AGG, comm);
+	if (me == master)
+		rc = master_post(a, &mm, me, comm);
 	if (rc == OMPI_SUCCESS)
-		rc = wait_all(&q);
-	free(gathered);
-	free(wan_out);
-	free(wan_in);
+		phase_local(a, master, me, &q, comm);
+	if (rc == OMPI_SUCCESS && me == master)
+		rc = master_run(a, &mm, me, &q, comm);
+	/* on an error, still wait for what was posted: buffers must outlive their requests */
+	int wrc = wait_all(&q);
+	if (me == master && mm.wan != NULL && mm.nwan > 0)
+		(void)ompi_request_wait_all((size_t)mm.nwan, mm.wan, MPI_STATUSES_IGNORE);
+	if (me == master && mm.gather != NULL)
+		for (int k = 0; k < a->lay->nunits[0] * a->nS; k++)
+			if (mm.gather[k] != NULL)
+				(void)ompi_request_wait(&mm.gather[k], MPI_STATUS_IGNORE);
+	if (me == master)
+		master_free(&mm);
 	free(q.r);
-	return rc;
+	return rc != OMPI_SUCCESS ? rc : wrc;
 }
 
 int
@@ -230,7 +342,8 @@ mca_coll_qcg_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdty
 	a.out = a.n - a.nS;
 	size_t total = a.B * (size_t)a.n; /* equal on all ranks: the choices below agree */
 	size_t master_bytes = 3 * (size_t)a.nS * (size_t)a.out * a.B;
-	if (m->in_setup || total > INT_MAX || a.B > (size_t)mca_coll_qcg_component.alltoall_max ||
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLTOALL, a.B) || total > INT_MAX ||
+	    a.B > (size_t)mca_coll_qcg_component.alltoall_max ||
 	    !mca_coll_qcg_tmp_allowed(2 * total + master_bytes))
 		return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
 		    m->previous_alltoall_module);

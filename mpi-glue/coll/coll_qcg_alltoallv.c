@@ -364,7 +364,7 @@ mca_coll_qcg_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
 	const struct qcg_topo_layout *lay = &m->layout;
-	if (m->in_setup)
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLTOALLV, QCG_BYTES_UNKNOWN))
 		return m->previous_alltoallv(sbuf, scounts, sdispls, sdtype, rbuf, rcounts, rdispls,
 		    rdtype, comm, m->previous_alltoallv_module);
 	if (sbuf == MPI_IN_PLACE) /* packing copies the send blocks out before anything lands */

@@ -48,7 +48,7 @@ int
 mca_coll_qcg_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup)
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_BARRIER, 0))
 		return m->previous_barrier(comm, m->previous_barrier_module);
 	int rc = mca_coll_qcg_subcomms_ensure(comm, m);
 	if (rc != OMPI_SUCCESS)

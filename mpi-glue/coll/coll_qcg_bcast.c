@@ -180,7 +180,8 @@ mca_coll_qcg_bcast(void *buf, int count, struct ompi_datatype_t *dtype, int root
 	ompi_datatype_type_size(dtype, &type_size);
 	size_t nbytes = type_size * (size_t)(count > 0 ? count : 0);
 	/* The byte count is the same on every rank, so these choices agree everywhere. */
-	if (m->in_setup || nbytes > INT_MAX || !mca_coll_qcg_tmp_allowed(nbytes))
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_BCAST, nbytes) || nbytes > INT_MAX ||
+	    !mca_coll_qcg_tmp_allowed(nbytes))
 		return m->previous_bcast(buf, count, dtype, root, comm, m->previous_bcast_module);
 	if (nbytes == 0)
 		return OMPI_SUCCESS;

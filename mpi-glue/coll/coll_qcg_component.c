@@ -164,6 +164,7 @@ qcg_register(void)
 	    "message per pair of sites, through each site's master); larger ones are left to the "
 	    "previous component", NULL, &c->alltoall_max);
 	register_discovery();
+	mca_coll_qcg_choice_register();
 	mca_coll_qcg_mcast_register();
 	c->tmp_max_mb = 1024;
 	register_int("tmp_max_mb",
@@ -192,6 +193,7 @@ qcg_open(void)
 	if (c->bcast_segsize < 0)
 		c->bcast_segsize = 0;
 	(void)mca_coll_qcg_mcast_check_params();
+	mca_coll_qcg_choice_check();
 	if (c->discovery_pings < 1 || c->discovery_pings > 100) {
 		opal_output(0, "coll:qcg: coll_qcg_discovery_pings %d is outside 1..100; using 5",
 		    c->discovery_pings);

@@ -48,8 +48,8 @@ now_us(void)
  * are often more than cores (oversubscribed test jobs); a waiting rank that spins steals the
  * CPU from the pair being timed and adds scheduling delays of milliseconds to its RTT.
  */
-static int
-wait_patiently(ompi_request_t **reqs, int n)
+int
+mca_coll_qcg_patient_wait(ompi_request_t **reqs, int n)
 {
 	const struct timespec nap = { 0, PATIENT_NAP_NS };
 	double t0 = now_us();
@@ -64,30 +64,31 @@ wait_patiently(ompi_request_t **reqs, int n)
 	}
 }
 
-/* Blocking send / receive of bytes with a patient wait. */
-static int
-xfer(int sending, void *buf, int count, struct ompi_datatype_t *dt, int peer,
-    struct ompi_communicator_t *comm)
+/* Blocking send / receive with a patient wait (also the link probe's, coll_qcg_links.c). */
+int
+mca_coll_qcg_patient_xfer(int sending, void *buf, int count, struct ompi_datatype_t *dt,
+    int peer, struct ompi_communicator_t *comm)
 {
 	ompi_request_t *req;
 	int rc = sending ? MCA_PML_CALL(isend(buf, count, dt, peer, DISC_TAG,
 	    MCA_PML_BASE_SEND_STANDARD, comm, &req)) :
 	    MCA_PML_CALL(irecv(buf, count, dt, peer, DISC_TAG, comm, &req));
-	return rc != OMPI_SUCCESS ? rc : wait_patiently(&req, 1);
+	return rc != OMPI_SUCCESS ? rc : mca_coll_qcg_patient_wait(&req, 1);
 }
 
-/* Binomial broadcast of count ints from world rank 0 to every rank (virtual rank = rank). */
-static int
-bcast_ints(int *buf, int count, struct ompi_communicator_t *comm)
+/* Binomial broadcast of count items from rank 0 to every rank (virtual rank = rank). */
+int
+mca_coll_qcg_patient_bcast(void *buf, int count, struct ompi_datatype_t *dt,
+    struct ompi_communicator_t *comm)
 {
 	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc = OMPI_SUCCESS, mask = 1;
 	while (mask < n && !(me & mask)) /* our parent clears our lowest set bit */
 		mask <<= 1;
 	if (me != 0)
-		rc = xfer(0, buf, count, MPI_INT, me & ~mask, comm);
+		rc = mca_coll_qcg_patient_xfer(0, buf, count, dt, me & ~mask, comm);
 	for (mask >>= 1; rc == OMPI_SUCCESS && mask > 0; mask >>= 1)
 		if (me + mask < n)
-			rc = xfer(1, buf, count, MPI_INT, me + mask, comm);
+			rc = mca_coll_qcg_patient_xfer(1, buf, count, dt, me + mask, comm);
 	return rc;
 }
 
@@ -105,7 +106,7 @@ gather_hostnames(char *names, int n, struct ompi_communicator_t *comm)
 		if (rc == OMPI_SUCCESS)
 			nr++;
 	}
-	int wrc = nr > 0 ? wait_patiently(reqs, nr) : OMPI_SUCCESS;
+	int wrc = nr > 0 ? mca_coll_qcg_patient_wait(reqs, nr) : OMPI_SUCCESS;
 	free(reqs);
 	for (int r = 0; r < n; r++)
 		names[(size_t)r * HOST_LEN + HOST_LEN - 1] = '\0';
@@ -152,9 +153,9 @@ ping_pair(int peer, int timing, int pings, double *rtt, struct ompi_communicator
 	for (int p = 0; p <= pings; p++) { /* p == 0 is the warm-up: it may open the connection */
 		double t0 = now_us();
 		int rc;
-		rc = xfer(timing, msg, 8, MPI_BYTE, peer, comm);
+		rc = mca_coll_qcg_patient_xfer(timing, msg, 8, MPI_BYTE, peer, comm);
 		if (rc == OMPI_SUCCESS)
-			rc = xfer(!timing, msg, 8, MPI_BYTE, peer, comm);
+			rc = mca_coll_qcg_patient_xfer(!timing, msg, 8, MPI_BYTE, peer, comm);
 		if (rc != OMPI_SUCCESS)
 			return rc;
 		double dt = now_us() - t0;
@@ -202,7 +203,7 @@ gather_rows(double *rtt, int L, const int *leader, struct ompi_communicator_t *c
 		if (rc == OMPI_SUCCESS)
 			nr++;
 	}
-	int wrc = nr > 0 ? wait_patiently(reqs, nr) : OMPI_SUCCESS;
+	int wrc = nr > 0 ? mca_coll_qcg_patient_wait(reqs, nr) : OMPI_SUCCESS;
 	free(reqs);
 	return rc != OMPI_SUCCESS ? rc : wrc;
 }
@@ -254,7 +255,7 @@ measure_and_group(int *node_of, int L, const char *names, int *result,
 	if (measured && leader[i] == me)
 		rc = measure_row(i, L, leader, rtt + (size_t)i * L, comm);
 	if (rc == OMPI_SUCCESS && measured && me != 0 && leader[i] == me)
-		rc = xfer(1, rtt + (size_t)i * L, L, MPI_DOUBLE, 0, comm);
+		rc = mca_coll_qcg_patient_xfer(1, rtt + (size_t)i * L, L, MPI_DOUBLE, 0, comm);
 	if (rc == OMPI_SUCCESS && measured && me == 0)
 		rc = gather_rows(rtt, L, leader, comm);
 	if (rc == OMPI_SUCCESS && me == 0) {
@@ -269,7 +270,7 @@ measure_and_group(int *node_of, int L, const char *names, int *result,
 			decide(rtt, L, leader, names, &result[2 * L], result, result + L);
 	}
 	if (rc == OMPI_SUCCESS)
-		rc = bcast_ints(result, 2 * L + 1, comm);
+		rc = mca_coll_qcg_patient_bcast(result, 2 * L + 1, MPI_INT, comm);
 out:
 	free(leader);
 	free(rtt);
@@ -310,13 +311,13 @@ mca_coll_qcg_discover(struct ompi_communicator_t *comm)
 	if (gethostname(names, HOST_LEN - 1) != 0)
 		strcpy(names, "?");
 	if (me != 0)
-		rc = xfer(1, names, HOST_LEN, MPI_CHAR, 0, comm);
+		rc = mca_coll_qcg_patient_xfer(1, names, HOST_LEN, MPI_CHAR, 0, comm);
 	else
 		rc = gather_hostnames(names, n, comm);
 	if (rc == OMPI_SUCCESS && me == 0)
 		number_nodes(names, n, node_of);
 	if (rc == OMPI_SUCCESS)
-		rc = bcast_ints(node_of, n, comm);
+		rc = mca_coll_qcg_patient_bcast(node_of, n, MPI_INT, comm);
 	for (int r = 0; rc == OMPI_SUCCESS && r < n; r++)
 		L = node_of[r] + 1 > L ? node_of[r] + 1 : L;
 	if (rc == OMPI_SUCCESS && (result = calloc((size_t)(2 * L + 1), sizeof(int))) == NULL)

@@ -48,7 +48,8 @@ mca_coll_qcg_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype
 	int me = m->rank;
 	size_t B = me == root ? block_bytes(rcount, rdtype) : block_bytes(scount, sdtype);
 	size_t total = B * (size_t)lay->n; /* equal on all ranks: the choices below agree */
-	if (m->in_setup || total > INT_MAX || !mca_coll_qcg_tmp_allowed(total))
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_GATHER, B) || total > INT_MAX ||
+	    !mca_coll_qcg_tmp_allowed(total))
 		return m->previous_gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
 		    m->previous_gather_module);
 	if (B == 0)

@@ -206,7 +206,8 @@ mca_coll_qcg_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtyp
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
 	const struct qcg_topo_layout *lay = &m->layout;
 	int me = m->rank;
-	if (m->in_setup) /* no size is known to all ranks: nothing else can decide alike */
+	/* no size is known to all ranks: the choice is on the links alone */
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_GATHERV, QCG_BYTES_UNKNOWN))
 		return m->previous_gatherv(sbuf, scount, sdtype, rbuf, rcounts, displs, rdtype, root,
 		    comm, m->previous_gatherv_module);
 	int rc = mca_coll_qcg_subcomms_ensure(comm, m);

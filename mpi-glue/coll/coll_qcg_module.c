@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll_qcg.h"
 #include "coll_qcg_mcast.h"
@@ -66,6 +67,9 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->previous_scan_module = m->previous_exscan_module = NULL;
 	m->holders = NULL;
 	m->mcast = NULL;
+	m->cid = -1;
+	memset(&m->shape, 0, sizeof(m->shape));
+	memset(m->logged, 0, sizeof(m->logged));
 }
 
 static void
@@ -149,6 +153,22 @@ maybe_discover(struct ompi_communicator_t *comm)
 	(void)mca_coll_qcg_discover(comm);
 }
 
+/*
+ * On MPI_COMM_WORLD, once per job, when qcg takes it: measure the links for the choice of
+ * algorithm. Every rank gets here alike (the same layout, parameters and selection), so the
+ * probe is collective over the world.
+ */
+static void
+maybe_probe_links(struct ompi_communicator_t *comm, const struct qcg_topo_layout *lay)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	static int probed;
+	if (comm != &ompi_mpi_comm_world.comm || probed || !c->links_probe)
+		return;
+	probed = 1;
+	(void)mca_coll_qcg_links_probe(comm, lay);
+}
+
 mca_coll_base_module_t *
 mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 {
@@ -167,6 +187,9 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	}
 	m->layout = lay;
 	m->rank = ompi_comm_rank(comm);
+	m->cid = (int)comm->c_contextid;
+	mca_coll_qcg_choice_shape(m);
+	maybe_probe_links(comm, &m->layout);
 	m->holders = malloc((size_t)lay.n * sizeof(int));
 	if (m->holders == NULL) {
 		OBJ_RELEASE(m);

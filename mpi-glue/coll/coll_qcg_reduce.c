@@ -59,7 +59,9 @@ mca_coll_qcg_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatyp
     mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup || !order_preserved(m, op) ||
+	if (m->in_setup ||
+	    QCG_HAND_DOWN(m, QCG_COLL_REDUCE, mca_coll_qcg_bytes(dtype, count)) ||
+	    !order_preserved(m, op) ||
 	    !mca_coll_qcg_tmp_allowed(mca_coll_qcg_span(dtype, count)))
 		return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
 		    m->previous_reduce_module);

@@ -199,7 +199,10 @@ mca_coll_qcg_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
 	for (int r = 0; r < n; r++)
 		v.start[r + 1] = v.start[r] + (size_t)(rcounts[r] > 0 ? rcounts[r] : 0);
 	size_t total = v.start[n]; /* the same on every rank: the choices below agree */
-	if (m->in_setup || total > INT_MAX ||
+	if (m->in_setup ||
+	    QCG_HAND_DOWN(m, QCG_COLL_REDUCE_SCATTER,
+	    mca_coll_qcg_bytes(dtype, total > INT_MAX ? INT_MAX : (int)total)) ||
+	    total > INT_MAX ||
 	    !(m->layout.contiguous || mca_coll_qcg_op_commutative(op)) ||
 	    !mca_coll_qcg_tmp_allowed(3 * mca_coll_qcg_span(dtype, (int)total))) {
 		free(v.start);
@@ -220,7 +223,9 @@ mca_coll_qcg_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
     mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup || (size_t)rcount * (size_t)m->layout.n > INT_MAX)
+	if (m->in_setup || (size_t)rcount * (size_t)m->layout.n > INT_MAX ||
+	    QCG_HAND_DOWN(m, QCG_COLL_REDUCE_SCATTER,
+	    mca_coll_qcg_bytes(dtype, rcount * m->layout.n)))
 		return m->previous_reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm,
 		    m->previous_reduce_scatter_block_module);
 	int *counts = malloc((size_t)m->layout.n * sizeof(int));

@@ -141,7 +141,8 @@ mca_coll_qcg_scan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_
     struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup || !m->layout.contiguous ||
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_SCAN, mca_coll_qcg_bytes(dtype, count)) ||
+	    !m->layout.contiguous ||
 	    !mca_coll_qcg_tmp_allowed(2 * mca_coll_qcg_span(dtype, count)))
 		return m->previous_scan(sbuf, rbuf, count, dtype, op, comm, m->previous_scan_module);
 	if (count == 0)
@@ -155,7 +156,8 @@ mca_coll_qcg_exscan(const void *sbuf, void *rbuf, int count, struct ompi_datatyp
     struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup || !m->layout.contiguous ||
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_SCAN, mca_coll_qcg_bytes(dtype, count)) ||
+	    !m->layout.contiguous ||
 	    !mca_coll_qcg_tmp_allowed(2 * mca_coll_qcg_span(dtype, count)))
 		return m->previous_exscan(sbuf, rbuf, count, dtype, op, comm,
 		    m->previous_exscan_module);

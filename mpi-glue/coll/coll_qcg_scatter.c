@@ -43,7 +43,8 @@ mca_coll_qcg_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtyp
 	int count = me == root ? scount : rcount;
 	size_t B = count > 0 ? type_size * (size_t)count : 0;
 	size_t total = B * (size_t)lay->n; /* equal on all ranks: the choices below agree */
-	if (m->in_setup || total > INT_MAX || !mca_coll_qcg_tmp_allowed(total))
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_SCATTER, B) || total > INT_MAX ||
+	    !mca_coll_qcg_tmp_allowed(total))
 		return m->previous_scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
 		    m->previous_scatter_module);
 	if (B == 0)

@@ -144,7 +144,8 @@ mca_coll_qcg_scatterv(const void *sbuf, const int *scounts, const int *displs,
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
 	const struct qcg_topo_layout *lay = &m->layout;
 	int me = m->rank;
-	if (m->in_setup) /* no size is known to all ranks: nothing else can decide alike */
+	/* no size is known to all ranks: the choice is on the links alone */
+	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_SCATTERV, QCG_BYTES_UNKNOWN))
 		return m->previous_scatterv(sbuf, scounts, displs, sdtype, rbuf, rcount, rdtype,
 		    root, comm, m->previous_scatterv_module);
 	int rc = mca_coll_qcg_subcomms_ensure(comm, m);

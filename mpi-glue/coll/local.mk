@@ -12,6 +12,9 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_module.c \
 	mpi-glue/coll/coll_qcg_topo.c \
 	mpi-glue/coll/coll_qcg_discovery.c \
+	mpi-glue/coll/coll_qcg_links.c \
+	mpi-glue/coll/coll_qcg_decision.c mpi-glue/coll/coll_qcg_decision.h \
+	mpi-glue/coll/coll_qcg_choice.c \
 	mpi-glue/coll/coll_qcg_subcomms.c \
 	mpi-glue/coll/coll_qcg_tree.c \
 	mpi-glue/coll/coll_qcg_exchange.c \
@@ -38,7 +41,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo \
 	$(OMPI_CFLAGS) $(OMPI_INTERNAL_CFLAGS)
 mpi_glue_coll_mca_coll_qcg_la_LDFLAGS = -module -avoid-version
-mpi_glue_coll_mca_coll_qcg_la_LIBADD = $(OMPI_LIBS)
+mpi_glue_coll_mca_coll_qcg_la_LIBADD = $(OMPI_LIBS) -lm
 # The build tree's component directory, holding only the .so (Open MPI trips over libtool's .o
 # files in .libs): qcg-submit run from the build tree (tests, the demo) names it to Open MPI as
 # it names $(QCG_COMPONENT_DIR) once installed.
@@ -70,6 +73,13 @@ check_PROGRAMS += tests/coll/test_topo_group
 tests_coll_test_topo_group_SOURCES = tests/coll/test_topo_group.c mpi-glue/topo/qcg_topo_group.c
 tests_coll_test_topo_group_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
 TESTS += tests/coll/test_topo_group
+# the choice of algorithm from the links (issue 22): pure C, no MPI
+check_PROGRAMS += tests/coll/test_coll_decision
+tests_coll_test_coll_decision_SOURCES = tests/coll/test_coll_decision.c \
+	mpi-glue/coll/coll_qcg_decision.c mpi-glue/coll/coll_qcg_decision.h
+tests_coll_test_coll_decision_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/coll
+tests_coll_test_coll_decision_LDADD = -lm
+TESTS += tests/coll/test_coll_decision
 
 # MPI test programs: run under mpirun by the scripts below (they skip, 77, without mpirun).
 check_PROGRAMS += tests/coll/coll_check tests/coll/topo_check
@@ -95,6 +105,8 @@ TESTS += \
 	tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \
 	tests/coll/qcg_discovery_testbed.test
+TESTS += tests/coll/qcg_coll_choice.sh
+EXTRA_DIST += tests/coll/qcg_coll_choice.sh
 EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_2sites.sh \
 	tests/coll/qcg_coll_3sites.sh tests/coll/qcg_coll_1site.sh tests/coll/qcg_coll_trees.sh \
 	tests/coll/qcg_topo_api.sh tests/coll/qcg_bench_clock.sh \

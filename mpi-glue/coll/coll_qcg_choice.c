@@ -1,0 +1,144 @@
+/*
+ * coll_qcg_choice.c: where a collective call asks which algorithm runs it. The cost model is
+ * coll_qcg_decision.c (pure C); this file feeds it the communicator's shape and the job's
+ * links (coll_qcg_links.c), applies the MCA parameters that force a choice, and says at
+ * verbosity 10 what was chosen and why, once per communicator, collective and size class.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "coll_qcg.h"
+
+#include "opal/mca/base/mca_base_var_enum.h"
+
+static const mca_base_var_enum_value_t alg_values[] = {
+	{ QCG_ALG_AUTO, "auto" },
+	{ QCG_ALG_PREVIOUS, "tuned" },
+	{ QCG_ALG_MULTILEVEL, "multilevel" },
+	{ 0, NULL },
+};
+
+/* The collectives that have their own parameter (the others share one: see qcg_coll_name). */
+void
+mca_coll_qcg_choice_register(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	mca_base_var_enum_t *en = NULL;
+	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_algorithms", alg_values, &en))
+		en = NULL;
+	for (int k = 0; k < QCG_NCOLLS; k++) {
+		char name[64], help[512];
+		c->alg_forced[k] = QCG_ALG_AUTO;
+		snprintf(name, sizeof(name), "%s_algorithm", qcg_coll_name(k));
+		snprintf(help, sizeof(help), "Algorithm of %s%s on communicators qcg took: auto "
+		    "(default: the least predicted time from the links measured at MPI_Init, "
+		    "coll_qcg_verbose 10 shows the predictions), tuned (hand every call down to the "
+		    "previous component) or multilevel (coll/qcg's own, aggregating at site masters)%s",
+		    qcg_coll_name(k), k == QCG_COLL_REDUCE_SCATTER ? " and reduce_scatter_block" :
+		    k == QCG_COLL_SCAN ? " and exscan" : "", qcg_coll_size_unknown(k) ?
+		    ". Sizes differ between ranks here: auto decides on the links alone" : "");
+		mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, &c->alg_forced[k]);
+	}
+	if (en != NULL)
+		OBJ_RELEASE(en);
+	c->links_probe = 1;
+	mca_coll_qcg_register_var("links_probe",
+	    "Measure each link class's latency and bandwidth (WAN, LAN, host, node) once per job "
+	    "at MPI_Init, for the auto choice of algorithm (1, default); 0 measures nothing, and "
+	    "auto then hands every collective to the previous component",
+	    MCA_BASE_VAR_TYPE_INT, NULL, &c->links_probe);
+	c->links_probe_kb = 1024;
+	mca_coll_qcg_register_var("links_probe_kb",
+	    "Size in KiB of the bandwidth probe's message (16..65536)", MCA_BASE_VAR_TYPE_INT,
+	    NULL, &c->links_probe_kb);
+}
+
+/* Checked when the component opens. */
+void
+mca_coll_qcg_choice_check(void)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	for (int k = 0; k < QCG_NCOLLS; k++)
+		if (c->alg_forced[k] < QCG_ALG_AUTO || c->alg_forced[k] >= QCG_NALGS) {
+			opal_output(0, "coll:qcg: coll_qcg_%s_algorithm %d is not auto, tuned or "
+			    "multilevel; using auto", qcg_coll_name(k), c->alg_forced[k]);
+			c->alg_forced[k] = QCG_ALG_AUTO;
+		}
+	if (c->links_probe_kb < 16 || c->links_probe_kb > 65536) {
+		opal_output(0, "coll:qcg: coll_qcg_links_probe_kb %d is outside 16..65536; using "
+		    "1024", c->links_probe_kb);
+		c->links_probe_kb = 1024;
+	}
+}
+
+/* Bytes of count elements as the type signature counts them: equal on every rank of a call
+ * (unlike the extent, which each rank's own datatype decides). */
+size_t
+mca_coll_qcg_bytes(struct ompi_datatype_t *dtype, int count)
+{
+	size_t type_size;
+	ompi_datatype_type_size(dtype, &type_size);
+	return count > 0 ? type_size * (size_t)count : 0;
+}
+
+void
+mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m)
+{
+	const struct qcg_topo_layout *lay = &m->layout;
+	struct qcg_shape *s = &m->shape;
+	memset(s, 0, sizeof(*s));
+	s->n = lay->n;
+	s->sites = lay->nunits[0];
+	s->contiguous = lay->contiguous;
+	for (int u = 0; u < lay->nunits[0]; u++) {
+		if (lay->usize[0][u] > s->site_ranks)
+			s->site_ranks = lay->usize[0][u];
+		if (qcg_topo_nchildren(lay, 1, u) > s->site_clusters)
+			s->site_clusters = qcg_topo_nchildren(lay, 1, u);
+	}
+	for (int u = 0; u < lay->nunits[1]; u++)
+		if (qcg_topo_nchildren(lay, 2, u) > s->cluster_nodes)
+			s->cluster_nodes = qcg_topo_nchildren(lay, 2, u);
+	for (int u = 0; u < lay->nunits[2]; u++)
+		if (lay->usize[2][u] > s->node_ranks)
+			s->node_ranks = lay->usize[2][u];
+}
+
+int
+mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	int forced = c->alg_forced[coll], cls = bytes == QCG_BYTES_UNKNOWN ? 64 :
+	    qcg_size_class(bytes);
+	/* one bit per size class (65 classes: 0..63 and the unknown size, folded onto 63) */
+	uint64_t bit = 1ull << (cls > 63 ? 63 : cls);
+	int log = m->rank == 0 && !(m->logged[coll] & bit);
+	m->logged[coll] |= bit;
+	if (forced != QCG_ALG_AUTO) {
+		if (log)
+			QCG_VERBOSE(10, "choice: comm %d %s size class %d: %s (forced by "
+			    "coll_qcg_%s_algorithm)", m->cid, qcg_coll_name(coll), cls,
+			    qcg_alg_name(forced), qcg_coll_name(coll));
+		return forced;
+	}
+	double t[QCG_NALGS];
+	int alg = c->links_known ? qcg_decide(coll, bytes, &m->shape, c->links, t) :
+	    QCG_ALG_PREVIOUS;
+	if (!log)
+		return alg;
+	if (!c->links_known)
+		QCG_VERBOSE(10, "choice: comm %d %s size class %d: tuned (no link measurements: "
+		    "coll_qcg_links_probe 0 or the probe failed)", m->cid, qcg_coll_name(coll), cls);
+	else if (bytes == QCG_BYTES_UNKNOWN)
+		QCG_VERBOSE(10, "choice: comm %d %s (sizes differ by rank: links alone): %s; "
+		    "predicted at 1 MiB per rank: tuned %.1f us, multilevel %.1f us", m->cid,
+		    qcg_coll_name(coll), qcg_alg_name(alg), t[QCG_ALG_PREVIOUS],
+		    t[QCG_ALG_MULTILEVEL]);
+	else
+		QCG_VERBOSE(10, "choice: comm %d %s %zu B (class %d): %s; predicted tuned %.1f us, "
+		    "multilevel %.1f us", m->cid, qcg_coll_name(coll), bytes, cls,
+		    qcg_alg_name(alg), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL]);
+	return alg;
+}

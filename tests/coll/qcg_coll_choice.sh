@@ -1,0 +1,45 @@
+#!/bin/sh
+# The automatic choice of algorithm (issue 22) on loopback, 2 sites x 2 nodes (8 ranks, a
+# topology file): the links are measured once (rank 0 prints them), every collective and size
+# class gets one verbose line naming its choice and the predicted times, the large alltoall
+# (64 KiB blocks: 21x tuned when aggregated here) goes to tuned, and the results stay exact whatever was
+# chosen. Then a forced choice and the probe switched off.
+. "$top_srcdir/tests/coll/lib.sh"
+for qcg_c in $qcg_colls; do
+	unset "OMPI_MCA_coll_qcg_${qcg_c}_algorithm"
+done
+topo=$qcg_work/topology
+printf '%s\n' "# rank site cluster node" "0 0 0 0" "1 0 0 0" "2 0 0 1" "3 0 0 1" \
+    "4 1 0 0" "5 1 0 0" "6 1 0 1" "7 1 0 1" >"$topo"
+out=$qcg_work/out
+qcg_mpirun 8 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
+    "$top_builddir/tests/coll/coll_check" >"$out" 2>&1
+expect_clean "$out"
+expect_count 1 "coll:qcg: links: wan  one-way latency .* us, bandwidth .* MB/s one pair" "$out"
+expect_count 1 "coll:qcg: links: host one-way latency" "$out"
+expect_count 1 "coll:qcg: links: node one-way latency" "$out"
+expect_count 1 "coll:qcg: links: lan  not in this job" "$out"
+# one line per (communicator, collective, size class), from rank 0 only
+expect_count 1 \
+    "choice: comm 0 bcast 8 B (class 4): [a-z]*; predicted tuned [0-9.]* us, multilevel [0-9.]* us" \
+    "$out"
+expect_count 1 "choice: comm 0 alltoall 65536 B (class 17): tuned; predicted" "$out"
+expect_count 1 "choice: comm 0 alltoallv (sizes differ by rank: links alone): tuned" "$out"
+# (per process: split communicators of different members may share a context id)
+dups=$(grep -o "\[[^]]*\] coll:qcg: choice: comm [0-9]* [a-z_]* [^:]*class [0-9]*" "$out" |
+    sort | uniq -d | wc -l)
+if [ "$dups" != 0 ]; then
+	echo "FAIL: a (communicator, collective, size class) printed its choice more than once"
+	exit 1
+fi
+grep "coll:qcg: links:" "$out" | sed 's/^.*coll:qcg: /    /'
+
+# forced, and no probe: the parameters decide and say so
+qcg_mpirun 8 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
+    --mca coll_qcg_links_probe 0 --mca coll_qcg_alltoall_algorithm multilevel \
+    "$top_builddir/tests/coll/coll_check" >"$out" 2>&1
+expect_clean "$out"
+expect_count 0 "coll:qcg: links: wan" "$out"
+expect_count 1 "choice: comm 0 alltoall size class 17: multilevel (forced by coll_qcg_alltoall_algorithm)" "$out"
+expect_count 1 "choice: comm 0 bcast size class 4: tuned (no link measurements" "$out"
+grep "^coll_check:" "$out"
