@@ -205,7 +205,7 @@ slurm_name_setting(const struct config *cfg, const char *key, char *dst, char *e
     size_t errlen)
 {
 	const char *v = config_get(cfg, key, "");
-	if (copy_setting(dst, FE_SLURM_NAME_MAX, v, key, false, err, errlen) != 0)
+	if (config_copy(cfg, key, "", dst, FE_SLURM_NAME_MAX, err, errlen) != 0)
 		return -1;
 	if (v[0] && !name_valid(v)) {
 		snprintf(err, errlen, "%s must be a Slurm name (letters, digits, '-', '_', '.'), got "
@@ -256,8 +256,7 @@ parse_allocator(const struct config *cfg, struct fe_config *out, char *err, size
 	if (slurm_name_setting(cfg, "cluster.partition", s->partition, err, errlen) != 0 ||
 	    slurm_name_setting(cfg, "cluster.account", s->account, err, errlen) != 0 ||
 	    slurm_name_setting(cfg, "cluster.qos", s->qos, err, errlen) != 0 ||
-	    copy_setting(s->slurm_conf, sizeof(s->slurm_conf),
-		config_get(cfg, "cluster.slurm_conf", ""), "cluster.slurm_conf", false, err,
+	    config_copy(cfg, "cluster.slurm_conf", "", s->slurm_conf, sizeof(s->slurm_conf), err,
 		errlen) != 0 ||
 	    config_get_int(cfg, "cluster.pending_timeout", 10, 1, FE_SLURM_PENDING_MAX,
 		&s->pending_timeout, err, errlen) != 0 ||
