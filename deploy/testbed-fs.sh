@@ -12,9 +12,10 @@
 #   - the software is shared: /usr read-only (as if every site had installed the same
 #     packages), the build tree or install prefix as it is;
 #   - the testbed's state directory ($DIR: configurations, certificates, logs, sockets,
-#     the tests' job files) stays visible at its path even when it lies under one of the
-#     private directories: it stands for what each site's administrator installed, and the
-#     tests drive the grid through it.
+#     the tests' job files) and the software (a build tree may well be cloned under /tmp)
+#     stay visible at their paths even when they lie under one of the private directories:
+#     they stand for what each site's administrator installed, and the tests drive the grid
+#     through the state directory.
 #
 # The namespace is a slave of the machine's: network namespaces added or deleted later
 # (/run/netns, a shared mount) appear and vanish in it too, so `ip netns exec` inside it finds
@@ -32,15 +33,44 @@ tbfs_prepare() {
 	mount --make-private "$RUNDIR/mnt"
 }
 
-# What runs inside a new host namespace to make it private ($1 = the state directory, $2 =
-# an empty directory to hold it meanwhile, $3 = tmpfs size, then the private directories).
+# The directories every host must still see at their paths even when they lie under a private
+# one: the state directory ($DIR), the software this testbed runs (each $QCG_TESTBED_BIN entry,
+# and the tree qcg-testbed itself came from), e.g. a build tree cloned under /tmp. One per line;
+# a directory inside another one listed is left out (it comes along).
+tbfs_kept_dirs() {
+	local -a dirs bins
+	local d k keep
+	IFS=: read -r -a bins <<<"${QCG_TESTBED_BIN:-}"
+	for d in "$DIR" "${bins[@]}" "$(dirname "$SCRIPT_DIR")"; do
+		[[ -n $d && -d $d ]] || continue
+		dirs+=("$(cd "$d" && pwd -P)")
+	done
+	for d in "${dirs[@]}"; do
+		keep=1
+		for k in "${dirs[@]}"; do
+			[[ $d != "$k" && $d == "$k"/* ]] && keep=0
+		done
+		((keep)) && printf '%s\n' "$d"
+	done | sort -u
+}
+
+# What runs inside a new host namespace to make it private ($1 = a directory to hold the kept
+# directories meanwhile, $2 = tmpfs size, $3 = the kept directories, newline-separated, then
+# the private directories).
 # shellcheck disable=SC2016  # expanded by the inner shell
 readonly TBFS_SETUP='
 set -eu
-dir=$1 keep=$2 size=$3
+hold=$1 size=$2 kept=$3
 shift 3
-# Whatever a private directory will hide, the state directory must stay: hold it aside.
-mount --bind "$dir" "$keep"
+# Whatever a private directory will hide, the kept directories must stay: hold them aside,
+# each under its number, with what it was (device:inode) to tell afterwards whether it is gone.
+i=0
+for d in $kept; do
+	i=$((i + 1))
+	mkdir -p "$hold/$i"
+	mount --bind "$d" "$hold/$i"
+	stat -c %d:%i "$d" >"$hold/$i.id"
+done
 # Mounts the machine still had when we copied them (other testbeds namespace files, which
 # would otherwise live as long as we do): not ours to keep.
 for m in $(awk '\''$5 ~ "^/run/qcg-testbed/.*/mnt" { print $5 }'\'' /proc/self/mountinfo | sort -r); do
@@ -53,21 +83,29 @@ for d in "$@"; do
 done
 mount --bind /usr /usr
 mount -o remount,bind,ro /usr
-if [ -e "$dir/.qcg-testbed" ]; then
-	umount "$keep"
-else
-	mkdir -p "$dir"
-	mount --move "$keep" "$dir"
-fi
+i=0
+for d in $kept; do
+	i=$((i + 1))
+	if [ "$(stat -c %d:%i "$d" 2>/dev/null)" = "$(cat "$hold/$i.id")" ]; then
+		umount "$hold/$i" # still where it was: no private directory hides it
+	else
+		mkdir -p "$d"
+		mount --move "$hold/$i" "$d"
+	fi
+done
 '
 
 # Give host $1 its private mount namespace (after its network and UTS namespaces exist).
 tbfs_make_host() {
-	local h=$1 ns=$RUNDIR/mnt/$1
+	local h=$1 ns=$RUNDIR/mnt/$1 kept
 	: >"$ns"
 	mkdir -p "$RUNDIR/keep/$h"
+	kept=$(tbfs_kept_dirs)
+	# one per line, split by the inner sh on white space: a path with a blank would be split
+	[[ $(printf '%s' "$kept" | tr -d '\n') != *[[:space:]]* ]] ||
+		die "--separate-fs: a directory hosts must share has a blank in its path: $kept"
 	unshare --mount="$ns" --propagation slave -- /bin/sh -c "$TBFS_SETUP" tbfs-setup \
-		"$DIR" "$RUNDIR/keep/$h" "$TBFS_TMPFS_SIZE" "${TBFS_PRIVATE[@]}" ||
+		"$RUNDIR/keep/$h" "$TBFS_TMPFS_SIZE" "$kept" "${TBFS_PRIVATE[@]}" ||
 		die "could not make host $h's private filesystem"
 }
 
