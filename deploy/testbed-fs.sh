@@ -109,11 +109,14 @@ tbfs_make_host() {
 		die "could not make host $h's private filesystem"
 }
 
-# The nsenter option that enters host $1's mount namespace, NUL-terminated; nothing when the
-# testbed shares one filesystem.
+# Append to array TBFS_ENTER the nsenter option that enters host $1's mount namespace; nothing
+# when the testbed shares one filesystem. An array in this shell, not printed through `< <(...)`:
+# that subshell may still be exiting when the caller execs, and it would stay behind as an
+# extra root child of the daemon or command exec'd.
 tbfs_enter_args() {
-	[[ -e $RUNDIR/mnt/$1 ]] && mountpoint -q "$RUNDIR/mnt/$1" &&
-		printf '%s\0' "--mount=$RUNDIR/mnt/$1"
+	if [[ -e $RUNDIR/mnt/$1 ]] && mountpoint -q "$RUNDIR/mnt/$1"; then
+		TBFS_ENTER+=("--mount=$RUNDIR/mnt/$1")
+	fi
 	return 0
 }
 
