@@ -28,8 +28,10 @@ tests_testbed_tb_connect_LDADD = $(QCG_PROTO_LIBS) lib/libqcgcommon.a
 
 # qcg-testbed: a whole grid on one machine (network namespaces, the delay line on the WAN).
 dist_sbin_SCRIPTS += deploy/qcg-testbed
-# Sourced by qcg-testbed (up --separate-fs), found next to it or in $(pkgdatadir).
-dist_pkgdata_DATA += deploy/testbed-fs.sh
+# Its parts, sourced by qcg-testbed, found next to it or in $(pkgdatadir): the host table, the
+# network plumbing, process supervision, the services, and up --separate-fs.
+dist_pkgdata_DATA += deploy/testbed-plan.sh deploy/testbed-net.sh deploy/testbed-proc.sh \
+	deploy/testbed-services.sh deploy/testbed-fs.sh
 EXTRA_DIST += deploy/README-testbed.md
 
 # Testbed tests: root only (they skip with 77 otherwise); each brings its own testbed up in a

@@ -1,0 +1,180 @@
+# shellcheck shell=bash
+# testbed-net.sh: the network plumbing of `qcg-testbed up`: namespaces, veth links, bridges and
+# the delay line's attachments; each gateway's NAT and stateful firewall after its policy; the
+# hosts' names. Sourced by qcg-testbed; reads the host table (testbed-plan.sh).
+
+## Building: namespaces and links --------------------------------------------------------------
+
+# Make host $1's network namespace and its persistent UTS namespace named $1.
+tb_make_ns() {
+	local h=$1 ns uts
+	ns=$(tb_ns "$h")
+	uts="$RUNDIR/uts/$h"
+	ip netns add "$ns"
+	ip -n "$ns" link set lo up
+	# IPv6 would add autoconfiguration chatter to every link; the testbed is IPv4 only.
+	tb_nsx "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	# With br_netfilter loaded, bridged frames would cross iptables; not on our bridges.
+	tb_nsx "$h" sysctl -qw net.bridge.bridge-nf-call-iptables=0 2>/dev/null || true
+	: >"$uts"
+	unshare --uts="$uts" hostname "$h"
+}
+
+# Turn off the offloads that would hand the delay line frames it cannot forward: GSO/TSO
+# super-frames larger than the MTU and frames whose checksum the kernel has not filled in yet.
+tb_offloads_off() {
+	tb_nsx "$1" ethtool -K "$2" tx off tso off gso off gro off >/dev/null 2>&1 ||
+		die "ethtool -K $2 in $1 failed (is ethtool installed?)"
+}
+
+# Attach WAN host $1 (address $2) to the WAN bridge through a delay-line port. Its uplink is
+# qtb-up; in the wan namespace qtb-h-$1 faces it and qtb-w-$1 faces the bridge port qtb-b-$1.
+# Appends the port to DL_PORTS.
+tb_attach_wan() {
+	local h=$1 addr=$2
+	tb_ip "$h" link add qtb-up type veth peer name "qtb-h-$h" netns "$(tb_ns wan)"
+	tb_ip wan link add "qtb-w-$h" type veth peer name "qtb-b-$h"
+	tb_ip wan link set "qtb-b-$h" master qtb-br
+	local l
+	for l in "qtb-h-$h" "qtb-w-$h" "qtb-b-$h"; do tb_ip wan link set "$l" up; done
+	tb_ip "$h" addr add "$addr/24" dev qtb-up
+	tb_ip "$h" link set qtb-up up
+	tb_offloads_off "$h" qtb-up
+	for l in "qtb-h-$h" "qtb-w-$h" "qtb-b-$h"; do tb_offloads_off wan "$l"; done
+	DL_PORTS+=("qtb-h-$h:qtb-w-$h")
+}
+
+tb_build_wan() {
+	local name role site policy wan lan
+	tb_make_ns wan
+	tb_ip wan link add qtb-br type bridge
+	tb_ip wan link set qtb-br up
+	DL_PORTS=()
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		[[ $role == wan ]] || tb_make_ns "$name"
+		[[ $wan == - ]] || tb_attach_wan "$name" "$wan"
+	done < <(tb_rows)
+}
+
+# Put node $1 (address $2) on the bridge of its gateway $3 (site address $4).
+tb_attach_node() {
+	local n=$1 addr=$2 gw=$3 gwaddr=$4
+	tb_ip "$n" link add qtb-eth0 type veth peer name "qtb-p-$n" netns "$(tb_ns "$gw")"
+	tb_ip "$gw" link set "qtb-p-$n" master qtb-br
+	tb_ip "$gw" link set "qtb-p-$n" up
+	tb_ip "$n" addr add "$addr/24" dev qtb-eth0
+	tb_ip "$n" link set qtb-eth0 up
+	tb_ip "$n" route add default via "$gwaddr"
+}
+
+tb_build_sites() {
+	local name role site policy wan lan gwlan
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		tb_ip "$name" link add qtb-br type bridge
+		tb_ip "$name" addr add "$lan/24" dev qtb-br
+		tb_ip "$name" link set qtb-br up
+		tb_nsx "$name" sysctl -qw net.ipv4.ip_forward=1
+	done < <(tb_rows gw)
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		gwlan=$(tb_rows gw | awk -F'\t' -v s="$site" '$3 == s { print $6 }')
+		tb_attach_node "$name" "$lan" "gw-$site" "$gwlan"
+	done < <(tb_rows node)
+}
+
+# Routes to the routable sites (open and port-range) on every WAN host but their own gateway.
+# Nothing gets a default route: an address outside the testbed is unreachable from inside.
+tb_build_routes() {
+	local name role site policy wan lan h hrole
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		case $policy in open | port-range:*) ;; *) continue ;; esac
+		while IFS=$'\t' read -r h hrole _; do
+			[[ $hrole == wan || $h == "$name" ]] && continue
+			tb_ip "$h" route add "${lan%.*}.0/24" via "$wan"
+		done < <(awk -F'\t' '!/^#/ && $5 != "-"' "$DIR/hosts")
+	done < <(tb_rows gw)
+}
+
+## Building: the gateways' NAT and firewall ----------------------------------------------------
+
+# The inbound rules of policy $1 for chain $2 (FORWARD: to the nodes; INPUT: to the gateway).
+tb_inbound_rules() {
+	local policy=$1 chain=$2 out=""
+	[[ $chain == FORWARD ]] && out="-o qtb-br"
+	case $policy in
+	open) printf -- '-A %s -i qtb-up %s -j ACCEPT\n' "$chain" "$out" ;;
+	port-range:*)
+		local range=${policy#port-range:}
+		printf -- '-A %s -i qtb-up %s -p tcp --dport %s -j ACCEPT\n' "$chain" "$out" "${range/-/:}"
+		printf -- '-A %s -i qtb-up %s -p udp --dport %s -j ACCEPT\n' "$chain" "$out" "${range/-/:}"
+		;;
+	esac
+	# nat and closed: nothing new comes in; replies pass as ESTABLISHED.
+}
+
+# The INPUT rules that admit the gateway's own services from the WAN when they run: the
+# front-end (clients reserve and launch through it) and, on a closed site with
+# --frontend-proxy, the proxy's relay and control ports (legs from other sites' nodes, whose
+# proxy this is too, and qcg-query's statistics). An open gateway admits everything already.
+tb_service_rules() {
+	[[ $SERVICES == 1 && $1 != open ]] || return 0
+	printf -- '-A INPUT -i qtb-up -p tcp --dport %d -j ACCEPT\n' "$FRONTEND_PORT"
+	[[ $FRONTEND_PROXY == 1 && $1 == closed ]] || return 0
+	printf -- '-A INPUT -i qtb-up -p tcp --dport %d -j ACCEPT\n' "$PROXY_PORT" "$PROXY_CONTROL_PORT"
+}
+
+# Load gateway $1's rules for policy $2 and site prefix $3 (a /24) in one iptables-restore.
+tb_build_firewall() {
+	local gw=$1 policy=$2 net=$3.0/24
+	{
+		printf '*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n'
+		printf ':OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n'
+		# Private sites hide behind the gateway's WAN address; routable ones keep theirs.
+		case $policy in
+		nat | closed) printf -- '-A POSTROUTING -s %s -o qtb-up -j MASQUERADE\n' "$net" ;;
+		esac
+		printf 'COMMIT\n*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n'
+		printf -- '-A INPUT -i lo -j ACCEPT\n-A INPUT -i qtb-br -j ACCEPT\n'
+		printf -- '-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+		tb_inbound_rules "$policy" INPUT
+		tb_service_rules "$policy"
+		printf -- '-A FORWARD -i qtb-br -o qtb-br -j ACCEPT\n'
+		printf -- '-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+		# A closed site's nodes reach only their gateway; the others may connect out.
+		[[ $policy == closed ]] || printf -- '-A FORWARD -i qtb-br -o qtb-up -j ACCEPT\n'
+		tb_inbound_rules "$policy" FORWARD
+		printf 'COMMIT\n'
+	} >"$DIR/etc/firewall-$gw.rules"
+	tb_nsx "$gw" iptables-restore "$DIR/etc/firewall-$gw.rules" ||
+		die "iptables-restore failed on $gw (rules in $DIR/etc/firewall-$gw.rules)"
+}
+
+tb_build_firewalls() {
+	local name role site policy wan lan
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		tb_build_firewall "$name" "$policy" "${lan%.*}"
+	done < <(tb_rows gw)
+}
+
+## Building: names ---------------------------------------------------------------------------
+
+# The /etc/hosts seen by host $1 of site $2 ('-' on the WAN). A gateway is its site address
+# inside its site and its WAN address elsewhere. Nodes of another private site are listed only
+# without --overlap: with it their addresses would name a host of the viewer's own site.
+tb_hosts_file() {
+	local viewer_site=$2
+	printf '127.0.0.1\tlocalhost\n'
+	awk -F'\t' -v vs="$viewer_site" -v overlap="$OVERLAP" '
+		/^#/ || $2 == "wan" { next }
+		$2 == "gw" && $3 == vs { print $6 "\t" $1; next }
+		$2 != "node" { print $5 "\t" $1; next }
+		$3 == vs || $4 == "open" || $4 ~ /^port-range:/ || overlap == 0 { print $6 "\t" $1 }
+	' "$DIR/hosts"
+}
+
+tb_build_names() {
+	local name role site policy wan lan
+	while IFS=$'\t' read -r name role site policy wan lan; do
+		mkdir -p "$NETNS_ETC/$(tb_ns "$name")"
+		tb_hosts_file "$name" "$site" >"$NETNS_ETC/$(tb_ns "$name")/hosts"
+	done < <(tb_rows)
+}
