@@ -11,6 +11,7 @@
 #include "broker_jobs.h"
 #include "coalloc.h"
 #include "soap_client.h"
+#include "soap_model.h"
 
 /* Describe the failed call in err; returns -1. */
 static int
@@ -46,7 +47,7 @@ int
 broker_set_state(struct soap *soap, const char *url, const char *id, enum job_state state,
     int exit_code, char *err, size_t errlen)
 {
-	struct _qb__SetJobState req = { (char *)id, (enum qcg__JobState)state, &exit_code };
+	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(state), &exit_code };
 	struct _qb__SetJobStateResponse resp;
 	if (soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "SetJobState", NULL, err, errlen);
@@ -62,7 +63,7 @@ broker_get_state(struct soap *soap, const char *url, const char *id, enum job_st
 	struct _qb__GetJobResponse resp;
 	if (soap_call___qb__GetJob(soap, url, NULL, &req, &resp) != SOAP_OK || resp.job == NULL)
 		return call_failed(soap, "GetJob", NULL, err, errlen);
-	*state = (enum job_state)resp.job->state;
+	*state = soap_model_job_state_in(resp.job->state);
 	soap_client_reset(soap);
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "json_write.h"
 #include "model.h"
 #include "soap_client.h"
+#include "soap_model.h"
 
 enum { EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_AUTH = 3, EXIT_UNREACHABLE = 4 };
 
@@ -50,9 +51,9 @@ usage(FILE *out)
 }
 
 static const char *
-policy_text(enum qcg__Policy p) { return cluster_policy_name((enum cluster_policy)p); }
+policy_text(enum qcg__Policy p) { return cluster_policy_name(soap_model_policy_in(p)); }
 static const char *
-method_text(enum qcg__Method m) { return connect_method_name((enum connect_method)m); }
+method_text(enum qcg__Method m) { return connect_method_name(soap_model_method_in(m)); }
 static const char *
 opt_text(const char *s) { return s ? s : ""; }
 
@@ -268,7 +269,7 @@ print_job_json(struct json_writer *w, const struct qcg__Job *j)
 	json_object_open(w, NULL);
 	json_string(w, "id", j->id);
 	json_string(w, "owner", j->ownerDN);
-	json_string(w, "state", job_state_name((enum job_state)j->state));
+	json_string(w, "state", job_state_name(soap_model_job_state_in(j->state)));
 	json_int(w, "submitted", j->submitted ? *j->submitted : 0);
 	json_int(w, "started", j->started ? *j->started : 0);
 	json_int(w, "finished", j->finished ? *j->finished : 0);
@@ -305,7 +306,7 @@ print_jobs(const struct qcg__Job *jobs, int n, bool json, bool one)
 		if (j->exitCode)
 			snprintf(code, sizeof(code), "%d", *j->exitCode);
 		printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", j->id,
-		    job_state_name((enum job_state)j->state), sub, start, fin, code,
+		    job_state_name(soap_model_job_state_in(j->state)), sub, start, fin, code,
 		    opt_text(j->ownerDN));
 	}
 }

@@ -13,6 +13,7 @@
 #include "soapH.h"
 #include "model.h"
 #include "soap_client.h"
+#include "soap_model.h"
 #include "user_client.h"
 
 static void
@@ -33,7 +34,7 @@ show(const struct qcg__Job *j)
 	when(j->started, start, sizeof(start));
 	when(j->finished, fin, sizeof(fin));
 	printf("job %s\n  state     %s\n  submitted %s\n  started   %s\n  finished  %s\n", j->id,
-	    job_state_name((enum job_state)j->state), sub, start, fin);
+	    job_state_name(soap_model_job_state_in(j->state)), sub, start, fin);
 	if (j->exitCode && (j->state == qcg__JobState__done || j->state == qcg__JobState__failed ||
 	    j->state == qcg__JobState__cancelled))
 		printf("  exit code %d\n", *j->exitCode);

@@ -35,58 +35,21 @@ _Static_assert(qcg__EventKind__connect == (int)EVENT_CONNECT, "EventKind connect
 _Static_assert(qcg__EventKind__job_ended == (int)EVENT_JOB_ENDED, "EventKind job-ended");
 _Static_assert(qcg__EventKind__relay == (int)EVENT_RELAY, "EventKind relay");
 
-enum qcg__Policy
-soap_model_policy_out(enum cluster_policy policy)
-{
-	return (enum qcg__Policy)policy;
-}
+/* The enumerations agree value for value (the asserts above), so each conversion is a cast the
+ * compiler has checked; one definition gives both directions. */
+#define SOAP_MODEL_ENUM(stem, soap_enum, model_enum) \
+	soap_enum soap_model_##stem##_out(model_enum v) { return (soap_enum)v; } \
+	model_enum soap_model_##stem##_in(soap_enum v) { return (model_enum)v; }
 
-enum cluster_policy
-soap_model_policy_in(enum qcg__Policy policy)
-{
-	return (enum cluster_policy)policy;
-}
-
-enum qcg__Method
-soap_model_method_out(enum connect_method method)
-{
-	return (enum qcg__Method)method;
-}
-
-enum connect_method
-soap_model_method_in(enum qcg__Method method)
-{
-	return (enum connect_method)method;
-}
+SOAP_MODEL_ENUM(policy, enum qcg__Policy, enum cluster_policy)
+SOAP_MODEL_ENUM(method, enum qcg__Method, enum connect_method)
+SOAP_MODEL_ENUM(job_state, enum qcg__JobState, enum job_state)
+SOAP_MODEL_ENUM(event_kind, enum qcg__EventKind, enum event_kind)
 
 int
 soap_model_method_valid(enum qcg__Method method)
 {
 	return (int)method >= (int)qcg__Method__direct && (int)method <= (int)qcg__Method__none;
-}
-
-enum qcg__JobState
-soap_model_job_state_out(enum job_state state)
-{
-	return (enum qcg__JobState)state;
-}
-
-enum job_state
-soap_model_job_state_in(enum qcg__JobState state)
-{
-	return (enum job_state)state;
-}
-
-enum qcg__EventKind
-soap_model_event_kind_out(enum event_kind kind)
-{
-	return (enum qcg__EventKind)kind;
-}
-
-enum event_kind
-soap_model_event_kind_in(enum qcg__EventKind kind)
-{
-	return (enum event_kind)kind;
 }
 
 LONG64 *

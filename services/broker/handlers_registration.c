@@ -338,14 +338,14 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
 	if (!owner && !acl_allows(&call.broker->acl, call.caller_dn, ACL_ROLE_ADMIN))
 		return soap_fault_client(soap, "not authorized: job %s belongs to another user",
 		    req->id);
-	rc = registry_set_job_state(call.reg, req->id, (enum job_state)req->state,
+	rc = registry_set_job_state(call.reg, req->id, soap_model_job_state_in(req->state),
 	    req->exitCode ? *req->exitCode : 0, (int64_t)time(NULL));
 	if ((rc = broker_registry_fault(soap, &call, rc, "SetJobState")))
 		return rc;
-	log_info("job %s is now %s", req->id, job_state_name((enum job_state)req->state));
+	log_info("job %s is now %s", req->id, job_state_name(soap_model_job_state_in(req->state)));
 	/* An ended job's reservations must not outlive it, even when its launcher is gone (a
 	 * qcg-cancel from another host): the front-ends release them after a grace. */
-	enum job_state state = (enum job_state)req->state;
+	enum job_state state = soap_model_job_state_in(req->state);
 	if (state == JOB_DONE || state == JOB_FAILED || state == JOB_CANCELLED)
 		post_job_ended(&call, req->id);
 	resp->ok = xsd__boolean__true_;
