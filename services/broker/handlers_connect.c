@@ -39,19 +39,25 @@ post_decision_events(struct broker_call *call, const struct resolve_request *req
 
 /* The ownership check and every read of the decision in one registry snapshot: one SQLite read
  * transaction instead of five, and one consistent state (a cluster re-registered between two
- * reads cannot mix old and new). Ended before anything writes (the proxies' load). */
+ * reads cannot mix old and new). Ended before anything writes (the proxies' load). The
+ * initiator's cluster row the ownership check reads is the one the decision uses: the same
+ * snapshot, so reading it twice could only cost time (a sixth of Resolve's SQLite work). */
 static int
-resolve_in_snapshot(struct soap *soap, struct broker_call *call, const struct resolve_request *req,
+resolve_in_snapshot(struct soap *soap, struct broker_call *call, struct resolve_request *req,
     struct resolve_result *res, enum resolve_status *status)
 {
+	struct cluster from;
 	int rc;
 
 	if (registry_read_begin(call->reg) != 0)
 		return broker_registry_fault(soap, call, -1, "Resolve");
-	rc = broker_require_cluster_owner(soap, call, req->from_cluster);
-	if (rc == SOAP_OK)
+	rc = broker_require_cluster_owner_row(soap, call, req->from_cluster, &from);
+	if (rc == SOAP_OK) {
+		req->from_row = &from;
 		*status = resolve_connection(call->reg, req, &call->broker->cursor,
 		    &call->broker->cursor_lock, res);
+		req->from_row = NULL; /* it points into this frame */
+	}
 	registry_read_end(call->reg);
 	return rc;
 }

@@ -26,7 +26,10 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_NO_ACCESS_POINT;
 	if (rc != 0)
 		return RESOLVE_ERROR;
-	rc = registry_get_cluster(reg, req->from_cluster, &from);
+	if (req->from_row != NULL)
+		from = *req->from_row;
+	else
+		rc = registry_get_cluster(reg, req->from_cluster, &from);
 	if (rc == 0)
 		rc = registry_get_cluster(reg, out->target.cluster, &to);
 	if (rc == REGISTRY_NOT_FOUND)

@@ -23,6 +23,9 @@ struct resolve_request {
 	const char *to_address;
 	uint16_t to_port;
 	int after;                /* -1, or the method that failed */
+	/* The initiator's cluster row when the caller already read it in the same registry
+	 * snapshot (Resolve's ownership check does), else NULL: resolve_connection reads it. */
+	const struct cluster *from_row;
 };
 
 struct resolve_result {
