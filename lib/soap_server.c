@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -479,12 +480,54 @@ prebuffered_recv(struct soap *soap, char *buf, size_t len)
 	return c->engine_recv(soap, buf, len);
 }
 
+/* gSOAP's timeout for one wait, in milliseconds for poll(): positive in seconds, negative in
+ * microseconds (its convention), 0 for none. */
+static int
+soap_timeout_ms(int timeout)
+{
+	long long ms = timeout > 0 ? timeout * 1000LL : (-(long long)timeout + 999) / 1000;
+	return timeout == 0 ? -1 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/* Write all of buf on the connection's TLS session (its socket does not block). gSOAP's own send
+ * calls select() before every write to honour send_timeout: one system call per response,
+ * for nothing, since the socket nearly always has room (bench/broker/README.md, the profile).
+ * This writes first and polls, at most send_timeout each time, only when TLS asks to. */
+static int
+tls_send_all(struct soap *soap, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ERR_clear_error(); /* SSL_get_error reads the thread's queue: only this write's */
+		int n = SSL_write(soap->ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		int e = SSL_get_error(soap->ssl, n);
+		if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ) {
+			soap->errnum = e == SSL_ERROR_SYSCALL ? errno : 0;
+			return SOAP_EOF;
+		}
+		struct pollfd p = { .fd = soap->socket,
+			.events = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
+		int r;
+		while ((r = poll(&p, 1, soap_timeout_ms(soap->send_timeout))) < 0 && errno == EINTR)
+			;
+		if (r <= 0) { /* timed out (a client that stopped reading) or poll failed */
+			soap->errnum = r < 0 ? errno : 0;
+			return SOAP_EOF;
+		}
+	}
+	return SOAP_OK;
+}
+
 static int
 counted_send(struct soap *soap, const char *buf, size_t len)
 {
 	struct connection *c = connection_of(soap);
 	c->sent += len;
-	return c->engine_send(soap, buf, len);
+	return soap->ssl != NULL ? tls_send_all(soap, buf, len) : c->engine_send(soap, buf, len);
 }
 
 /* SOAP_OK while the XML read so far is within bounds; else the error that stops gSOAP. */
