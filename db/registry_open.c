@@ -206,7 +206,8 @@ registry_open(const char *path, struct registry **out, char *err, size_t errlen)
 		registry_close(reg);
 		return -1;
 	}
-	if (configure_connection(reg, path) != 0 || migrate(reg, path) != 0) {
+	if (configure_connection(reg, path) != 0 || reg_cache_attach(reg) != 0 ||
+	    migrate(reg, path) != 0) {
 		snprintf(err, errlen, "%s", reg->error);
 		registry_close(reg);
 		return -1;
@@ -226,6 +227,7 @@ registry_close(struct registry *reg)
 {
 	if (reg == NULL)
 		return;
+	reg_cache_detach(reg);
 	for (int i = 0; i < STMT_COUNT; i++)
 		sqlite3_finalize(reg->stmt[i]);
 	/* With every statement finalized close cannot be busy; if it fails anyway the connection

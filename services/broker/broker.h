@@ -57,6 +57,9 @@ int broker_require_cluster_owner(struct soap *soap, const struct broker_call *ca
  * same registry snapshot, instead of reading it again). */
 int broker_require_cluster_owner_row(struct soap *soap, const struct broker_call *call,
     const char *cluster, struct cluster *row);
+/* The same verdict on a cluster's row the caller has read. */
+int broker_check_cluster_owner(struct soap *soap, const struct broker_call *call,
+    const struct cluster *c);
 
 /* Whether the caller holds the admin role (which may act on rows other DNs own). */
 bool broker_is_admin(const struct broker_call *call);

@@ -46,6 +46,8 @@ enum resolve_status {
 	RESOLVE_ERROR = 4,           /* registry failure */
 	RESOLVE_TARGET_WITHDRAWN = 5, /* the method needs the target's front-end, which is
 	                               * withdrawn: nobody would act on its event */
+	RESOLVE_CACHE_MISS = 6,      /* only in a registry_read_begin_cached snapshot: a row was
+	                              * not cached; nothing was decided, read the database */
 };
 
 /* Decide; cursor is the broker's grid-wide round-robin state, guarded by cursor_lock, which is

@@ -602,6 +602,120 @@ read_snapshot_sees_one_state_while_another_connection_writes(void)
 	registry_close(reg);
 }
 
+/* Read the hot rows (cluster a, j1's access point at port 41000, the proxies) in a snapshot of
+ * the database, which fills the row cache. */
+static void
+fill_row_cache(struct registry *reg)
+{
+	struct cluster c;
+	struct access_point ap;
+	struct proxy *list = NULL;
+	size_t n = 0;
+
+	CHECK_INT_EQ(registry_read_begin(reg), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41000, &ap), 0);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
+	free(list);
+	registry_read_end(reg);
+}
+
+/* Whether a cache-only snapshot of reg serves cluster a, with its policy in *policy. */
+static int
+cached_cluster_a(struct registry *reg, enum cluster_policy *policy)
+{
+	struct cluster c;
+	int rc;
+
+	if ((rc = registry_read_begin_cached(reg)) != 0)
+		return rc;
+	rc = registry_get_cluster(reg, "a", &c);
+	registry_read_end(reg);
+	if (rc == 0)
+		*policy = c.policy;
+	return rc;
+}
+
+static void
+row_cache_serves_only_rows_no_commit_has_changed_since(void)
+{
+	char path[256], err[512];
+	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path)), *other, *mem;
+	struct access_point ap = make_ap("j1", "a", "192.168.1.10", 41000), out;
+	struct proxy p = make_proxy("cache:1", 0), *list = NULL;
+	struct cluster a_open = make_cluster("a", POLICY_OPEN), c;
+	enum cluster_policy policy = POLICY_CLOSED;
+	size_t n = 0;
+
+	CHECK_INT_EQ(registry_put_access_point(reg, &ap), 0);
+	CHECK_INT_EQ(registry_put_proxy(reg, &p, PROXY_DN_A, false, NULL), 0);
+	CHECK_INT_EQ(registry_open(path, &other, err, sizeof(err)), 0);
+	if (other == NULL)
+		return;
+
+	/* Nothing read yet: a miss, not a guess. */
+	CHECK_INT_EQ(cached_cluster_a(reg, &policy), REGISTRY_CACHE_MISS);
+	/* Rows one connection read are served to another connection of the process. */
+	fill_row_cache(reg);
+	CHECK_INT_EQ(cached_cluster_a(other, &policy), 0);
+	CHECK_INT_EQ(policy, POLICY_NAT);
+	CHECK_INT_EQ(registry_read_begin_cached(other), 0);
+	CHECK_INT_EQ(registry_find_access_point(other, "j1", "192.168.1.10", 41000, &out), 0);
+	CHECK_STR_EQ(out.cluster, "a");
+	/* the address must agree with the row, as in the query */
+	CHECK_INT_EQ(registry_find_access_point(other, "j1", "192.168.1.99", 41000, &out),
+	    REGISTRY_CACHE_MISS);
+	CHECK_INT_EQ(registry_get_cluster(other, "b", &c), REGISTRY_CACHE_MISS); /* never read */
+	CHECK_INT_EQ(registry_list_proxies(other, &list, &n), 0);
+	CHECK_INT_EQ((int)n, 1);
+	if (n == 1)
+		CHECK_STR_EQ(list[0].endpoint, "cache:1");
+	free(list);
+	/* a cache-only snapshot is a snapshot: no writes */
+	CHECK_INT_EQ(registry_add_proxy_load(other, "cache:1", 1), -1);
+	registry_read_end(other);
+
+	/* A commit by another connection: nothing read before it is served after it. */
+	CHECK_INT_EQ(registry_put_cluster(other, &a_open, DN_A), 0);
+	CHECK_INT_EQ(cached_cluster_a(reg, &policy), REGISTRY_CACHE_MISS);
+	CHECK_INT_EQ(registry_read_begin_cached(reg), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41000, &out), REGISTRY_CACHE_MISS);
+	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), REGISTRY_CACHE_MISS);
+	registry_read_end(reg);
+	fill_row_cache(reg);
+	CHECK_INT_EQ(cached_cluster_a(reg, &policy), 0);
+	CHECK_INT_EQ(policy, POLICY_OPEN);
+
+	/* A commit by the reading connection itself, to another table, also ends them. */
+	CHECK_INT_EQ(registry_add_proxy_load(reg, "cache:1", 1), 0);
+	CHECK_INT_EQ(cached_cluster_a(reg, &policy), REGISTRY_CACHE_MISS);
+
+	/* A snapshot that began before another connection's commit read the old state: that is
+	 * never stored as current. */
+	CHECK_INT_EQ(registry_read_begin(reg), 0);
+	CHECK_INT_EQ(registry_get_cluster(reg, "b", &c), 0); /* the snapshot starts here */
+	CHECK_INT_EQ(registry_put_cluster(other, &a_open, DN_A), 0);
+	a_open.policy = POLICY_NAT;
+	CHECK_INT_EQ(registry_put_cluster(other, &a_open, DN_A), 0); /* a is nat now */
+	a_open.policy = POLICY_OPEN;
+	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
+	CHECK_INT_EQ(c.policy, POLICY_OPEN); /* the snapshot's */
+	registry_read_end(reg);
+	CHECK_INT_EQ(cached_cluster_a(reg, &policy), REGISTRY_CACHE_MISS);
+	fill_row_cache(reg);
+	CHECK_INT_EQ(cached_cluster_a(other, &policy), 0);
+	CHECK_INT_EQ(policy, POLICY_NAT);
+
+	/* An in-memory database has no cache: every cache-only snapshot misses at once. */
+	CHECK_INT_EQ(registry_open(":memory:", &mem, err, sizeof(err)), 0);
+	if (mem != NULL) {
+		CHECK_INT_EQ(registry_read_begin_cached(mem), REGISTRY_CACHE_MISS);
+		registry_close(mem);
+	}
+	registry_close(other);
+	registry_close(reg);
+}
+
 static void
 jobs_round_trip_change_state_and_list_newest_first(void)
 {
@@ -1158,6 +1272,7 @@ main(void)
 	RUN(migration_to_queued_state_keeps_jobs_and_what_references_them);
 	RUN(leases_renew_withdraw_and_lapse);
 	RUN(read_snapshot_sees_one_state_while_another_connection_writes);
+	RUN(row_cache_serves_only_rows_no_commit_has_changed_since);
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
 	RUN(access_points_are_keyed_by_job_and_port_not_address);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
