@@ -48,9 +48,10 @@ void registry_read_end(struct registry *reg);
  * snapshots of any connection of this process read since the last commit to the file, or
  * REGISTRY_CACHE_MISS (then redo the reads in a registry_read_begin snapshot, which refills
  * the cache). Every row served in one such snapshot comes from the same committed state, the
- * newest one. Other reads in it go to SQLite, each in its own transaction. Returns REGISTRY_CACHE_MISS at once for a
- * database without a cache (in memory); end it with registry_read_end. Writes by other
- * processes are not seen: for a database only this process writes. */
+ * newest one. Other reads in it go to SQLite, each in its own transaction; writes are refused.
+ * Returns REGISTRY_CACHE_MISS at once for a database without a cache (in memory); end it with
+ * registry_read_end. Writes by other processes are not seen: for a database only this process
+ * writes (db/README.md, "The row cache"). */
 int registry_read_begin_cached(struct registry *reg);
 
 /* Clusters. Registering an existing name replaces it only when caller_dn matches the DN that

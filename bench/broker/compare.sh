@@ -64,7 +64,8 @@ medians() {
 }
 
 echo
-echo "Medians of $ROUNDS alternated runs, $BENCH_SECONDS s each; $(nproc) CPUs shared by broker and clients."
+echo "Medians of $ROUNDS alternated runs, $BENCH_SECONDS s each;" \
+	"$(nproc) CPUs shared by broker and clients."
 echo
 echo '| N | build | req/s | p50 µs | p99 µs | broker CPU µs/req | runs |'
 echo '|---|---|---|---|---|---|---|'
