@@ -6,5 +6,6 @@ noinst_PROGRAMS += bench/broker/bench-broker
 bench_broker_bench_broker_SOURCES = bench/broker/bench_broker.c
 bench_broker_bench_broker_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS)
 bench_broker_bench_broker_LDADD = $(QCG_SOAP_LIBS) -lpthread
-EXTRA_DIST += bench/broker/run.sh bench/broker/README.md bench/broker/edge.sh
+EXTRA_DIST += bench/broker/run.sh bench/broker/README.md bench/broker/edge.sh \
+	bench/broker/compare.sh
 EXTRA_DIST += bench/fuzz/run.sh bench/fuzz/README.md bench/fuzz/make_soap_seeds.py

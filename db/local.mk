@@ -14,6 +14,7 @@ db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)
 db_libqcgdb_a_SOURCES = \
 	db/registry.h db/registry_internal.h db/migrations.h \
 	db/registry_sql.c \
+	db/registry_cache.c \
 	db/registry_open.c \
 	db/registry_clusters.c \
 	db/registry_proxies.c \

@@ -18,6 +18,8 @@
 
 #define REGISTRY_NOT_FOUND 1
 #define REGISTRY_DENIED 2
+/* Only inside registry_read_begin_cached: the row is not in the cache at this generation. */
+#define REGISTRY_CACHE_MISS 3
 
 /* The longest job description the registry stores (bytes, without the NUL). */
 #define REGISTRY_DESCRIPTION_MAX (1024 * 1024)
@@ -41,6 +43,16 @@ int registry_migrations_applied(const struct registry *reg);
  * followed by end, on every path; end without begin does nothing. */
 int registry_read_begin(struct registry *reg);
 void registry_read_end(struct registry *reg);
+/* A read snapshot served from the process's cache of hot rows alone, without SQLite: the
+ * cluster, access point and proxy-list reads return the rows that registry_read_begin
+ * snapshots of any connection of this process read since the last commit to the file, or
+ * REGISTRY_CACHE_MISS (then redo the reads in a registry_read_begin snapshot, which refills
+ * the cache). Every row served in one such snapshot comes from the same committed state, the
+ * newest one. Other reads in it go to SQLite, each in its own transaction; writes are refused.
+ * Returns REGISTRY_CACHE_MISS at once for a database without a cache (in memory); end it with
+ * registry_read_end. Writes by other processes are not seen: for a database only this process
+ * writes (db/README.md, "The row cache"). */
+int registry_read_begin_cached(struct registry *reg);
 
 /* Clusters. Registering an existing name replaces it only when caller_dn matches the DN that
  * registered it first (REGISTRY_DENIED otherwise). */

@@ -74,6 +74,9 @@ registry_find_access_point(struct registry *reg, const char *job, const char *ad
     uint16_t port, struct access_point *out)
 {
 	const char *op = "registry_find_access_point";
+	if (reg->snapshot_cached)
+		return reg_cache_get_access_point(reg, job, address, port, out) ? 0 :
+		    REGISTRY_CACHE_MISS;
 	/* (job, port) finds the row; an address, when given, must agree with it. */
 	sqlite3_stmt *st = reg_stmt(reg, STMT_AP_FIND,
 	    "SELECT " AP_COLUMNS " FROM access_points "
@@ -95,8 +98,8 @@ registry_find_access_point(struct registry *reg, const char *job, const char *ad
 		rc = REGISTRY_NOT_FOUND;
 	} else if (step != SQLITE_ROW) {
 		reg_fail_sqlite(reg, op);
-	} else {
-		rc = read_access_point(reg, st, out, op);
+	} else if ((rc = read_access_point(reg, st, out, op)) == 0 && reg->in_snapshot) {
+		reg_cache_put_access_point(reg, out);
 	}
 out:
 	reg_release(st);

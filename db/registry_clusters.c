@@ -110,6 +110,8 @@ int
 registry_get_cluster(struct registry *reg, const char *name, struct cluster *out)
 {
 	const char *op = "registry_get_cluster";
+	if (reg->snapshot_cached)
+		return reg_cache_get_cluster(reg, name, out) ? 0 : REGISTRY_CACHE_MISS;
 	sqlite3_stmt *st = reg_stmt(reg, STMT_CLUSTER_GET,
 	    "SELECT " CLUSTER_READ_COLUMNS " FROM clusters WHERE name = ?1", op);
 	int rc = -1, step;
@@ -124,8 +126,8 @@ registry_get_cluster(struct registry *reg, const char *name, struct cluster *out
 		rc = REGISTRY_NOT_FOUND;
 	} else if (step != SQLITE_ROW) {
 		reg_fail_sqlite(reg, op);
-	} else {
-		rc = read_cluster(reg, st, out, op);
+	} else if ((rc = read_cluster(reg, st, out, op)) == 0 && reg->in_snapshot) {
+		reg_cache_put_cluster(reg, out);
 	}
 out:
 	reg_release(st);

@@ -71,6 +71,9 @@ struct registry {
 	sqlite3_stmt *stmt[STMT_COUNT];    /* prepared on first use, finalized by registry_close */
 	int migrations_applied;            /* how many migrations registry_open applied */
 	int in_snapshot;                   /* between registry_read_begin and _end: reads only */
+	int snapshot_cached;               /* ... begun by registry_read_begin_cached */
+	uint64_t snapshot_gen;             /* the row cache's generation when it began, or 0 */
+	struct reg_cache *cache;           /* the process's hot rows of this file, or NULL */
 	char error[REG_ERROR_MAX];         /* the last error, "operation: reason" */
 };
 
@@ -125,6 +128,25 @@ int reg_collect(struct registry *reg, sqlite3_stmt *st, size_t elem_size, reg_ro
 /* The rows of one job: bind job to ?1 of st (a cached statement), then reg_collect. */
 int reg_collect_for_job(struct registry *reg, sqlite3_stmt *st, const char *job,
     size_t elem_size, reg_row_reader read_row, void **out, size_t *count, const char *op);
+
+/* The process's cache of hot rows of one database file (registry_cache.c). attach (at open)
+ * finds or makes the file's cache and hooks the connection's commits to its generation; a file
+ * that is not in WAL mode (in memory) gets none, and every lookup misses. The generation is 0
+ * without a cache. A get serves the row stored under the connection's snapshot_gen only while
+ * nothing was committed since; a put stores a row read inside a registry_read_begin snapshot
+ * under its snapshot_gen (nothing when a commit came since). reg_cache_get_proxies returns 0
+ * (a malloc'ed copy), 1 for a miss, or -1 (error set). */
+struct reg_cache;
+int reg_cache_attach(struct registry *reg);
+void reg_cache_detach(struct registry *reg);
+uint64_t reg_cache_generation(const struct registry *reg);
+bool reg_cache_get_cluster(struct registry *reg, const char *name, struct cluster *out);
+void reg_cache_put_cluster(struct registry *reg, const struct cluster *row);
+bool reg_cache_get_access_point(struct registry *reg, const char *job, const char *address,
+    uint16_t port, struct access_point *out);
+void reg_cache_put_access_point(struct registry *reg, const struct access_point *row);
+int reg_cache_get_proxies(struct registry *reg, struct proxy **out, size_t *count);
+void reg_cache_put_proxies(struct registry *reg, const struct proxy *rows, size_t count);
 
 /* Check that a caller-supplied string fits a field of `size` bytes (NUL included). */
 int reg_check_length(struct registry *reg, const char *value, size_t size, const char *op,

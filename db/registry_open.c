@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,12 +169,28 @@ migrate(struct registry *reg, const char *path)
 	return 0;
 }
 
+/*
+ * SQLite's memory statistics (on by default) take one process-wide mutex around every
+ * allocation and free it makes: the broker's workers, each on its own connection, met on that
+ * mutex in every statement of every Resolve (the profile in bench/broker/README.md). Nothing
+ * here reads the statistics. The setting must come before SQLite initializes; when something
+ * in the process already used SQLite, sqlite3_config refuses (SQLITE_MISUSE) and the default
+ * stays, which is only slower.
+ */
+static void
+configure_sqlite_once(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int
 registry_open(const char *path, struct registry **out, char *err, size_t errlen)
 {
+	static pthread_once_t sqlite_configured = PTHREAD_ONCE_INIT;
 	struct registry *reg;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
 
+	(void)pthread_once(&sqlite_configured, configure_sqlite_once);
 	*out = NULL;
 	if (path == NULL || path[0] == '\0') {
 		snprintf(err, errlen, "registry_open: no database path given");
@@ -189,7 +206,8 @@ registry_open(const char *path, struct registry **out, char *err, size_t errlen)
 		registry_close(reg);
 		return -1;
 	}
-	if (configure_connection(reg, path) != 0 || migrate(reg, path) != 0) {
+	if (configure_connection(reg, path) != 0 || reg_cache_attach(reg) != 0 ||
+	    migrate(reg, path) != 0) {
 		snprintf(err, errlen, "%s", reg->error);
 		registry_close(reg);
 		return -1;
@@ -209,6 +227,7 @@ registry_close(struct registry *reg)
 {
 	if (reg == NULL)
 		return;
+	reg_cache_detach(reg);
 	for (int i = 0; i < STMT_COUNT; i++)
 		sqlite3_finalize(reg->stmt[i]);
 	/* With every statement finalized close cannot be busy; if it fails anyway the connection

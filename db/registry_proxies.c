@@ -200,6 +200,10 @@ int
 registry_list_proxies(struct registry *reg, struct proxy **out, size_t *count)
 {
 	const char *op = "registry_list_proxies";
+	if (reg->snapshot_cached) {
+		int rc = reg_cache_get_proxies(reg, out, count);
+		return rc == 1 ? REGISTRY_CACHE_MISS : rc;
+	}
 	/* least loaded first: the order the broker wants to try them in */
 	sqlite3_stmt *st = reg_stmt(reg, STMT_PROXY_LIST,
 	    "SELECT " PROXY_COLUMNS " FROM proxies ORDER BY load, id", op);
@@ -208,5 +212,7 @@ registry_list_proxies(struct registry *reg, struct proxy **out, size_t *count)
 	if (st == NULL || reg_collect(reg, st, sizeof(**out), read_proxy, &rows, count, op) != 0)
 		return -1;
 	*out = rows;
+	if (reg->in_snapshot)
+		reg_cache_put_proxies(reg, *out, *count);
 	return 0;
 }

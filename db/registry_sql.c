@@ -187,9 +187,27 @@ registry_read_begin(struct registry *reg)
 
 	if (reg->in_snapshot)
 		return reg_failf(reg, "%s: a read snapshot is already open", op);
-	if (run_control(reg, STMT_BEGIN_DEFERRED, "BEGIN DEFERRED", op) != 0)
+	/* Read before the transaction begins: a commit its rows might miss moves the generation
+	 * after this, so they are stored under a generation that is already past. */
+	reg->snapshot_gen = reg_cache_generation(reg);
+	if (run_control(reg, STMT_BEGIN_DEFERRED, "BEGIN DEFERRED", op) != 0) {
+		reg->snapshot_gen = 0;
 		return -1;
+	}
 	reg->in_snapshot = 1;
+	return 0;
+}
+
+int
+registry_read_begin_cached(struct registry *reg)
+{
+	if (reg->in_snapshot)
+		return reg_failf(reg, "registry_read_begin_cached: a read snapshot is already open");
+	if (reg->cache == NULL)
+		return REGISTRY_CACHE_MISS;
+	reg->snapshot_gen = reg_cache_generation(reg);
+	reg->in_snapshot = 1;
+	reg->snapshot_cached = 1;
 	return 0;
 }
 
@@ -201,6 +219,11 @@ registry_read_end(struct registry *reg)
 	if (!reg->in_snapshot)
 		return;
 	reg->in_snapshot = 0;
+	reg->snapshot_gen = 0;
+	if (reg->snapshot_cached) { /* SQLite was never asked */
+		reg->snapshot_cached = 0;
+		return;
+	}
 	if (run_control(reg, STMT_COMMIT, "COMMIT", "registry_read_end") != 0)
 		reg_rollback(reg);
 }

@@ -53,6 +53,13 @@ int broker_require_reader(struct soap *soap, const struct broker_call *call);
 /* The caller must be the front-end that registered cluster (or an admin). */
 int broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
     const char *cluster);
+/* The same, keeping the cluster's row it read in *row (for a caller that needs it next, in the
+ * same registry snapshot, instead of reading it again). */
+int broker_require_cluster_owner_row(struct soap *soap, const struct broker_call *call,
+    const char *cluster, struct cluster *row);
+/* The same verdict on a cluster's row the caller has read. */
+int broker_check_cluster_owner(struct soap *soap, const struct broker_call *call,
+    const struct cluster *c);
 
 /* Whether the caller holds the admin role (which may act on rows other DNs own). */
 bool broker_is_admin(const struct broker_call *call);

@@ -83,6 +83,15 @@ broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
     const char *cluster)
 {
 	struct cluster c;
+
+	return broker_require_cluster_owner_row(soap, call, cluster, &c);
+}
+
+int
+broker_require_cluster_owner_row(struct soap *soap, const struct broker_call *call,
+    const char *cluster, struct cluster *row)
+{
+	struct cluster c;
 	/* A name the registry cannot hold is the client's mistake: checked here, it gets a Client
 	 * fault; left to the registry it was a "registry error", a Server fault and an error log
 	 * line (the broker's SOAP fuzz target found it through WaitEvents, whose queue names may
@@ -95,11 +104,20 @@ broker_require_cluster_owner(struct soap *soap, const struct broker_call *call,
 		return soap_fault_client(soap, "cluster '%s' is not registered", cluster);
 	if (rc != 0)
 		return broker_registry_fault(soap, call, rc, "cluster lookup");
-	if (strcmp(c.frontend_dn, call->caller_dn) == 0 ||
+	if ((rc = broker_check_cluster_owner(soap, call, &c)) == SOAP_OK)
+		*row = c;
+	return rc;
+}
+
+int
+broker_check_cluster_owner(struct soap *soap, const struct broker_call *call,
+    const struct cluster *c)
+{
+	if (strcmp(c->frontend_dn, call->caller_dn) == 0 ||
 	    acl_allows(&call->broker->acl, call->caller_dn, ACL_ROLE_ADMIN))
 		return SOAP_OK;
 	return soap_fault_client(soap, "not authorized: cluster '%s' belongs to another front-end",
-	    cluster);
+	    c->name);
 }
 
 bool

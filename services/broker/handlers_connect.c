@@ -37,21 +37,58 @@ post_decision_events(struct broker_call *call, const struct resolve_request *req
 	}
 }
 
+/* The ownership check and the decision from the process's cache of hot registry rows alone
+ * (db/registry_cache.c): no SQLite at all when nothing was committed since a Resolve read them,
+ * as in a storm of Resolves. false when a row was not cached: nothing was decided (the reads
+ * all come before the decision), and the database must be read. */
+static bool
+resolve_from_cache(struct soap *soap, struct broker_call *call, struct resolve_request *req,
+    struct resolve_result *res, enum resolve_status *status, int *rc)
+{
+	struct cluster from;
+	bool done = false;
+
+	if (registry_read_begin_cached(call->reg) != 0)
+		return false;
+	if (registry_get_cluster(call->reg, req->from_cluster, &from) == 0) {
+		*rc = broker_check_cluster_owner(soap, call, &from);
+		if (*rc != SOAP_OK) {
+			done = true;
+		} else {
+			req->from_row = &from;
+			*status = resolve_connection(call->reg, req, &call->broker->cursor,
+			    &call->broker->cursor_lock, res);
+			req->from_row = NULL; /* it points into this frame */
+			done = *status != RESOLVE_CACHE_MISS;
+		}
+	}
+	registry_read_end(call->reg);
+	return done;
+}
+
 /* The ownership check and every read of the decision in one registry snapshot: one SQLite read
  * transaction instead of five, and one consistent state (a cluster re-registered between two
- * reads cannot mix old and new). Ended before anything writes (the proxies' load). */
+ * reads cannot mix old and new). Ended before anything writes (the proxies' load). The
+ * initiator's cluster row the ownership check reads is the one the decision uses: the same
+ * snapshot, so reading it twice could only cost time (a sixth of Resolve's SQLite work). */
 static int
-resolve_in_snapshot(struct soap *soap, struct broker_call *call, const struct resolve_request *req,
+resolve_in_snapshot(struct soap *soap, struct broker_call *call, struct resolve_request *req,
     struct resolve_result *res, enum resolve_status *status)
 {
+	struct cluster from;
 	int rc;
 
+	if (resolve_from_cache(soap, call, req, res, status, &rc))
+		return rc;
 	if (registry_read_begin(call->reg) != 0)
 		return broker_registry_fault(soap, call, -1, "Resolve");
-	rc = broker_require_cluster_owner(soap, call, req->from_cluster);
-	if (rc == SOAP_OK)
+	rc = broker_require_cluster_owner_row(soap, call, req->from_cluster, &from);
+	if (rc == SOAP_OK) {
+		req->from_row = &from;
 		*status = resolve_connection(call->reg, req, &call->broker->cursor,
 		    &call->broker->cursor_lock, res);
+		req->from_row = NULL; /* it points into this frame */
+	}
 	registry_read_end(call->reg);
 	return rc;
 }
@@ -149,6 +186,7 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 		    res.target.node, req.to_port, res.target.cluster,
 		    (long long)(time(NULL) - res.target_withdrawn_at));
 	case RESOLVE_ERROR:
+	case RESOLVE_CACHE_MISS: /* not from a database snapshot; never here */
 		return broker_registry_fault(soap, &call, -1, "Resolve");
 	}
 	post_decision_events(&call, &req, &res);

@@ -22,16 +22,25 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 
 	memset(out, 0, sizeof(*out));
 	rc = registry_find_access_point(reg, req->job, req->to_address, req->to_port, &out->target);
+	if (rc == REGISTRY_CACHE_MISS)
+		return RESOLVE_CACHE_MISS;
 	if (rc == REGISTRY_NOT_FOUND)
 		return RESOLVE_NO_ACCESS_POINT;
 	if (rc != 0)
 		return RESOLVE_ERROR;
-	rc = registry_get_cluster(reg, req->from_cluster, &from);
+	if (req->from_row != NULL)
+		from = *req->from_row;
+	else
+		rc = registry_get_cluster(reg, req->from_cluster, &from);
 	if (rc == 0)
 		rc = registry_get_cluster(reg, out->target.cluster, &to);
+	if (rc == 0)
+		rc = registry_list_proxies(reg, &proxies, &nproxies);
+	if (rc == REGISTRY_CACHE_MISS)
+		return RESOLVE_CACHE_MISS; /* before the decision: the cursor has not moved */
 	if (rc == REGISTRY_NOT_FOUND)
 		return RESOLVE_NO_CLUSTER;
-	if (rc != 0 || registry_list_proxies(reg, &proxies, &nproxies) != 0)
+	if (rc != 0)
 		return RESOLVE_ERROR;
 
 	/* A withdrawn proxy (its process or host is gone) is never offered: a relay through it

@@ -23,6 +23,9 @@ struct resolve_request {
 	const char *to_address;
 	uint16_t to_port;
 	int after;                /* -1, or the method that failed */
+	/* The initiator's cluster row when the caller already read it in the same registry
+	 * snapshot (Resolve's ownership check does), else NULL: resolve_connection reads it. */
+	const struct cluster *from_row;
 };
 
 struct resolve_result {
@@ -43,6 +46,8 @@ enum resolve_status {
 	RESOLVE_ERROR = 4,           /* registry failure */
 	RESOLVE_TARGET_WITHDRAWN = 5, /* the method needs the target's front-end, which is
 	                               * withdrawn: nobody would act on its event */
+	RESOLVE_CACHE_MISS = 6,      /* only in a registry_read_begin_cached snapshot: a row was
+	                              * not cached; nothing was decided, read the database */
 };
 
 /* Decide; cursor is the broker's grid-wide round-robin state, guarded by cursor_lock, which is
