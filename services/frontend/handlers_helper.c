@@ -15,6 +15,7 @@
 #include "frontend.h"
 #include "log.h"
 #include "net_text.h"
+#include "local_listeners.h"
 #include "resolve_cache.h"
 #include "soap_server.h"
 
@@ -72,6 +73,9 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 		return rc;
 	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
 	    ap.port);
+	if (local_listeners_add(call.fe->listeners, ap.job, ap.address, ap.port) != 0)
+		log_debug("job %s: %s:%u is not in the helpers' listener list (full): connects to "
+		    "it are resolved", ap.job, ap.address, ap.port);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

@@ -5,6 +5,7 @@ noinst_LIBRARIES += services/frontend/libfrontend.a
 services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/fe_config.c services/frontend/fe_config.h \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
+	services/frontend/local_listeners.c services/frontend/local_listeners.h \
 	services/frontend/reservations.c services/frontend/reservations.h \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h \
 	services/frontend/slurm_parse.c services/frontend/slurm_parse.h \
@@ -15,6 +16,7 @@ services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/servic
 FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/fe_worker.c services/frontend/fe_auth.c \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
+	services/frontend/handlers_direct.c \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \
 	services/frontend/delivery.c services/frontend/delivery.h \
