@@ -32,10 +32,12 @@ record_one(struct soap *soap, struct broker_call *call, const struct qcg__Connec
 	int rc;
 
 	if (c.toAddress != NULL && c.toAddress[0] != '\0') {
-		if (c.job == NULL || strlen(c.job) >= QCG_NAME_MAX ||
-		    strlen(c.toAddress) >= QCG_ADDR_MAX)
-			return soap_fault_client(soap, "ReportOutcomes: connection.job or "
-			    "connection.toAddress is missing or too long");
+		/* checked before the lookup: a record skipped as "not the job's" must still be
+		 * refused when it is malformed */
+		if ((rc = soap_require_name(soap, c.job, QCG_NAME_MAX, "connection.job")) ||
+		    (rc = soap_require_name(soap, c.toAddress, QCG_ADDR_MAX,
+			 "connection.toAddress")))
+			return rc;
 		rc = registry_find_access_point(call->reg, c.job, c.toAddress, c.toPort, &ap);
 		if (rc == REGISTRY_NOT_FOUND)
 			return SOAP_OK; /* not one of the job's connections: nothing to record */

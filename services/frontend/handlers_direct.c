@@ -50,6 +50,7 @@ __qf__GetConnectInfo(struct soap *soap, struct _qf__GetConnectInfo *req,
 	}
 	resp->__sizelistener = resp->listener ? (int)n : 0;
 	free(v);
+	log_debug("job %s: GetConnectInfo from %s: %zu listeners", req->job, node->name, n);
 	return SOAP_OK;
 }
 
