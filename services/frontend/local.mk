@@ -58,6 +58,12 @@ services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a lib/
 	-lpthread
 TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
 	services/frontend/test_reservations
+# The helpers' listener lists (issue 15).
+check_PROGRAMS += services/frontend/test_local_listeners
+services_frontend_test_local_listeners_SOURCES = services/frontend/test_local_listeners.c
+services_frontend_test_local_listeners_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_local_listeners_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_local_listeners
 EXTRA_DIST += doc/qcg-frontend.conf.example
 # Needs services/helper/qcg-helper; skips (77) when it is not built.
 TESTS += tests/integration/test_frontend_helper.sh
