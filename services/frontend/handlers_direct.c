@@ -33,10 +33,11 @@ __qf__GetConnectInfo(struct soap *soap, struct _qf__GetConnectInfo *req,
 	resp->cluster = call.fe->cfg.cluster.name;
 	resp->policy = (char *)cluster_policy_name(call.fe->cfg.cluster.policy);
 	resp->directNetworks = call.fe->cfg.direct_networks;
-	if (req->job == NULL)
-		return SOAP_OK;
-	if ((rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "GetConnectInfo: job")))
+	if (req->job != NULL &&
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "GetConnectInfo: job")))
 		return rc;
+	if (req->job == NULL || call.fe->cfg.direct_networks[0] == '\0')
+		return SOAP_OK; /* without direct networks the list would serve nothing */
 	struct local_listener *v = malloc(LOCAL_LISTENERS_PER_JOB * sizeof(*v));
 	if (v == NULL)
 		return soap_fault_server(soap, "out of memory");
