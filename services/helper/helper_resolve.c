@@ -94,7 +94,8 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	const struct helper_config *cfg = &s->h->cfg;
 
 	/* A first attempt inside the direct networks needs nobody's advice (helper_direct.h). */
-	if (req->method == HELPER_METHOD_NONE_WIRE && helper_direct_applies(s->h, s->job, req->address, req->port))
+	if (req->method == HELPER_METHOD_NONE_WIRE &&
+	    helper_direct_applies(s->h, s->job, req->address, req->port))
 		return resolve_here(s, req);
 	int lfd = helper_net_listen_range(cfg->address, cfg->rendezvous_port_min,
 	    cfg->rendezvous_port_max, &port, err, sizeof(err));
