@@ -170,7 +170,7 @@ static void *
 batch_thread(void *arg)
 {
 	struct helper *h = arg;
-	struct direct_record *out = calloc(DIRECT_BATCH_MAX, sizeof(*out));
+	struct direct_record *out = calloc(DIRECT_SEND_MAX, sizeof(*out));
 	if (out == NULL) {
 		log_error("direct connection records: out of memory; none will be sent");
 		return NULL;
@@ -192,7 +192,7 @@ batch_thread(void *arg)
 			}
 			continue;
 		}
-		size_t n = batch.count < DIRECT_BATCH_MAX ? batch.count : DIRECT_BATCH_MAX;
+		size_t n = batch.count < DIRECT_SEND_MAX ? batch.count : DIRECT_SEND_MAX;
 		memcpy(out, batch.queue, n * sizeof(*out));
 		memmove(batch.queue, batch.queue + n, (batch.count - n) * sizeof(*out));
 		batch.count -= n;

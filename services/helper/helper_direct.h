@@ -6,8 +6,9 @@
  * registered in the cluster. A first connect to one of the job's listeners inside those
  * networks is direct at once (a connect to anything else, such as a service that is not the
  * job's, which must get no origin preamble, goes the old way); the record of it is kept and
- * sent to the front-end in batches (ReportOutcomes: at most DIRECT_BATCH_MAX records, none older than
- * DIRECT_BATCH_AGE_MS), so that the broker's connection log still lists it.
+ * sent to the front-end in batches (ReportOutcomes: once DIRECT_BATCH_MAX records wait or the
+ * oldest is DIRECT_BATCH_AGE_MS old, up to DIRECT_SEND_MAX in one call), so that the broker's
+ * connection log still lists it.
  */
 #ifndef QCG_HELPER_DIRECT_H
 #define QCG_HELPER_DIRECT_H
@@ -25,9 +26,10 @@ struct direct_record {
 	char to_address[QCG_ADDR_MAX];
 };
 
-#define DIRECT_BATCH_MAX 64        /* records per ReportOutcomes */
+#define DIRECT_BATCH_MAX 64        /* this many waiting records are sent at once */
 #define DIRECT_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */
-#define DIRECT_QUEUE_MAX 4096      /* records waiting at most; more are dropped, counted */
+#define DIRECT_SEND_MAX 256        /* records per ReportOutcomes when more wait (a storm) */
+#define DIRECT_QUEUE_MAX 16384     /* records waiting at most; more are dropped, counted */
 #define DIRECT_INFO_TTL_S 30       /* GetConnectInfo is asked again after this long */
 #define DIRECT_INFO_RETRY_S 5      /* ... or this long after it failed */
 #define DIRECT_JOBS_MAX 16         /* jobs whose listener lists are kept (the oldest goes) */

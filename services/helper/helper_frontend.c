@@ -208,10 +208,10 @@ int
 helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
     char *err, size_t errlen)
 {
-	struct qcg__Connection c[DIRECT_BATCH_MAX];
-	if (n > DIRECT_BATCH_MAX) {
+	struct qcg__Connection c[DIRECT_SEND_MAX];
+	if (n > DIRECT_SEND_MAX) {
 		snprintf(err, errlen, "front-end ReportOutcomes: %zu records, at most %d", n,
-		    DIRECT_BATCH_MAX);
+		    DIRECT_SEND_MAX);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -40,7 +40,7 @@ struct direct_record;
 int helper_frontend_connect_info(struct helper *h, const char *job,
     char networks[QCG_NETWORKS_MAX], struct direct_target **listeners, size_t *count,
     char *err, size_t errlen);
-/* ReportOutcomes: n (at most DIRECT_BATCH_MAX) records of connections decided here. */
+/* ReportOutcomes: n (at most DIRECT_SEND_MAX) records of connections decided here. */
 int helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
     char *err, size_t errlen);
 
