@@ -14,6 +14,7 @@
 #include "cidr.h"
 #include "helper_direct.h"
 #include "helper_frontend.h"
+#include "helper_registrations.h"
 #include "relay_hello.h"
 #include "soap_client.h"
 
@@ -232,6 +233,33 @@ helper_frontend_report_batch(struct helper *h, const struct direct_record *recs,
 	if (soap_call___qf__ReportOutcomes(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "ReportOutcomes", err, errlen);
+	soap_client_free(soap);
+	return 0;
+}
+
+int
+helper_frontend_register_batch(struct helper *h, const struct access_point *aps, size_t n,
+    char *err, size_t errlen)
+{
+	static struct qcg__AccessPoint sap[REG_BATCH_MAX]; /* the batch thread's alone */
+	if (n < 1 || n > REG_BATCH_MAX) {
+		snprintf(err, errlen, "front-end RegisterAccessPoints: %zu access points, 1-%d", n,
+		    REG_BATCH_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		sap[i] = (struct qcg__AccessPoint){ .job = (char *)aps[i].job,
+			.cluster = (char *)aps[i].cluster, .node = (char *)aps[i].node,
+			.address = (char *)aps[i].address, .port = aps[i].port,
+			.process = (char *)aps[i].process };
+	struct _qf__RegisterAccessPoints req = { .__sizeaccessPoint = (int)n, .accessPoint = sap };
+	struct _qf__RegisterAccessPointsResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__RegisterAccessPoints(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
+	    SOAP_OK)
+		return call_failed(soap, "RegisterAccessPoints", err, errlen);
 	soap_client_free(soap);
 	return 0;
 }

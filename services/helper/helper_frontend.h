@@ -44,4 +44,9 @@ int helper_frontend_connect_info(struct helper *h, const char *job,
 int helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
     char *err, size_t errlen);
 
+/* RegisterAccessPoints: n (1-REG_BATCH_MAX) access points in one call; one caller at a time
+ * (the registration batch thread). */
+int helper_frontend_register_batch(struct helper *h, const struct access_point *aps, size_t n,
+    char *err, size_t errlen);
+
 #endif

@@ -15,6 +15,7 @@
 #include "helper_api.h"
 #include "helper_direct.h"
 #include "helper_frontend.h"
+#include "helper_registrations.h"
 #include "log.h"
 
 static int
@@ -89,7 +90,7 @@ on_register(struct session *s, const struct helper_msg *m)
 		snprintf(ap.process, sizeof(ap.process), "%s", m->process);
 	else
 		snprintf(ap.process, sizeof(ap.process), "pid-%d", (int)s->pid);
-	if (helper_frontend_register(s->h, &ap, err, sizeof(err)) != 0) {
+	if (helper_registrations_submit(s->h, &ap, err, sizeof(err)) != 0) {
 		log_warn("job %s: register %s:%u: %s", s->job, ap.address, ap.port, err);
 		return helper_wire_send_err(s->sock, HELPER_ERR_REMOTE, "%s", err);
 	}
