@@ -5,7 +5,7 @@
  *
  *   scale-ranks SOCKET JOB TOKEN ADDRESS NRANKS all|ring PEERS-FILE
  *
- * 1. every rank opens a listener on ADDRESS (port 0) and REGISTERs it; the program prints
+ * 1. every rank (at once) opens a listener on ADDRESS (port 0) and REGISTERs it; it prints
  *    "listener ADDRESS:PORT" per rank, then "registered";
  * 2. it waits (polling every millisecond, for up to 10 minutes) for PEERS-FILE, the job's
  *    listeners, "ADDRESS:PORT" a line: the driver renames it into place once every node has
@@ -161,6 +161,20 @@ open_rank(struct rank *r, const char *sock, const char *job, const char *token, 
 	return 0;
 }
 
+static struct {
+	const char *sock, *job, *token;
+	struct rank *ranks;
+} opening;
+
+static void *
+open_thread(void *arg)
+{
+	size_t i = (size_t)arg;
+	if (open_rank(&opening.ranks[i], opening.sock, opening.job, opening.token, i) != 0)
+		opening.ranks[i].port = 0;
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -179,8 +193,17 @@ main(int argc, char **argv)
 	peers = calloc(PEERS_MAX, sizeof(*peers));
 	if (ranks == NULL || peers == NULL)
 		return 1;
+	/* the ranks register together, as Open MPI's processes do in MPI_Init */
+	opening.sock = argv[1];
+	opening.job = argv[2];
+	opening.token = argv[3];
+	opening.ranks = ranks;
+	for (size_t i = 0; i < n; i++)
+		pthread_create(&ranks[i].thread, NULL, open_thread, (void *)i);
+	for (size_t i = 0; i < n; i++)
+		pthread_join(ranks[i].thread, NULL);
 	for (size_t i = 0; i < n; i++) {
-		if (open_rank(&ranks[i], argv[1], argv[2], argv[3], i) != 0)
+		if (ranks[i].port == 0)
 			return 1;
 		printf("listener %s:%u\n", address, ranks[i].port);
 	}

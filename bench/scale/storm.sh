@@ -81,7 +81,9 @@ f_res=$(cat "$D"/fe-*.log | grep -c -- '-> 127\.[0-9.]*:[0-9]* by ')
 f_info=$(cat "$D"/fe-*.log | grep -c 'GetConnectInfo from')
 # every resolved connection is reported once (ReportOutcome, passed on to the broker); every
 # batch is one ReportOutcomes at the front-end and one at the broker
-broker_req=$((P + b_res + f_res + b_batch))
-fe_req=$((P + f_res + f_res + b_batch + f_info))
+# registrations: single calls ("listens on" at the broker) plus RegisterAccessPoints batches
+b_reg=$(( $(grep -c ' listens on ' "$D/broker.log") + $(grep -c 'RegisterAccessPoints: ' "$D/broker.log") ))
+broker_req=$((b_reg + b_res + f_res + b_batch))
+fe_req=$((b_reg + f_res + f_res + b_batch + f_info))
 printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$S" "$P" "$MODE" "$VARIANT" "$want" "$failed" \
 	"$broker_req" "$fe_req" "$storm" "$slowest" "$b_res"
