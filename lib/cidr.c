@@ -130,3 +130,39 @@ cidr_list_parse(const char *list, struct cidr_list_info *info, char *why, size_t
 		*info = seen;
 	return 0;
 }
+
+/* Whether the first prefix bits of a and b agree. */
+static bool
+prefix_matches(const uint8_t *a, const uint8_t *b, unsigned prefix)
+{
+	unsigned whole = prefix / 8, rest = prefix % 8;
+	if (memcmp(a, b, whole) != 0)
+		return false;
+	if (rest == 0)
+		return true;
+	uint8_t mask = (uint8_t)(0xff << (8 - rest));
+	return (a[whole] & mask) == (b[whole] & mask);
+}
+
+bool
+cidr_list_contains(const char *list, const char *address)
+{
+	uint8_t addr[16];
+	int family = strchr(address, ':') ? AF_INET6 : AF_INET;
+	char why[128];
+
+	if (list[0] == '\0' || inet_pton(family, address, addr) != 1)
+		return false;
+	for (const char *s = list;;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		struct cidr c;
+		if (cidr_parse(s, len, &c, why, sizeof(why)) != 0)
+			return false; /* a list that does not parse holds nothing */
+		if (c.family == family && prefix_matches(c.addr, addr, c.prefix))
+			return true;
+		if (comma == NULL)
+			return false;
+		s = comma + 1;
+	}
+}

@@ -43,4 +43,8 @@ int cidr_parse(const char *s, size_t len, struct cidr *out, char *why, size_t wh
  */
 int cidr_list_parse(const char *list, struct cidr_list_info *info, char *why, size_t whylen);
 
+/* Whether address (an IPv4 or IPv6 literal) lies in one of list's networks. A list or an
+ * address that does not parse, or an empty list, contains nothing. */
+bool cidr_list_contains(const char *list, const char *address);
+
 #endif

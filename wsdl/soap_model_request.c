@@ -232,6 +232,7 @@ soap_model_connection_out(struct soap *soap, const struct connection_record *in,
 	out->succeeded = in->succeeded ? xsd__boolean__true_ : xsd__boolean__false_;
 	out->setupMicroseconds = in->setup_usec;
 	out->when = in->when;
+	out->toAddress = NULL; /* an input only (ReportOutcomes); out may be unzeroed memory */
 }
 
 void

@@ -7,6 +7,8 @@ BROKER_SERVICE_SOURCES = services/broker/broker.h \
 	services/broker/handlers_registration.c \
 	services/broker/handlers_connect.c \
 	services/broker/handlers_query.c \
+	services/broker/handlers_outcomes.c \
+	services/broker/handlers_bulk.c \
 	services/broker/resolve.c services/broker/resolve.h \
 	services/broker/events.c services/broker/events.h \
 	services/broker/prune.c services/broker/prune.h \

@@ -273,6 +273,29 @@ parse_allocator(const struct config *cfg, struct fe_config *out, char *err, size
 	return 0;
 }
 
+/*
+ * frontend.direct_networks: the networks a node of this cluster reaches directly and where no
+ * other cluster of a job can listen under the same address: the cluster's own networks when
+ * no other cluster of the grid uses them, and networks the policy declares directly
+ * reachable. Helpers connect there at once, with no Resolve (helper_cluster.c). Empty by
+ * default, because private ranges often repeat across sites (two sites on 192.168.1.0/24):
+ * there the target's cluster is known only from the broker's access points.
+ */
+static int
+parse_direct_networks(const struct config *cfg, struct fe_config *out, char *err, size_t errlen)
+{
+	char why[256];
+	if (config_copy(cfg, "frontend.direct_networks", "", out->direct_networks,
+	    sizeof(out->direct_networks), err, errlen) != 0)
+		return -1;
+	if (out->direct_networks[0] &&
+	    cidr_list_parse(out->direct_networks, NULL, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "frontend.direct_networks: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 int
 fe_config_parse(const struct config *cfg, const char *listen_host, int listen_port,
     struct fe_config *out, char *err, size_t errlen)
@@ -308,7 +331,9 @@ fe_config_parse(const struct config *cfg, const char *listen_host, int listen_po
 		    out->cluster.frontend_endpoint);
 		return -1;
 	}
-	if (parse_limits(cfg, out, err, errlen) != 0 || parse_allocator(cfg, out, err, errlen) != 0)
+	if (parse_limits(cfg, out, err, errlen) != 0 ||
+	    parse_allocator(cfg, out, err, errlen) != 0 ||
+	    parse_direct_networks(cfg, out, err, errlen) != 0)
 		return -1;
 	return parse_nodes(cfg, out, err, errlen);
 }

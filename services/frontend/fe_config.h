@@ -13,6 +13,8 @@
  *   private_networks = 10.1.0.0/24    ; comma-separated CIDRs (lib/cidr: no spaces, no host bits)
  *   public_address = 192.0.2.10
  *   traversal_allowed = no
+ *   direct_networks = 10.1.0.0/24     ; CIDRs the nodes connect to directly, decided on the node
+ *                                     ; without a Resolve (default: none; see fe_config.c)
  *   endpoint = https://gw.site-a:8444/ ; what the broker records (default: https://listen/)
  *   acl = /etc/qcg/frontend.acl       ; helpers (role helper)
  *   gridmap = /etc/grid-security/grid-mapfile
@@ -94,6 +96,8 @@ struct fe_config {
 	long output_wait_max;              /* seconds a ReadOutput long poll may last */
 	long job_end_grace;                /* seconds an ended job's reservations are kept for
 					      its launcher to release them (walltime.h) */
+	char direct_networks[QCG_NETWORKS_MAX]; /* where helpers connect without a Resolve;
+					      "" = nowhere (GetConnectInfo) */
 };
 
 /* Read and validate everything but [tls] and the server settings; err names the key and the

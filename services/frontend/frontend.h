@@ -23,6 +23,7 @@ struct helper_probe;
 struct broker_link;
 struct broker_pool;
 struct delivery;
+struct local_listeners;
 
 struct frontend {
 	struct fe_config cfg;
@@ -36,6 +37,7 @@ struct frontend {
 	struct broker_pool *brokers;       /* kept-alive contexts for handlers' broker calls */
 	struct broker_link *link;
 	struct delivery *delivery;
+	struct local_listeners *listeners; /* each job's listeners here (GetConnectInfo) */
 };
 
 /* One worker thread's client context for helpers. Calls to helpers are rare (launches,

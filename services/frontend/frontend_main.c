@@ -31,6 +31,7 @@
 #include "log.h"
 #include "reservations.h"
 #include "resolve_cache.h"
+#include "local_listeners.h"
 #include "soap_server.h"
 #include "tls_trust.h"
 #include "walltime.h"
@@ -63,7 +64,9 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 	fe->reservations = resv_table_new(fe->cfg.nodes, fe->cfg.node_count,
 	    (size_t)fe->cfg.max_reservations, (size_t)fe->cfg.max_launches);
 	fe->helpers = helper_probe_new(fe->cfg.nodes, fe->cfg.node_count);
-	if (fe->cache == NULL || fe->reservations == NULL || fe->helpers == NULL) {
+	fe->listeners = local_listeners_new();
+	if (fe->cache == NULL || fe->reservations == NULL || fe->helpers == NULL ||
+	    fe->listeners == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -105,6 +108,7 @@ route_event(void *arg, const struct qcg_event *ev)
 	struct frontend *fe = arg;
 	if (ev->kind == EVENT_JOB_ENDED) {
 		size_t dropped = resolve_cache_drop_job(fe->cache, ev->job);
+		local_listeners_drop_job(fe->listeners, ev->job);
 		size_t held = resv_end_job(fe->reservations, fe_now(), ev->job,
 		    (double)fe->cfg.job_end_grace);
 		log_info("job %s ended: %zu cached answers dropped; %zu reservations held for it are "
@@ -196,6 +200,7 @@ frontend_stop(void *app)
 	resv_table_free(fe->reservations);
 	helper_probe_free(fe->helpers);
 	resolve_cache_free(fe->cache);
+	local_listeners_free(fe->listeners);
 	acl_free(&fe->acl);
 	gridmap_free(&fe->gridmap);
 }

@@ -1,6 +1,6 @@
 /*
- * handlers_helper.c: what the cluster's helpers call: RegisterAccessPoint, Resolve and
- * ReportOutcome. Each checks that the caller is one of our nodes' helpers, speaks for its own
+ * handlers_helper.c: what the cluster's helpers call: RegisterAccessPoint (and
+ * RegisterAccessPoints, a node's batch), Resolve and ReportOutcome. Each checks that the caller is one of our nodes' helpers, speaks for its own
  * node only, fills in our cluster, and forwards to the broker over the worker's own kept-alive
  * connection. Resolve answers from the per-job cache when it can.
  */
@@ -15,6 +15,7 @@
 #include "frontend.h"
 #include "log.h"
 #include "net_text.h"
+#include "local_listeners.h"
 #include "resolve_cache.h"
 #include "soap_server.h"
 
@@ -32,6 +33,40 @@ require_own_node(struct soap *soap, const struct fe_node *node, const char *name
 	    "%.63s (%s)", node->name, named, what);
 }
 
+/* A helper's access point into ap, checked, with our cluster and its node filled in. */
+static int
+access_point_of_helper(struct soap *soap, const struct fe_call *call, const struct fe_node *node,
+    const struct qcg__AccessPoint *in, struct access_point *ap)
+{
+	char err[256];
+	int rc;
+
+	if (in == NULL)
+		return soap_fault_client(soap, "accessPoint is required");
+	if (soap_model_access_point_in(in, ap, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	if ((rc = require_own_node(soap, node, ap->node, "accessPoint.node")))
+		return rc;
+	if (ap->job[0] == '\0' || ap->address[0] == '\0' || ap->port == 0)
+		return soap_fault_client(soap, "accessPoint needs a job, an address and a port 1-65535");
+	/* the broker refuses garbage too; refusing here names the node's request at once */
+	if (!net_text_is_ip(ap->address))
+		return soap_fault_client(soap, "accessPoint.address must be an IP address, got '%s'",
+		    ap->address);
+	snprintf(ap->cluster, sizeof(ap->cluster), "%s", call->fe->cfg.cluster.name);
+	snprintf(ap->node, sizeof(ap->node), "%s", node->name);
+	return SOAP_OK;
+}
+
+/* Remember a registered listener for the helpers' direct connects (local_listeners.h). */
+static void
+remember_listener(const struct fe_call *call, const struct access_point *ap)
+{
+	if (local_listeners_add(call->fe->listeners, ap->job, ap->address, ap->port) != 0)
+		log_debug("job %s: %s:%u is not in the helpers' listener list (full): connects to "
+		    "it are resolved", ap->job, ap->address, ap->port);
+}
+
 int
 __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *req,
     struct _qf__RegisterAccessPointResponse *resp)
@@ -39,26 +74,12 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 	struct fe_call call = fe_call_of(soap);
 	const struct fe_node *node;
 	struct access_point ap;
-	char err[256];
 	int rc;
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
-	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")))
+	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")) ||
+	    (rc = access_point_of_helper(soap, &call, node, req->accessPoint, &ap)))
 		return rc;
-	if (req->accessPoint == NULL)
-		return soap_fault_client(soap, "accessPoint is required");
-	if (soap_model_access_point_in(req->accessPoint, &ap, err, sizeof(err)) != 0)
-		return soap_fault_client(soap, "%s", err);
-	if ((rc = require_own_node(soap, node, ap.node, "accessPoint.node")))
-		return rc;
-	if (ap.job[0] == '\0' || ap.address[0] == '\0' || ap.port == 0)
-		return soap_fault_client(soap, "accessPoint needs a job, an address and a port 1-65535");
-	/* the broker refuses garbage too; refusing here names the node's request at once */
-	if (!net_text_is_ip(ap.address))
-		return soap_fault_client(soap, "accessPoint.address must be an IP address, got '%s'",
-		    ap.address);
-	snprintf(ap.cluster, sizeof(ap.cluster), "%s", call.fe->cfg.cluster.name);
-	snprintf(ap.node, sizeof(ap.node), "%s", node->name);
 
 	struct soap *broker = broker_pool_borrow(call.fe->brokers);
 	struct qcg__AccessPoint out = { ap.job, ap.cluster, ap.node, ap.address, ap.port, ap.process };
@@ -72,7 +93,53 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 		return rc;
 	log_debug("job %s: %s/%s listens on %s:%u", ap.job, ap.cluster, ap.node, ap.address,
 	    ap.port);
+	remember_listener(&call, &ap);
 	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+#define REGISTRATIONS_MAX 256 /* the WSDL's maxOccurs */
+
+/* RegisterAccessPoints: a node's batch, each checked as above, to the broker in one call. */
+int
+__qf__RegisterAccessPoints(struct soap *soap, struct _qf__RegisterAccessPoints *req,
+    struct _qf__RegisterAccessPointsResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	int rc;
+
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "RegisterAccessPoints")))
+		return rc;
+	int n = req->__sizeaccessPoint;
+	if (n < 1 || n > REGISTRATIONS_MAX || req->accessPoint == NULL)
+		return soap_fault_client(soap, "RegisterAccessPoints: 1-%d access points per call, "
+		    "got %d", REGISTRATIONS_MAX, n);
+	struct access_point *aps = soap_malloc(soap, (size_t)n * sizeof(*aps));
+	struct qcg__AccessPoint *out = soap_malloc(soap, (size_t)n * sizeof(*out));
+	if (aps == NULL || out == NULL)
+		return soap_fault_server(soap, "out of memory");
+	for (int i = 0; i < n; i++) {
+		if ((rc = access_point_of_helper(soap, &call, node, &req->accessPoint[i], &aps[i])))
+			return rc;
+		out[i] = (struct qcg__AccessPoint){ aps[i].job, aps[i].cluster, aps[i].node,
+			aps[i].address, aps[i].port, aps[i].process };
+	}
+	struct soap *broker = broker_pool_borrow(call.fe->brokers);
+	struct _qb__RegisterAccessPoints breq = { .__sizeaccessPoint = n, .accessPoint = out };
+	struct _qb__RegisterAccessPointsResponse bresp;
+	rc = soap_call___qb__RegisterAccessPoints(broker, call.fe->cfg.broker_url, NULL, &breq,
+	    &bresp);
+	if (rc != SOAP_OK)
+		rc = fe_relay_failure(soap, broker, "broker RegisterAccessPoints");
+	broker_pool_return(call.fe->brokers, broker);
+	if (rc != SOAP_OK)
+		return rc;
+	for (int i = 0; i < n; i++)
+		remember_listener(&call, &aps[i]);
+	log_debug("job %s: %s registered %d listeners at once", aps[0].job, node->name, n);
+	resp->registered = n;
 	return SOAP_OK;
 }
 

@@ -5,6 +5,7 @@ noinst_LIBRARIES += services/frontend/libfrontend.a
 services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/fe_config.c services/frontend/fe_config.h \
 	services/frontend/resolve_cache.c services/frontend/resolve_cache.h \
+	services/frontend/local_listeners.c services/frontend/local_listeners.h \
 	services/frontend/reservations.c services/frontend/reservations.h \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h \
 	services/frontend/slurm_parse.c services/frontend/slurm_parse.h \
@@ -15,6 +16,7 @@ services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/servic
 FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/fe_worker.c services/frontend/fe_auth.c \
 	services/frontend/handlers_helper.c services/frontend/handlers_launch.c \
+	services/frontend/handlers_direct.c \
 	services/frontend/broker_link.c services/frontend/broker_link.h \
 	services/frontend/broker_pool.c services/frontend/broker_pool.h \
 	services/frontend/delivery.c services/frontend/delivery.h \
@@ -56,6 +58,12 @@ services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a lib/
 	-lpthread
 TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
 	services/frontend/test_reservations
+# The helpers' listener lists (issue 15).
+check_PROGRAMS += services/frontend/test_local_listeners
+services_frontend_test_local_listeners_SOURCES = services/frontend/test_local_listeners.c
+services_frontend_test_local_listeners_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_local_listeners_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_local_listeners
 EXTRA_DIST += doc/qcg-frontend.conf.example
 # Needs services/helper/qcg-helper; skips (77) when it is not built.
 TESTS += tests/integration/test_frontend_helper.sh

@@ -99,6 +99,7 @@ malformed_settings_are_refused_with_their_key(void)
 	expect_refusal("frontend.port_min=31000", "frontend.port_min <= frontend.port_max");
 	expect_refusal("frontend.port_max=70000", "frontend.port_max");
 	expect_refusal("frontend.private_networks=10.1.0.0", "has no /PREFIX");
+	expect_refusal("frontend.direct_networks=10.1.0.1/24", "frontend.direct_networks: host bits");
 	expect_refusal("frontend.private_networks=10.1.0.0/33", "prefix 33 out of range");
 	expect_refusal("frontend.private_networks=10.1.0.300/24", "not an IPv4 or IPv6 address");
 	/* The reader trims the value's ends; inside the list, a space is an error (as at the

@@ -6,6 +6,7 @@
 #ifndef QCG_HELPER_API_H
 #define QCG_HELPER_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -30,6 +31,7 @@ struct session_recent {
 	uint16_t to_port;
 	char to_cluster[QCG_NAME_MAX];
 	char to_node[QCG_NAME_MAX];
+	bool decided_here;         /* direct without a Resolve: its REPORT goes to the batch */
 };
 
 struct session {
@@ -52,6 +54,9 @@ int helper_session_resolve(struct session *s, const struct helper_msg *req);
 /* Remember where a RESOLVE led, for a later REPORT. */
 void helper_session_remember(struct session *s, const char *to_address, uint16_t to_port,
     const char *cluster, const char *node);
+/* Remember a connect decided here (helper_direct.h): its REPORT is batched. */
+void helper_session_remember_direct(struct session *s, const char *to_address,
+    uint16_t to_port);
 const struct session_recent *helper_session_recall(const struct session *s,
     const char *to_address, uint16_t to_port);
 

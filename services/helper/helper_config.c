@@ -55,6 +55,10 @@ get_ints(const struct config *cfg, struct helper_config *out, char *err, size_t 
 	out->frontend_timeout = (int)v[5];
 	out->max_launches = (int)v[6];
 	out->output_cap = (size_t)v[7];
+	/* how long a batch of REGISTERs waits for more after its first (helper_registrations.h) */
+	if (config_get_int(cfg, "helper.register_window_ms", 2, 0, 5000, &v[0], err, errlen) != 0)
+		return -1;
+	out->register_window_ms = (int)v[0];
 	return 0;
 }
 

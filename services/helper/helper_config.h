@@ -32,6 +32,7 @@ struct helper_config {
 	uint16_t rendezvous_port_min;         /* helper.rendezvous_ports MIN-MAX: where reversal */
 	uint16_t rendezvous_port_max;         /* listens (a port-range cluster's open range); 0: any */
 	int park_ms;                          /* how long an inbound socket waits for WAIT_INBOUND */
+	int register_window_ms;               /* a REGISTER batch waits this long for more */
 	int frontend_timeout;                 /* seconds for a front-end call */
 	int max_launches;                     /* launched processes alive at once */
 	size_t output_cap;                    /* bytes buffered per stream per launch */

@@ -4,13 +4,17 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "soapH.h"
 #include "soap_model.h"
 #include "helper.h"
+#include "cidr.h"
+#include "helper_direct.h"
 #include "helper_frontend.h"
+#include "helper_registrations.h"
 #include "relay_hello.h"
 #include "soap_client.h"
 
@@ -144,4 +148,118 @@ helper_frontend_mcast_group(struct helper *h, const char *job, char address[QCG_
 	}
 	soap_client_free(soap);
 	return rc;
+}
+
+/* "ADDRESS:PORT" into t; -1 when it is not that. */
+static int
+target_in(const char *text, struct direct_target *t)
+{
+	const char *colon = text ? strrchr(text, ':') : NULL;
+	char *end;
+	if (colon == NULL || (size_t)(colon - text) >= sizeof(t->address) || colon == text)
+		return -1;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end != '\0' || port == 0 || port > 65535)
+		return -1;
+	memcpy(t->address, text, (size_t)(colon - text));
+	t->address[colon - text] = '\0';
+	t->port = (uint16_t)port;
+	return 0;
+}
+
+int
+helper_frontend_connect_info(struct helper *h, const char *job, char networks[QCG_NETWORKS_MAX],
+    struct direct_target **listeners, size_t *count, char *err, size_t errlen)
+{
+	struct _qf__GetConnectInfo req = { .job = (char *)job };
+	struct _qf__GetConnectInfoResponse resp = { NULL };
+	char why[256];
+	*listeners = NULL;
+	*count = 0;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__GetConnectInfo(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "GetConnectInfo", err, errlen);
+	int rc = -1;
+	const char *nets = resp.directNetworks ? resp.directNetworks : "";
+	if (strlen(nets) >= QCG_NETWORKS_MAX ||
+	    (nets[0] && cidr_list_parse(nets, NULL, why, sizeof(why)) != 0)) {
+		snprintf(err, errlen, "front-end GetConnectInfo: directNetworks is not a CIDR list");
+		goto done;
+	}
+	snprintf(networks, QCG_NETWORKS_MAX, "%s", nets);
+	if (resp.__sizelistener > 0) {
+		*listeners = calloc((size_t)resp.__sizelistener, sizeof(**listeners));
+		if (*listeners == NULL) {
+			snprintf(err, errlen, "front-end GetConnectInfo: out of memory");
+			goto done;
+		}
+	}
+	for (int i = 0; i < resp.__sizelistener; i++)
+		if (target_in(resp.listener[i], &(*listeners)[*count]) == 0)
+			(*count)++;
+	rc = 0;
+done:
+	soap_client_free(soap);
+	return rc;
+}
+
+int
+helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
+    char *err, size_t errlen)
+{
+	struct qcg__Connection c[DIRECT_SEND_MAX];
+	if (n > DIRECT_SEND_MAX) {
+		snprintf(err, errlen, "front-end ReportOutcomes: %zu records, at most %d", n,
+		    DIRECT_SEND_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct connection_record *r = &recs[i].rec;
+		c[i] = (struct qcg__Connection){ .job = (char *)r->job,
+			.fromCluster = (char *)r->from_cluster, .fromNode = (char *)r->from_node,
+			.toCluster = (char *)r->to_cluster, .toNode = (char *)r->to_node,
+			.toPort = r->to_port, .method = soap_model_method_out(r->method),
+			.succeeded = r->succeeded ? xsd__boolean__true_ : xsd__boolean__false_,
+			.setupMicroseconds = r->setup_usec, .when = r->when,
+			.toAddress = (char *)recs[i].to_address };
+	}
+	struct _qf__ReportOutcomes req = { .__sizeconnection = (int)n, .connection = c };
+	struct _qf__ReportOutcomesResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ReportOutcomes(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
+	    SOAP_OK)
+		return call_failed(soap, "ReportOutcomes", err, errlen);
+	soap_client_free(soap);
+	return 0;
+}
+
+int
+helper_frontend_register_batch(struct helper *h, const struct access_point *aps, size_t n,
+    char *err, size_t errlen)
+{
+	static struct qcg__AccessPoint sap[REG_BATCH_MAX]; /* the batch thread's alone */
+	if (n < 1 || n > REG_BATCH_MAX) {
+		snprintf(err, errlen, "front-end RegisterAccessPoints: %zu access points, 1-%d", n,
+		    REG_BATCH_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		sap[i] = (struct qcg__AccessPoint){ .job = (char *)aps[i].job,
+			.cluster = (char *)aps[i].cluster, .node = (char *)aps[i].node,
+			.address = (char *)aps[i].address, .port = aps[i].port,
+			.process = (char *)aps[i].process };
+	struct _qf__RegisterAccessPoints req = { .__sizeaccessPoint = (int)n, .accessPoint = sap };
+	struct _qf__RegisterAccessPointsResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__RegisterAccessPoints(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
+	    SOAP_OK)
+		return call_failed(soap, "RegisterAccessPoints", err, errlen);
+	soap_client_free(soap);
+	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * helper_frontend.h: qcg-helper's calls to its front-end (wsdl/frontend.wsdl): register an
- * access point, resolve a peer, report an outcome. Each call opens a TLS connection with the
+ * access point, resolve a peer, report an outcome (or a batch of them), learn the direct
+ * networks. Each call opens a TLS connection with the
  * node's host certificate, so concurrent callers never share a gSOAP context.
  */
 #ifndef QCG_HELPER_FRONTEND_H
@@ -31,5 +32,21 @@ int helper_frontend_mcast_group(struct helper *h, const char *job, char address[
     uint16_t *port, char *err, size_t errlen);
 int helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen);
+
+struct direct_target;
+struct direct_record;
+/* GetConnectInfo: the networks this node connects to without asking ("" = none), and job's
+ * listeners in this cluster (*listeners malloc'd, *count of them; the caller frees). */
+int helper_frontend_connect_info(struct helper *h, const char *job,
+    char networks[QCG_NETWORKS_MAX], struct direct_target **listeners, size_t *count,
+    char *err, size_t errlen);
+/* ReportOutcomes: n (at most DIRECT_SEND_MAX) records of connections decided here. */
+int helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
+    char *err, size_t errlen);
+
+/* RegisterAccessPoints: n (1-REG_BATCH_MAX) access points in one call; one caller at a time
+ * (the registration batch thread). */
+int helper_frontend_register_batch(struct helper *h, const struct access_point *aps, size_t n,
+    char *err, size_t errlen);
 
 #endif

@@ -9,6 +9,7 @@
 #include "soapH.h"
 #include "soap_model.h"
 #include "helper.h"
+#include "helper_direct.h"
 #include "helper_deliver.h"
 #include "launch.h"
 #include "log.h"
@@ -65,6 +66,7 @@ deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
 		return soap_fault_client(soap, "event.job is required");
 	if (ev.kind == EVENT_JOB_ENDED) {
 		helper_jobs_forget(h->jobs, ev.job);
+		helper_direct_forget_job(ev.job);
 		log_info("job %s ended: its tokens and waiting sockets are gone", ev.job);
 		return SOAP_OK;
 	}

@@ -4,7 +4,8 @@
  * sides), asks the front-end, and then either tells the process where to connect (direct, port
  * range, relays) or sets the connection up itself and hands the socket over (reversal: the
  * target side connects to the rendezvous listener; traversal: simultaneous open from the same
- * port).
+ * port). A first connect into the front-end's direct networks is answered here, with no
+ * Resolve (helper_direct.h).
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 
 #include "helper.h"
 #include "helper_api.h"
+#include "helper_direct.h"
 #include "helper_frontend.h"
 #include "helper_net.h"
 #include "log.h"
@@ -65,6 +67,21 @@ traversal_peer(const struct decision *res)
 	return res->target_public_address[0] ? res->target_public_address : res->target.address;
 }
 
+/* Answer "direct" at once, as the broker would have, and remember it for the REPORT. */
+static int
+resolve_here(struct session *s, const struct helper_msg *req)
+{
+	struct helper_msg m;
+	char err[256];
+	helper_session_remember_direct(s, req->address, req->port);
+	helper_msg_init(&m, HELPER_MSG_DECISION);
+	m.method = (uint8_t)METHOD_DIRECT;
+	snprintf(m.address, sizeof(m.address), "%s", req->address);
+	m.port = req->port;
+	log_debug("job %s: %s:%u is direct, decided here", s->job, req->address, req->port);
+	return helper_wire_send(s->sock, &m, -1, err, sizeof(err));
+}
+
 int
 helper_session_resolve(struct session *s, const struct helper_msg *req)
 {
@@ -76,6 +93,10 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	uint16_t port = 0;
 	const struct helper_config *cfg = &s->h->cfg;
 
+	/* A first attempt inside the direct networks needs nobody's advice (helper_direct.h). */
+	if (req->method == HELPER_METHOD_NONE_WIRE &&
+	    helper_direct_applies(s->h, s->job, req->address, req->port))
+		return resolve_here(s, req);
 	int lfd = helper_net_listen_range(cfg->address, cfg->rendezvous_port_min,
 	    cfg->rendezvous_port_max, &port, err, sizeof(err));
 	if (lfd < 0)

@@ -13,7 +13,9 @@
 
 #include "helper.h"
 #include "helper_api.h"
+#include "helper_direct.h"
 #include "helper_frontend.h"
+#include "helper_registrations.h"
 #include "log.h"
 
 static int
@@ -34,6 +36,14 @@ helper_session_remember(struct session *s, const char *to_address, uint16_t to_p
 	r->to_port = to_port;
 	snprintf(r->to_cluster, sizeof(r->to_cluster), "%s", cluster);
 	snprintf(r->to_node, sizeof(r->to_node), "%s", node);
+	r->decided_here = false;
+}
+
+void
+helper_session_remember_direct(struct session *s, const char *to_address, uint16_t to_port)
+{
+	helper_session_remember(s, to_address, to_port, "", "");
+	s->recent[(s->recent_next - 1) % SESSION_RECENT_MAX].decided_here = true;
 }
 
 const struct session_recent *
@@ -80,7 +90,7 @@ on_register(struct session *s, const struct helper_msg *m)
 		snprintf(ap.process, sizeof(ap.process), "%s", m->process);
 	else
 		snprintf(ap.process, sizeof(ap.process), "pid-%d", (int)s->pid);
-	if (helper_frontend_register(s->h, &ap, err, sizeof(err)) != 0) {
+	if (helper_registrations_submit(s->h, &ap, err, sizeof(err)) != 0) {
 		log_warn("job %s: register %s:%u: %s", s->job, ap.address, ap.port, err);
 		return helper_wire_send_err(s->sock, HELPER_ERR_REMOTE, "%s", err);
 	}
@@ -108,6 +118,10 @@ on_report(struct session *s, const struct helper_msg *m)
 	rec.succeeded = m->ok != 0;
 	rec.setup_usec = (int64_t)(m->setup_usec > INT64_MAX ? INT64_MAX : m->setup_usec);
 	rec.when = (int64_t)time(NULL);
+	if (r->decided_here) { /* the broker learns of it in the next batch */
+		helper_direct_record(s->h, &rec, m->address);
+		return send_ok(s);
+	}
 	if (helper_frontend_report(s->h, &rec, err, sizeof(err)) != 0)
 		return helper_wire_send_err(s->sock, HELPER_ERR_REMOTE, "%s", err);
 	return send_ok(s);

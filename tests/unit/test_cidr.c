@@ -109,6 +109,24 @@ a_long_entry_is_quoted_shortened(void)
 	CHECK(strlen(why) < 120);
 }
 
+static void
+list_contains_addresses_inside_its_networks_only(void)
+{
+	CHECK(cidr_list_contains("10.1.0.0/24,127.0.0.2/32", "10.1.0.77"));
+	CHECK(cidr_list_contains("10.1.0.0/24,127.0.0.2/32", "127.0.0.2"));
+	CHECK(!cidr_list_contains("10.1.0.0/24,127.0.0.2/32", "127.0.0.3"));
+	CHECK(!cidr_list_contains("10.1.0.0/24", "10.1.1.1"));
+	CHECK(cidr_list_contains("10.1.0.0/23", "10.1.1.1"));     /* a prefix inside a byte */
+	CHECK(!cidr_list_contains("10.1.0.0/23", "10.1.2.1"));
+	CHECK(cidr_list_contains("0.0.0.0/0", "192.0.2.1"));
+	CHECK(cidr_list_contains("fd00::/8", "fd12::1"));
+	CHECK(!cidr_list_contains("fd00::/8", "10.1.0.1"));        /* families never mix */
+	CHECK(!cidr_list_contains("0.0.0.0/0", "fd12::1"));
+	CHECK(!cidr_list_contains("", "10.1.0.1"));
+	CHECK(!cidr_list_contains("10.1.0.0/24", "10.1.0.300"));   /* not an address */
+	CHECK(!cidr_list_contains("10.1.0.1/24", "10.1.0.1"));     /* a list that does not parse */
+}
+
 int
 main(void)
 {
@@ -116,5 +134,6 @@ main(void)
 	RUN(each_refusal_says_why);
 	RUN(lists_are_strict_and_report_the_wan);
 	RUN(a_long_entry_is_quoted_shortened);
+	RUN(list_contains_addresses_inside_its_networks_only);
 	return check_exit();
 }

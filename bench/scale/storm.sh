@@ -1,0 +1,89 @@
+#!/bin/bash
+# storm.sh S P MODE VARIANT: one set-up storm (bench/scale/README.md). A fresh grid on loopback
+# (fresh CA, real qcg-broker, S open clusters of NODES nodes, a qcg-frontend and a qcg-helper
+# per node), P simulated ranks (scale-ranks) spread evenly over the nodes; every rank registers,
+# then connects all-to-all or in a ring. VARIANT resolve: no frontend.direct_networks (every
+# connect resolved: the behaviour before issue 15); direct: each cluster's own /24.
+# Prints one line: S P MODE VARIANT connects failed broker_requests fe_requests storm_ms
+# slowest_rank_ms broker_resolves.
+# Needs top_srcdir and top_builddir (run.sh sets them).
+set -u
+S=$1 P=$2 MODE=$3 VARIANT=$4 NODES=${NODES:-2}
+export BROKER_LOG_LEVEL=debug # the broker logs each Resolve and batch it answers at debug
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+RANKS=$top_builddir/bench/scale/scale-ranks
+D=$FIXTURE_DIR
+TOKEN=0123456789abcdef0123456789abcdef
+ME=$(id -un)
+NPROC=$((S * NODES))
+PER=$((P / NPROC))
+[ $((PER * NPROC)) -eq "$P" ] || { echo "P=$P does not spread evenly over $NPROC nodes" >&2; exit 2; }
+RPIDS=""
+trap 'for p in $RPIDS; do kill $p 2>/dev/null; done; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+
+fixture_init
+broker_start
+call_as jane record-job job-1 >/dev/null || { echo "record-job failed" >&2; exit 99; }
+"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
+for ((s = 1; s <= S; s++)); do
+	lines="" acl=""
+	for ((n = 1; n <= NODES; n++)); do
+		eval "PORT_${s}_$n=\$(free_port)"
+		lines="${lines}n$s-$n = https://127.0.0.1:$(eval echo "\$PORT_${s}_$n")/ 4096"$'\n'
+		acl="${acl}helper \"/O=Grid/OU=qcg-ompi/CN=host/n$s-$n\""$'\n'
+	done
+	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
+	printf '%s' "$acl" >"$D/fe-$s.acl"
+	extra=""
+	[ "$VARIANT" = direct ] && extra="direct_networks = 127.0.$s.0/24"
+	FRONTEND_LOG_LEVEL=debug write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" open \
+		"$D/fe-$s.acl" "$D/fe-grid-mapfile" "$lines" "$extra"
+	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=127.0.$s.1"
+	for ((n = 1; n <= NODES; n++)); do
+		HELPER_CLUSTER=site-$s HELPER_LOG_LEVEL=info helper_start "n$s-$n" "127.0.$s.$n" \
+			"$FRONTEND_URL" -s "helper.listen=127.0.0.1:$(eval echo "\$PORT_${s}_$n")" \
+			-s "helper.max_clients=2048"
+		echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
+		"$RANKS" "$HELPER_SOCKET" job-1 "$TOKEN" "127.0.$s.$n" "$PER" "$MODE" "$D/peers" \
+			</dev/null >"$D/out-$s-$n" 2>"$D/err-$s-$n" &
+		RPIDS="$RPIDS $!"
+	done
+	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register" >&2; exit 99; }
+done
+for ((s = 1; s <= S; s++)); do
+	for ((n = 1; n <= NODES; n++)); do
+		wait_for_log "$D/out-$s-$n" '^registered' 120 ||
+			{ echo "node n$s-$n: $(cat "$D/err-$s-$n")" >&2; exit 99; }
+	done
+done
+sed -n 's/^listener //p' "$D"/out-* >"$D/peers.tmp"
+mv "$D/peers.tmp" "$D/peers" # the ranks poll for it: the storm starts
+every_node_done() { [ "$(cat "$D"/out-* | grep -c '^connects')" -eq "$NPROC" ]; }
+wait_until 6000 every_node_done || echo "warning: not every node finished in 10 minutes" >&2
+touch "$D/peers.done"
+# shellcheck disable=SC2086 # a list of pids
+wait $RPIDS
+RPIDS=""
+# The last batches of records leave within 200 ms of the last connect: wait for the log to have
+# every connection (bounded), then count.
+want=$(awk '/^connects/ { c += $2 } END { print c }' "$D"/out-*)
+logged() { [ "$(query_as jane connections job-1 2>/dev/null | grep -c ' ok ')" -ge "$want" ]; }
+wait_until 300 logged || echo "warning: the connection log lists fewer than $want" >&2
+failed=$(awk '/^connects/ { f += $4 } END { print f }' "$D"/out-*)
+[ "$failed" -eq 0 ] || head -n 5 "$D"/err-* >&2
+slowest=$(awk '/^connects/ { if ($6 > m) m = $6 } END { print m }' "$D"/out-*)
+# every node starts within a millisecond of the peers file: the storm lasts as long as the
+# slowest node's
+storm=$(awk '/^connects/ { if ($8 > m) m = $8 } END { print m }' "$D"/out-*)
+b_res=$(grep -c -- '-> site-.* by ' "$D/broker.log")
+b_batch=$(grep -c 'ReportOutcomes: ' "$D/broker.log")
+f_res=$(cat "$D"/fe-*.log | grep -c -- '-> 127\.[0-9.]*:[0-9]* by ')
+f_info=$(cat "$D"/fe-*.log | grep -c 'GetConnectInfo from')
+# every resolved connection is reported once (ReportOutcome, passed on to the broker); every
+# batch is one ReportOutcomes at the front-end and one at the broker
+# registrations: single calls ("listens on" at the broker) plus RegisterAccessPoints batches
+b_reg=$(( $(grep -c ' listens on ' "$D/broker.log") + $(grep -c 'RegisterAccessPoints: ' "$D/broker.log") ))
+broker_req=$((b_reg + b_res + f_res + b_batch))
+fe_req=$((b_reg + f_res + f_res + b_batch + f_info))
+printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$S" "$P" "$MODE" "$VARIANT" "$want" "$failed" \
+	"$broker_req" "$fe_req" "$storm" "$slowest" "$b_res"

@@ -1,0 +1,82 @@
+/*
+ * handlers_outcomes.c: ReportOutcomes, the batched record of connections helpers decided by
+ * themselves (direct inside a cluster, issue 15). One request carries up to
+ * OUTCOMES_MAX records, so a job's intra-cluster connections cost the broker one call per
+ * batch instead of a Resolve and a ReportOutcome each. The target's cluster and node come
+ * from the job's access point at toAddress:toPort, as Resolve would have found them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "soapH.h"
+#include "broker.h"
+#include "log.h"
+#include "registry.h"
+#include "soap_model.h"
+#include "soap_server.h"
+
+#define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
+
+/* Record one connection; 1 recorded, 0 skipped (its target is no access point of the job),
+ * or a SOAP fault code. */
+static int
+record_one(struct soap *soap, struct broker_call *call, const struct qcg__Connection *in,
+    int *recorded)
+{
+	struct qcg__Connection c = *in;
+	struct access_point ap;
+	struct connection_record rec;
+	int rc;
+
+	if (c.toAddress != NULL && c.toAddress[0] != '\0') {
+		/* checked before the lookup: a record skipped as "not the job's" must still be
+		 * refused when it is malformed */
+		if ((rc = soap_require_name(soap, c.job, QCG_NAME_MAX, "connection.job")) ||
+		    (rc = soap_require_name(soap, c.toAddress, QCG_ADDR_MAX,
+			 "connection.toAddress")))
+			return rc;
+		rc = registry_find_access_point(call->reg, c.job, c.toAddress, c.toPort, &ap);
+		if (rc == REGISTRY_NOT_FOUND)
+			return SOAP_OK; /* not one of the job's connections: nothing to record */
+		if ((rc = broker_registry_fault(soap, call, rc, "ReportOutcomes")))
+			return rc;
+		c.toCluster = ap.cluster;
+		c.toNode = ap.node;
+	}
+	if ((rc = soap_model_request_connection_in(soap, &c, &rec)) ||
+	    (rc = broker_require_cluster_owner(soap, call, rec.from_cluster)))
+		return rc;
+	if (rec.when == 0)
+		rec.when = (int64_t)time(NULL);
+	if ((rc = broker_registry_fault(soap, call, registry_log_connection(call->reg, &rec),
+		 "ReportOutcomes")))
+		return rc;
+	(*recorded)++;
+	return SOAP_OK;
+}
+
+int
+__qb__ReportOutcomes(struct soap *soap, struct _qb__ReportOutcomes *req,
+    struct _qb__ReportOutcomesResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	int rc, recorded = 0;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, req, "ReportOutcomes")))
+		return rc;
+	if (req->__sizeconnection < 0 || req->__sizeconnection > OUTCOMES_MAX ||
+	    (req->__sizeconnection > 0 && req->connection == NULL))
+		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
+		    OUTCOMES_MAX, req->__sizeconnection);
+	for (int i = 0; i < req->__sizeconnection; i++)
+		if ((rc = record_one(soap, &call, &req->connection[i], &recorded)))
+			return rc;
+	log_debug("ReportOutcomes: %d of %d connections recorded", recorded,
+	    req->__sizeconnection);
+	resp->recorded = recorded;
+	return SOAP_OK;
+}

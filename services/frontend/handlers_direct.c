@@ -1,0 +1,97 @@
+/*
+ * handlers_direct.c: what a helper needs to decide connections by itself (issue 15):
+ * GetConnectInfo (our cluster, its policy, frontend.direct_networks and a job's listeners
+ * here) and ReportOutcomes
+ * (the batched record of such connections, forwarded to the broker in one call).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "broker_pool.h"
+#include "frontend.h"
+#include "local_listeners.h"
+#include "log.h"
+#include "soap_server.h"
+
+#define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
+
+int
+__qf__GetConnectInfo(struct soap *soap, struct _qf__GetConnectInfo *req,
+    struct _qf__GetConnectInfoResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	int rc;
+
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "GetConnectInfo")))
+		return rc;
+	resp->cluster = call.fe->cfg.cluster.name;
+	resp->policy = (char *)cluster_policy_name(call.fe->cfg.cluster.policy);
+	resp->directNetworks = call.fe->cfg.direct_networks;
+	if (req->job != NULL &&
+	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "GetConnectInfo: job")))
+		return rc;
+	if (req->job == NULL || call.fe->cfg.direct_networks[0] == '\0')
+		return SOAP_OK; /* without direct networks the list would serve nothing */
+	struct local_listener *v = malloc(LOCAL_LISTENERS_PER_JOB * sizeof(*v));
+	if (v == NULL)
+		return soap_fault_server(soap, "out of memory");
+	size_t n = local_listeners_of_job(call.fe->listeners, req->job, v,
+	    LOCAL_LISTENERS_PER_JOB);
+	resp->listener = n ? soap_malloc(soap, n * sizeof(*resp->listener)) : NULL;
+	for (size_t i = 0; resp->listener != NULL && i < n; i++) {
+		char text[QCG_ADDR_MAX + 8];
+		snprintf(text, sizeof(text), "%s:%u", v[i].address, v[i].port);
+		resp->listener[i] = soap_strdup(soap, text);
+	}
+	resp->__sizelistener = resp->listener ? (int)n : 0;
+	free(v);
+	log_debug("job %s: GetConnectInfo from %s: %zu listeners", req->job, node->name, n);
+	return SOAP_OK;
+}
+
+int
+__qf__ReportOutcomes(struct soap *soap, struct _qf__ReportOutcomes *req,
+    struct _qf__ReportOutcomesResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const struct fe_node *node;
+	int rc;
+
+	if ((rc = fe_require_helper(soap, &call, &node)) ||
+	    (rc = soap_require_body(soap, req, "ReportOutcomes")))
+		return rc;
+	int n = req->__sizeconnection;
+	if (n < 0 || n > OUTCOMES_MAX || (n > 0 && req->connection == NULL))
+		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
+		    OUTCOMES_MAX, n);
+	/* Each record speaks for the calling helper's node, in our cluster, whatever it said. */
+	for (int i = 0; i < n; i++) {
+		struct qcg__Connection *c = &req->connection[i];
+		if (c->fromNode != NULL && c->fromNode[0] != '\0' &&
+		    strcmp(c->fromNode, node->name) != 0) {
+			log_warn("denied: the helper of node %s reported a connection of node %.63s",
+			    node->name, c->fromNode);
+			return soap_fault_client(soap, "not authorized: the helper of node %s may not "
+			    "report for node %.63s", node->name, c->fromNode);
+		}
+		c->fromCluster = call.fe->cfg.cluster.name;
+		c->fromNode = (char *)node->name;
+	}
+	struct soap *broker = broker_pool_borrow(call.fe->brokers);
+	struct _qb__ReportOutcomes breq = { .__sizeconnection = n, .connection = req->connection };
+	struct _qb__ReportOutcomesResponse bresp = { 0 };
+	rc = soap_call___qb__ReportOutcomes(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
+	if (rc != SOAP_OK)
+		rc = fe_relay_failure(soap, broker, "broker ReportOutcomes");
+	broker_pool_return(call.fe->brokers, broker);
+	if (rc != SOAP_OK)
+		return rc;
+	resp->recorded = bresp.recorded;
+	return SOAP_OK;
+}

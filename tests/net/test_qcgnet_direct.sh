@@ -1,0 +1,171 @@
+#!/bin/bash
+# test_qcgnet_direct.sh: connects inside a cluster are decided on the node (issue 15), with
+# libqcgnet.so preloaded into qcgnet_probe and the real qcg-broker, qcg-frontend and
+# qcg-helper on loopback (fresh CA). Two clusters:
+#   site-a open, two nodes a1 (127.0.0.2) and a2 (127.0.0.6),
+#          frontend.direct_networks = 127.0.0.2/32,127.0.0.6/32 (its own nodes; connects there
+#          to the job's listeners in site-a, as the front-end lists them, are decided on the node)
+#   site-b nat, one node b1 (127.0.0.3), no direct networks (every connect is resolved)
+# Proves: a2 -> a1 connects with no Resolve at the front-end or the broker (their debug logs
+# name every Resolve they answer, and do name the inter-cluster ones below); the connection
+# is still in the broker's connection log as direct, from a batch; a2 -> b1 and a1 -> b1 are
+# still resolved at the broker and get the method they always got (direct to the open site,
+# reversal to the NAT site); a connect inside the direct networks to a socket that is not the
+# job's is not decided on the node (it would get the origin preamble): it is plain and never
+# logged.
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
+PROBE=$top_builddir/tests/net/qcgnet_probe
+if [ ! -x "$QCG_FRONTEND" ] || [ ! -f "$LIB" ]; then
+	echo "SKIP: qcg-frontend or libqcgnet.so is not built"
+	exit 77
+fi
+D=$FIXTURE_DIR
+TOKEN=0123456789abcdef0123456789abcdef
+ME=$(id -un)
+ERR=$D/probe-stderr.log
+export BROKER_LOG_LEVEL=debug # the broker logs each Resolve it answers at debug
+
+fixture_init
+broker_start
+call_as jane record-job job-1 >/dev/null || { echo "record-job failed"; exit 99; }
+"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+
+# site NAME POLICY PUBLIC-ADDRESS EXTRA "NODE ADDRESS"...: a front-end and one helper per node;
+# sets SOCK_<NODE>
+site() {
+	local s=$1 policy=$2 public=$3 extra=$4 n lines="" acl="" node addr
+	shift 4
+	for n in "$@"; do
+		node=${n% *}
+		eval "PORT_$node=\$(free_port)"
+		lines="$lines$node = https://127.0.0.1:$(eval echo "\$PORT_$node")/ 2"$'\n'
+		acl="${acl}helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\""$'\n'
+	done
+	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
+	printf '%s' "$acl" >"$D/fe-$s.acl"
+	write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" "$policy" "$D/fe-$s.acl" \
+		"$D/fe-grid-mapfile" "$lines" "$extra"
+	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=$public"
+	for n in "$@"; do
+		node=${n% *} addr=${n#* }
+		HELPER_CLUSTER=site-$s helper_start "$node" "$addr" "$FRONTEND_URL" \
+			-s "helper.listen=127.0.0.1:$(eval echo "\$PORT_$node")"
+		echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
+		eval "SOCK_$node=\$HELPER_SOCKET"
+	done
+	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
+}
+site a open 127.0.0.2 "direct_networks = 127.0.0.2/32,127.0.0.6/32" "a1 127.0.0.2" "a2 127.0.0.6"
+site b nat 127.0.0.3 "traversal_allowed = no" "b1 127.0.0.3"
+
+# on NODE CMD...: run CMD as a process of job-1 on NODE, with the shim active
+on() {
+	local sock_var="SOCK_$1"; shift
+	env LD_PRELOAD="$LIB" QCG_NET=1 QCG_NET_LOOPBACK=1 QCG_HELPER_SOCKET="${!sock_var}" \
+		QCG_JOB_ID=job-1 QCG_JOB_TOKEN="$TOKEN" QCG_NET_CONNECT_TIMEOUT_MS=2000 \
+		QCG_NET_HANDOFF_TIMEOUT_MS=10000 "$@"
+}
+# serve NODE OUT ADDR COUNT MODE: a listening probe in the background; sets PORT, LISTENER
+serve() {
+	local node=$1 out=$2 addr=$3 count=$4 mode=$5
+	on "$node" "$PROBE" listen "$addr" 0 "$count" "$mode" >"$out" 2>&1 &
+	PIDS="$PIDS $!"
+	LISTENER=$!
+	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }
+	PORT=$(sed -n 's/^listening //p' "$out")
+}
+conn_log() { query_as jane connections job-1 2>&1; }
+# logged FROM TO PORT METHOD OUTCOME: the broker's connection log has that line
+logged() { conn_log | grep -Eq "^site-${1%?}/$1 +site-${2%?}/$2:$3 +$4 +$5"; }
+# Resolves of PORT the broker answered, and those the front-end of site-a answered
+broker_resolves() { grep -c -- "-> site-[ab]/[ab][12]:$1 by" "$D/broker.log"; }
+fe_resolves() { grep -c -- "-> 127\.0\.0\.[0-9]*:$1 by" "$D/fe-a.log"; }
+
+# --- intra-cluster: a2 -> a1, decided on a2 -------------------------------------------------
+serve a1 "$D/a1.out" 127.0.0.2 1 poll
+PA=$PORT A_PID=$LISTENER
+out=$(on a2 "$PROBE" connect 127.0.0.2 "$PA" 2>>"$ERR")
+case $out in "connect=0 getpeername=127.0.0.2:$PA got=echo:ping") pass intra_cluster_connect_works ;;
+*) fail intra_cluster_connect_works "$out / $(cat "$ERR")" ;; esac
+wait "$A_PID"
+if grep -q "127.0.0.2:$PA is direct, decided here" "$D/helper-a2.log"; then
+	pass intra_cluster_connect_is_decided_on_the_node
+else
+	fail intra_cluster_connect_is_decided_on_the_node "$(tail -n 20 "$D/helper-a2.log")"
+fi
+# (b) listed, from a batch: wait for it (bounded; batches leave within 200 ms)
+if wait_until 100 logged a2 a1 "$PA" direct ok; then
+	pass intra_cluster_connection_is_listed_as_direct
+else
+	fail intra_cluster_connection_is_listed_as_direct "$(conn_log)"
+fi
+grep -q "ReportOutcomes: 1 of 1 connections recorded" "$D/broker.log" &&
+	pass intra_cluster_record_reaches_the_broker_in_a_batch ||
+	fail intra_cluster_record_reaches_the_broker_in_a_batch "$(grep ReportOutcome "$D/broker.log")"
+
+# --- inter-cluster: resolved at the broker, with the methods of before -----------------------
+serve b1 "$D/b1.out" 127.0.0.3 2 epoll
+PB=$PORT B_PID=$LISTENER
+out=$(on a1 "$PROBE" connect 127.0.0.3 "$PB" 2>>"$ERR")
+case $out in "connect=0 getpeername=127.0.0.3:$PB got=echo:ping") ;;
+*) fail inter_cluster_connect_works "$out / $(cat "$ERR")" ;; esac
+out=$(on a2 "$PROBE" connect 127.0.0.3 "$PB" 2>>"$ERR")
+case $out in "connect=0 getpeername=127.0.0.3:$PB got=echo:ping") ;;
+*) fail inter_cluster_connect_works "$out / $(cat "$ERR")" ;; esac
+wait "$B_PID"
+if logged a1 b1 "$PB" reversal ok && logged a2 b1 "$PB" reversal ok &&
+	[ "$(broker_resolves "$PB")" -ge 2 ]; then
+	pass inter_cluster_connect_to_a_nat_site_is_still_resolved_to_reversal
+else
+	fail inter_cluster_connect_to_a_nat_site_is_still_resolved_to_reversal \
+		"$(conn_log) / broker resolves of $PB: $(broker_resolves "$PB")"
+fi
+serve a1 "$D/a1b.out" 127.0.0.2 1 block
+PA2=$PORT A2_PID=$LISTENER
+out=$(on b1 "$PROBE" connect 127.0.0.2 "$PA2" 2>>"$ERR")
+case $out in "connect=0 getpeername=127.0.0.2:$PA2 got=echo:ping") ;;
+*) fail inter_cluster_connect_works "$out / $(cat "$ERR")" ;; esac
+wait "$A2_PID"
+if logged b1 a1 "$PA2" direct ok && [ "$(broker_resolves "$PA2")" -ge 1 ]; then
+	pass inter_cluster_connect_to_an_open_site_is_still_resolved_to_direct
+else
+	fail inter_cluster_connect_to_an_open_site_is_still_resolved_to_direct \
+		"$(conn_log) / broker resolves of $PA2: $(broker_resolves "$PA2")"
+fi
+
+# (a) the broker and the front-end logged the Resolves above (so their logs do show each one)
+# but none of a2 -> a1
+if [ "$(broker_resolves "$PA")" -eq 0 ] && [ "$(fe_resolves "$PA")" -eq 0 ] &&
+	[ "$(fe_resolves "$PB")" -ge 2 ]; then
+	pass intra_cluster_connect_makes_no_resolve_at_frontend_or_broker
+else
+	fail intra_cluster_connect_makes_no_resolve_at_frontend_or_broker \
+		"broker: $(grep -- ":$PA by" "$D/broker.log") / front-end: $(grep -- ":$PA by" "$D/fe-a.log")"
+fi
+
+# --- inside the direct networks, a socket that is not the job's: not decided here (it would
+# get libqcgnet's origin preamble), but resolved, found no job peer, and connected plainly ----
+"$PROBE" listen 127.0.0.6 0 1 block >"$D/plain.out" 2>&1 &
+PIDS="$PIDS $!"
+P_PID=$!
+wait_for_log "$D/plain.out" '^listening'
+PP=$(sed -n 's/^listening //p' "$D/plain.out")
+out=$(on a1 "$PROBE" connect 127.0.0.6 "$PP" 2>>"$ERR")
+wait "$P_PID"
+if [ "$out" = "connect=0 getpeername=127.0.0.6:$PP got=echo:ping" ] &&
+	! grep -q "127.0.0.6:$PP is direct, decided here" "$D/helper-a1.log"; then
+	pass non_job_socket_inside_the_direct_networks_gets_a_plain_connect
+else
+	fail non_job_socket_inside_the_direct_networks_gets_a_plain_connect \
+		"$out / $(grep -- "$PP" "$D/helper-a1.log")"
+fi
+if conn_log | grep -q "^FROM" && ! conn_log | grep -q ":$PP "; then
+	pass non_job_connect_inside_the_direct_networks_is_not_logged
+else
+	fail non_job_connect_inside_the_direct_networks_is_not_logged "$(conn_log)"
+fi
+[ "$FAILURES" -eq 0 ] || { echo "--- probes' stderr:"; tail -n 40 "$ERR"; }
+fixture_exit
