@@ -217,6 +217,10 @@ int mca_coll_qcg_reduce_pipe(void *acc, int count, struct ompi_datatype_t *dtype
 int mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_allreduce_seg_allowed(const mca_coll_qcg_module_t *m, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+int mca_coll_qcg_allreduce_seg(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
 int mca_coll_qcg_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_qcg_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
     int rcount, struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
