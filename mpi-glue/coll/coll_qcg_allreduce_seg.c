@@ -11,9 +11,9 @@
  *   1. Up: the site's pipelined reduce tree (coll_qcg_bcast_tree from level 1, run backwards as
  *      in coll_qcg_reduce_pipe.c): every rank folds its children's segment s and passes it up.
  *   2. Reduce-scatter: as soon as the site master holds its site's sum of segment s, it sends it
- *      to the segment's owner (or, owning it, folds in the S-1 other sites' partials, which were
- *      received meanwhile, and sends the final segment to every other site master).
- *      Stages 1 and 2 overlap: the WAN carries segment s while the site still reduces s+1.
+ *      to the segment's owner; stages 1 and 2 overlap: the WAN carries segment s while the site
+ *      still reduces s+1. Then it folds the S-1 other sites' partials of its own segments
+ *      (received meanwhile) and sends each final segment to every other site master.
  *   3. Allgather + down: the site master passes every final segment, in order, down the same
  *      tree as soon as it holds it; the WAN delivers the other owners' segments meanwhile.
  *
@@ -113,7 +113,37 @@ post_send(struct segrun *r, char *buf, const struct seg *s, int peer, int tag)
 	return post(r, 1, buf, s, peer, tag, &r->sends[r->nsends++]);
 }
 
-/* Up the tree and across the WAN: fold, forward or own every segment in order. */
+/* Our segments: the other sites' partials (received meanwhile) folded in, and each final
+ * segment at once to every other site master. */
+static int
+fold_owned(struct segrun *r)
+{
+	int rc = OMPI_SUCCESS;
+	for (int i = 0; i < r->nseg && rc == OMPI_SUCCESS; i++) {
+		const struct seg *s = &r->seg[i];
+		if (s->owner != r->mi)
+			continue;
+		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++) {
+			if (j == r->mi)
+				continue;
+			rc = ompi_request_wait(&r->peer_recv[j * r->nseg + i], MPI_STATUS_IGNORE);
+			if (rc == OMPI_SUCCESS)
+				rc = PMPI_Reduce_local(at(r, r->in[r->nchild + j], s->off - r->own_off),
+				    at(r, r->acc, s->off), s->len, r->dt, r->op);
+		}
+		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++)
+			if (j != r->mi)
+				rc = post_send(r, at(r, r->acc, s->off), s, r->masters[j], TAG_FINAL);
+	}
+	return rc;
+}
+
+/*
+ * Up the tree and across the WAN: fold the children's partials of every segment in order and
+ * send it up, or (a site master) to its owner. Nothing here waits for the WAN: an owner that
+ * waited for its peers' partials of segment s before sending its own partial of s+1 would
+ * chain one WAN latency per segment across the sites. Then the owned segments.
+ */
 static int
 reduce_scatter(struct segrun *r)
 {
@@ -128,27 +158,12 @@ reduce_scatter(struct segrun *r)
 		}
 		if (rc != OMPI_SUCCESS)
 			break;
-		if (r->mi < 0) {
+		if (r->mi < 0)
 			rc = post_send(r, at(r, r->acc, s->off), s, r->parent, TAG_PARTIAL);
-			continue;
-		}
-		if (s->owner != r->mi) {
+		else if (s->owner != r->mi)
 			rc = post_send(r, at(r, r->acc, s->off), s, r->masters[s->owner], TAG_PARTIAL);
-			continue;
-		}
-		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++) {
-			if (j == r->mi)
-				continue;
-			rc = ompi_request_wait(&r->peer_recv[j * r->nseg + i], MPI_STATUS_IGNORE);
-			if (rc == OMPI_SUCCESS)
-				rc = PMPI_Reduce_local(at(r, r->in[r->nchild + j], s->off - r->own_off),
-				    at(r, r->acc, s->off), s->len, r->dt, r->op);
-		}
-		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++)
-			if (j != r->mi)
-				rc = post_send(r, at(r, r->acc, s->off), s, r->masters[j], TAG_FINAL);
 	}
-	return rc;
+	return rc == OMPI_SUCCESS && r->mi >= 0 ? fold_owned(r) : rc;
 }
 
 /* The final segments we do not own, from their owner (masters) or our parent, into acc: posted
