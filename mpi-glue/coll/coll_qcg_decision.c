@@ -331,6 +331,32 @@ seg_allreduce(const struct model *M, double m)
 	return 2 * wan_lat + up + down;
 }
 
+/*
+ * The segmented allgather (coll_qcg_allgather_seg.c): the site's blocks into the master, the
+ * master's site range out to S-1 masters (one line per site carries S-1 copies of it), and
+ * the whole result down the site's tree, all three at once in pieces: the busiest of the
+ * three, the latencies of the master's two hops and one piece through each other stage.
+ * Every piece is a message: small blocks pay that CPU cost n times per tree round.
+ */
+static double
+seg_allgather(const struct model *M, double m)
+{
+	const struct qcg_shape *s = M->s;
+	double S = s->sites, k = s->site_ranks, total = (double)s->n * m;
+	double seg = m < SEGMENT_BYTES ? m : SEGMENT_BYTES;
+	double in = (k - 1) * (m * M->b[site_link(M)] + M->o);
+	double wan = S > 1 ? (S - 1) * (k * m * M->b[QCG_LINK_WAN] + M->o) : 0;
+	/* the tree forwards every piece as a message of its own: n ceil(m / seg) per child */
+	double pieces = (double)s->n * (m > 0 ? ceil(m / SEGMENT_BYTES) : 1);
+	double rounds = site_rounds(M, QCG_LINK_LAN) + site_rounds(M, QCG_LINK_HOST) +
+	    site_rounds(M, QCG_LINK_NODE);
+	double down = site_tree(M, total, 0) + pieces * rounds * M->o;
+	double busiest = in > wan ? in : wan;
+	busiest = busiest > down ? busiest : down;
+	return M->a[site_link(M)] + (S > 1 ? M->a[QCG_LINK_WAN] : 0) + busiest +
+	    seg * (M->b[QCG_LINK_WAN] + M->b[site_link(M)]);
+}
+
 static double
 tuned_barrier(const struct model *M)
 {
@@ -435,7 +461,8 @@ predict(const struct model *M, int coll, int alg, double m)
 {
 	int ml = alg == QCG_ALG_MULTILEVEL;
 	if (alg == QCG_ALG_SEGMENTED) /* the collectives that have one */
-		return coll == QCG_COLL_ALLREDUCE ? seg_allreduce(M, m) : -1;
+		return coll == QCG_COLL_ALLREDUCE ? seg_allreduce(M, m) :
+		    coll == QCG_COLL_ALLGATHER ? seg_allgather(M, m) : -1;
 	switch (coll) {
 	case QCG_COLL_BCAST: return ml ? ml_bcast(M, m) : tuned_bcast(M, m);
 	case QCG_COLL_REDUCE: return ml ? ml_reduce(M, m) : tuned_reduce(M, m);

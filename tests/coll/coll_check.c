@@ -10,11 +10,11 @@
  * small counts), to keep make check short. Prints one line per mismatch and a summary; exits
  * non-zero if any rank saw a mismatch.
  *
- * Usage: coll_check [quick|smoke|allreduce]   ("quick" skips the 1 MiB cases, for the 3-site
+ * Usage: coll_check [quick|smoke|segmented]   ("quick" skips the 1 MiB cases, for the 3-site
  * run; "smoke" also keeps only MPI_COMM_WORLD, counts 1 and 7, the first and last roots: for
- * runs across a real WAN delay, where every collective costs milliseconds; "allreduce" runs
- * only allreduce, over counts that no number of sites divides and segment boundaries, for the
- * segmented algorithm of qcg_coll_segmented.sh)
+ * runs across a real WAN delay, where every collective costs milliseconds; "segmented" runs
+ * only allreduce and allgather, over counts that no number of sites divides and around segment
+ * boundaries, for the segmented algorithms of qcg_coll_segmented.sh)
  */
 #include "config.h"
 
@@ -550,13 +550,13 @@ suite_rootless(MPI_Comm comm)
 	check_barrier(comm);
 }
 
-/* Allreduce alone: counts around no number of sites' multiple and around the 32 KiB segments,
- * every type with a commutative operation (and the non-commutative one, which qcg must still
- * get right by another path). */
-static int only_allreduce;
+/* Allreduce and allgather alone: counts around no number of sites' multiple and around the
+ * 32 KiB segments; allreduce: every type with a commutative operation (and the non-commutative
+ * one, which qcg must still get right by another path); allgather: every type. */
+static int only_segmented;
 
 static void
-suite_allreduce(MPI_Comm comm)
+suite_segmented(MPI_Comm comm)
 {
 	static const int counts[] = { 0, 1, 2, 3, 5, 7, 1001, 8191, 8193, 24577, 65537 };
 	int ncounts = (int)(sizeof(counts) / sizeof(counts[0]));
@@ -570,6 +570,11 @@ suite_allreduce(MPI_Comm comm)
 		}
 	}
 	check_allreduce(comm, T_INT, MPI_MIN, 100003, 0);
+	static const int blocks[] = { 1, 7, 1001, 8193 };
+	for (int i = 0; i <= 4; i++)
+		for (int t = T_INT; t <= T_STRUCT; t++)
+			for (int ip = 0; ip <= 1; ip++)
+				check_allgather(comm, t, i < 4 ? blocks[i] : big_count(t) / 8 + 3, ip);
 }
 
 static void
@@ -580,8 +585,8 @@ suite(MPI_Comm comm, const char *name)
 	int n;
 	MPI_Comm_size(comm, &n);
 	comm_name = name;
-	if (only_allreduce) {
-		suite_allreduce(comm);
+	if (only_segmented) {
+		suite_segmented(comm);
 		return;
 	}
 	suite_rooted(comm, n);
@@ -594,7 +599,7 @@ main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	smoke = argc > 1 && strcmp(argv[1], "smoke") == 0;
 	quick = smoke || (argc > 1 && strcmp(argv[1], "quick") == 0);
-	only_allreduce = argc > 1 && strcmp(argv[1], "allreduce") == 0;
+	only_segmented = argc > 1 && strcmp(argv[1], "segmented") == 0;
 	make_types();
 	int me, n;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
