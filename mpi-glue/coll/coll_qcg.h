@@ -24,6 +24,7 @@
 #include "ompi/mca/coll/coll.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/util/output.h"
 
 #include "qcg_topo_layout.h"
@@ -109,6 +110,9 @@ OBJ_CLASS_DECLARATION(mca_coll_qcg_module_t);
  * ompi_info shows its help). */
 void mca_coll_qcg_register_var(const char *name, const char *help, mca_base_var_type_t type,
     mca_base_var_enum_t *en, void *storage);
+/* An int parameter taking the names of values (ompi_info lists them); the same, level 9. */
+void mca_coll_qcg_register_enum(const char *name, const char *help,
+    const mca_base_var_enum_value_t *values, int *storage);
 
 /* coll_qcg_module.c */
 int mca_coll_qcg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
