@@ -26,27 +26,26 @@ void
 mca_coll_qcg_choice_register(void)
 {
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
-	mca_base_var_enum_t *en = NULL;
-	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_algorithms", alg_values, &en))
-		en = NULL;
 	for (int k = 0; k < QCG_NCOLLS; k++) {
 		char name[64], help[1024];
 		c->alg_forced[k] = QCG_ALG_AUTO;
 		snprintf(name, sizeof(name), "%s_algorithm", qcg_coll_name(k));
+		/* the collectives with a segmented form for large messages (issue 20) */
+		const char *seg = k == QCG_COLL_ALLREDUCE ? ", or segmented (large messages, "
+		    "commutative operations: reduce-scatter + allgather between the site masters, "
+		    "segment by segment, every site pair at once, overlapped with the site's reduce "
+		    "and broadcast)" : k == QCG_COLL_ALLGATHER ? ", or segmented (large blocks: the "
+		    "site's gather, the site masters' WAN streams and the site's broadcast overlapped, "
+		    "piece by piece)" : "";
 		snprintf(help, sizeof(help), "Algorithm of %s%s on communicators qcg took: auto "
 		    "(default: the least predicted time from the links measured at MPI_Init, "
 		    "coll_qcg_verbose 10 shows the predictions), tuned (hand every call down to the "
 		    "previous component), multilevel (coll/qcg's own, aggregating at site masters)%s%s",
-		    qcg_coll_name(k), k == QCG_COLL_ALLREDUCE ? " or segmented (large messages, "
-		    "commutative operations: reduce-scatter + allgather between the site masters, "
-		    "segment by segment, every site pair at once, overlapped with the site's reduce "
-		    "and broadcast)" : "", k == QCG_COLL_REDUCE_SCATTER ? " and reduce_scatter_block" :
-		    k == QCG_COLL_SCAN ? " and exscan" : "", qcg_coll_size_unknown(k) ?
+		    qcg_coll_name(k), k == QCG_COLL_REDUCE_SCATTER ? " and reduce_scatter_block" :
+		    k == QCG_COLL_SCAN ? " and exscan" : "", seg, qcg_coll_size_unknown(k) ?
 		    ". Sizes differ between ranks here: auto decides on the links alone" : "");
-		mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, &c->alg_forced[k]);
+		mca_coll_qcg_register_enum(name, help, alg_values, &c->alg_forced[k]);
 	}
-	if (en != NULL)
-		OBJ_RELEASE(en);
 	c->links_probe = 1;
 	mca_coll_qcg_register_var("links_probe",
 	    "Measure each link class's latency and bandwidth (WAN, LAN, host, node) once per job "
