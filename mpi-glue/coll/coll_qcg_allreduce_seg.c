@@ -12,8 +12,9 @@
  *      in coll_qcg_reduce_pipe.c): every rank folds its children's segment s and passes it up.
  *   2. Reduce-scatter: as soon as the site master holds its site's sum of segment s, it sends it
  *      to the segment's owner; stages 1 and 2 overlap: the WAN carries segment s while the site
- *      still reduces s+1. Then it folds the S-1 other sites' partials of its own segments
- *      (received meanwhile) and sends each final segment to every other site master.
+ *      still reduces s+1. It folds the S-1 other sites' partials of its own segments as they
+ *      are all in (tested between segments, waited for after the last) and sends each final
+ *      segment to every other site master.
  *   3. Allgather + down: the site master passes every final segment, in order, down the same
  *      tree as soon as it holds it; the WAN delivers the other owners' segments meanwhile.
  *
@@ -49,6 +50,7 @@ struct segrun {
 	int parent, nchild, *child; /* the site tree (parent < 0: a site master) */
 	int S, mi, *masters;        /* site masters; mi: our index, -1 if not one */
 	int own_off, own_len;       /* our block (masters) */
+	int next_owned;             /* segments before it are final where we own them */
 	char **base;                /* temporaries as malloc'ed: children, then peers */
 	void **in;                  /* per child: the whole vector; per peer: our block */
 	ompi_request_t **child_recv; /* nchild x nseg */
@@ -113,24 +115,44 @@ post_send(struct segrun *r, char *buf, const struct seg *s, int peer, int tag)
 	return post(r, 1, buf, s, peer, tag, &r->sends[r->nsends++]);
 }
 
-/* Our segments: the other sites' partials (received meanwhile) folded in, and each final
- * segment at once to every other site master. */
+/* Whether every other site's partial of our segment i is in (waiting for them if `wait`). */
 static int
-fold_owned(struct segrun *r)
+peers_in(struct segrun *r, int i, int wait, int *rc)
+{
+	for (int j = 0; j < r->S && *rc == OMPI_SUCCESS; j++) {
+		int done = 1;
+		if (j == r->mi)
+			continue;
+		*rc = wait ? ompi_request_wait(&r->peer_recv[j * r->nseg + i], MPI_STATUS_IGNORE) :
+		    ompi_request_test(&r->peer_recv[j * r->nseg + i], &done, MPI_STATUS_IGNORE);
+		if (!done)
+			return 0;
+	}
+	return *rc == OMPI_SUCCESS;
+}
+
+/*
+ * Our segments before `upto` (their site sums are done), in order from the first not yet
+ * final: the other sites' partials folded in, each final segment at once to every other site
+ * master (in segment order: the peers match them in that order). Without `wait`, it stops at
+ * the first segment whose partials are not all in: called between the site's segments, it
+ * lets the allgather start while the site still reduces.
+ */
+static int
+fold_owned(struct segrun *r, int upto, int wait)
 {
 	int rc = OMPI_SUCCESS;
-	for (int i = 0; i < r->nseg && rc == OMPI_SUCCESS; i++) {
+	for (; r->next_owned < upto && rc == OMPI_SUCCESS; r->next_owned++) {
+		int i = r->next_owned;
 		const struct seg *s = &r->seg[i];
 		if (s->owner != r->mi)
 			continue;
-		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++) {
-			if (j == r->mi)
-				continue;
-			rc = ompi_request_wait(&r->peer_recv[j * r->nseg + i], MPI_STATUS_IGNORE);
-			if (rc == OMPI_SUCCESS)
+		if (!peers_in(r, i, wait, &rc))
+			break;
+		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++)
+			if (j != r->mi)
 				rc = PMPI_Reduce_local(at(r, r->in[r->nchild + j], s->off - r->own_off),
 				    at(r, r->acc, s->off), s->len, r->dt, r->op);
-		}
 		for (int j = 0; j < r->S && rc == OMPI_SUCCESS; j++)
 			if (j != r->mi)
 				rc = post_send(r, at(r, r->acc, s->off), s, r->masters[j], TAG_FINAL);
@@ -142,7 +164,8 @@ fold_owned(struct segrun *r)
  * Up the tree and across the WAN: fold the children's partials of every segment in order and
  * send it up, or (a site master) to its owner. Nothing here waits for the WAN: an owner that
  * waited for its peers' partials of segment s before sending its own partial of s+1 would
- * chain one WAN latency per segment across the sites. Then the owned segments.
+ * chain one WAN latency per segment across the sites. Owned segments whose partials are in
+ * are finished between segments; the rest after the loop.
  */
 static int
 reduce_scatter(struct segrun *r)
@@ -162,8 +185,10 @@ reduce_scatter(struct segrun *r)
 			rc = post_send(r, at(r, r->acc, s->off), s, r->parent, TAG_PARTIAL);
 		else if (s->owner != r->mi)
 			rc = post_send(r, at(r, r->acc, s->off), s, r->masters[s->owner], TAG_PARTIAL);
+		if (rc == OMPI_SUCCESS && r->mi >= 0)
+			rc = fold_owned(r, i + 1, 0);
 	}
-	return rc == OMPI_SUCCESS && r->mi >= 0 ? fold_owned(r) : rc;
+	return rc == OMPI_SUCCESS && r->mi >= 0 ? fold_owned(r, r->nseg, 1) : rc;
 }
 
 /* The final segments we do not own, from their owner (masters) or our parent, into acc: posted
