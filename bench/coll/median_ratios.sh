@@ -3,22 +3,26 @@
 # tables (run_coll_bench.sh or run_coll_testbed.sh outputs, side by side in one job each), with
 # the spread (smallest and largest run) so that a cell noise dominates shows as such.
 #
-#   bench/coll/median_ratios.sh [-b BASELINE.txt] RUN1.txt RUN2.txt RUN3.txt
+#   bench/coll/median_ratios.sh [-b BASELINE.txt] [-B] RUN1.txt RUN2.txt RUN3.txt
+#
+# With -B (testbed tables, which have a bound_us column) the ratios are to the lower bound
+# instead: median qcg/bound [min-max] and median tuned/bound (issue 20's measure).
 #
 # Prints a markdown table: coll, bytes, the median qcg/tuned and [min-max], the median qcg_us
 # and tuned_us; with BASELINE (e.g. results/percall-0724/coll_bench.txt) also its qcg_us and
 # our median qcg_us over it (a row slower than the baseline by more than 5 % is marked).
 set -eu
-base=
-while getopts b: opt; do
+base= bound=0
+while getopts b:B opt; do
 	case $opt in
 	b) base=$OPTARG ;;
-	*) echo "usage: $0 [-b BASELINE.txt] RUN.txt..." >&2; exit 2 ;;
+	B) bound=1 ;;
+	*) echo "usage: $0 [-b BASELINE.txt] [-B] RUN.txt..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: $0 [-b BASELINE.txt] RUN.txt..." >&2; exit 2; }
-awk -v base="$base" '
+awk -v base="$base" -v bound="$bound" '
 	# the table rows: coll bytes qcg_us tuned_us ...
 	FNR == 1 { file++ }
 	$1 ~ /^[a-z]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ {
@@ -26,7 +30,9 @@ awk -v base="$base" '
 		if (FILENAME == base) { bq[key] = $3; next }
 		if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
 		n[key]++
-		r[key, n[key]] = $3 / $4
+		if (bound && $6 !~ /^[0-9.]+$/) { print FILENAME ": no bound_us column" > "/dev/stderr"; exit 2 }
+		r[key, n[key]] = bound ? $3 / $6 : $3 / $4
+		tb[key, n[key]] = bound ? $4 / $6 : 0
 		q[key, n[key]] = $3
 		t[key, n[key]] = $4
 	}
@@ -37,9 +43,10 @@ awk -v base="$base" '
 		return k % 2 ? tmp[(k + 1) / 2] : (tmp[k / 2] + tmp[k / 2 + 1]) / 2
 	}
 	END {
-		printf "| coll | bytes | qcg/tuned median [min-max] | qcg us | tuned us |%s\n",
+		printf "| coll | bytes | %s median [min-max] | qcg us | tuned us |%s%s\n",
+		    bound ? "qcg/bound" : "qcg/tuned", bound ? " tuned/bound |" : "",
 		    base != "" ? " baseline qcg us | median / baseline |" : ""
-		printf "|---|---|---|---|---|%s\n", base != "" ? "---|---|" : ""
+		printf "|---|---|---|---|---|%s%s\n", bound ? "---|" : "", base != "" ? "---|---|" : ""
 		for (i = 1; i <= nk; i++) {
 			key = order[i]; k = n[key]
 			lo = hi = r[key, 1]
@@ -50,7 +57,9 @@ awk -v base="$base" '
 			split(key, kb, " ")
 			mr = median(r, key, k); mq = median(q, key, k)
 			line = sprintf("| %s | %s | %.2f [%.2f-%.2f]%s | %.0f | %.0f |", kb[1], kb[2],
-			    mr, lo, hi, mr > 1.05 ? " **>1.05**" : "", mq, median(t, key, k))
+			    mr, lo, hi, !bound && mr > 1.05 ? " **>1.05**" : "", mq, median(t, key, k))
+			if (bound)
+				line = line sprintf(" %.2f |", median(tb, key, k))
 			if (base != "")
 				line = line sprintf(" %s | %s |", key in bq ? bq[key] : "-",
 				    key in bq ? sprintf("%.2f%s", mq / bq[key],

@@ -81,6 +81,8 @@ table=$outdir/coll_bench.txt
 	    "$(date -u '+%F %H:%M') UTC"
 	grep 'coll:qcg: discovery: [0-9]* ranks' "$log" | sed 's/^.*coll:qcg: /# /'
 	grep 'coll:qcg: links: ' "$log" | sed 's/^.*coll:qcg: /# /'
+	# what qcg chose per collective and size class on MPI_COMM_WORLD's duplicates, and why
+	grep 'coll:qcg: choice: ' "$log" | sed 's/^.*coll:qcg: /# /'
 	[[ $# -gt 0 ]] && echo "# extra mpirun arguments: $*"
 	echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$log") (rank, communicator)" \
 	    "pairs; han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$log")"

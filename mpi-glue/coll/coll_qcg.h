@@ -24,6 +24,7 @@
 #include "ompi/mca/coll/coll.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/util/output.h"
 
 #include "qcg_topo_layout.h"
@@ -109,6 +110,9 @@ OBJ_CLASS_DECLARATION(mca_coll_qcg_module_t);
  * ompi_info shows its help). */
 void mca_coll_qcg_register_var(const char *name, const char *help, mca_base_var_type_t type,
     mca_base_var_enum_t *en, void *storage);
+/* An int parameter taking the names of values (ompi_info lists them); the same, level 9. */
+void mca_coll_qcg_register_enum(const char *name, const char *help,
+    const mca_base_var_enum_value_t *values, int *storage);
 
 /* coll_qcg_module.c */
 int mca_coll_qcg_init_query(bool enable_progress_threads, bool enable_mpi_threads);
@@ -217,6 +221,10 @@ int mca_coll_qcg_reduce_pipe(void *acc, int count, struct ompi_datatype_t *dtype
 int mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_allreduce_seg_allowed(const mca_coll_qcg_module_t *m, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+int mca_coll_qcg_allreduce_seg(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
 int mca_coll_qcg_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_qcg_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
     int rcount, struct ompi_datatype_t *rdtype, int root, struct ompi_communicator_t *comm,
@@ -227,6 +235,9 @@ int mca_coll_qcg_scatter(const void *sbuf, int scount, struct ompi_datatype_t *s
 int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_allgather_seg(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    char *full, size_t B, int in_place_direct, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m);
 
 int mca_coll_qcg_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,

@@ -4,7 +4,8 @@
  * WAN round (direct exchange: one WAN latency), then every site master broadcasts the whole
  * result inside its site on the pipelined multilevel tree (coll_qcg_bcast.c, from level 1:
  * cluster holders, node holders, node members, segment by segment), and every rank puts the
- * blocks at their places.
+ * blocks at their places. The choice "segmented" (large blocks) overlaps the three stages
+ * instead, one stream of pieces (coll_qcg_allgather_seg.c).
  */
 #include "config.h"
 
@@ -64,7 +65,8 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 	int count = in_place ? rcount : scount;
 	size_t B = count > 0 ? type_size * (size_t)count : 0;
 	size_t total = B * (size_t)lay->n; /* equal on all ranks: the choices below agree */
-	if (m->in_setup || QCG_HAND_DOWN(m, QCG_COLL_ALLGATHER, B) || total > INT_MAX ||
+	int alg = m->in_setup ? QCG_ALG_PREVIOUS : mca_coll_qcg_choose(m, QCG_COLL_ALLGATHER, B);
+	if (alg == QCG_ALG_PREVIOUS || total > INT_MAX ||
 	    !mca_coll_qcg_tmp_allowed(total))
 		return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
 		    m->previous_allgather_module);
@@ -87,6 +89,11 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	int C = lay->unit[1][me], cluster_master = lay->master[1][C] == me;
 	ompi_communicator_t *cl = m->cluster_comm;
+	if (alg == QCG_ALG_SEGMENTED) {
+		rc = mca_coll_qcg_allgather_seg(sbuf, scount, sdtype, full, B, direct && in_place,
+		    comm, m);
+		goto unpack;
+	}
 	rc = cl->c_coll->coll_gather(direct && in_place && cluster_master ? MPI_IN_PLACE : sbuf,
 	    scount, sdtype, full + (size_t)lay->dfs_start[1][C] * B, (int)B, MPI_BYTE, 0, cl,
 	    cl->c_coll->coll_gather_module);
@@ -96,6 +103,7 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 		    allgather_cluster_master(full, B, comm, m);
 	if (rc == OMPI_SUCCESS) /* site masters (root -1) to their sites, from level 1 down */
 		rc = mca_coll_qcg_bcast_levels(full, (int)total, MPI_BYTE, -1, 1, comm, m);
+unpack:
 	if (!direct) {
 		if (rc == OMPI_SUCCESS)
 			rc = mca_coll_qcg_blocks_user(full, B, rbuf, rcount, rdtype, -1, 1, m);

@@ -6,7 +6,9 @@
  * other and all fold them in site order: one WAN latency) and a reduce to rank 0 followed by a
  * broadcast for large ones (each site sends and receives one message instead of S-1), switched
  * by coll_qcg_allreduce_exchange_max. Non-commutative operations need contiguous units, as in
- * reduce; otherwise the previous component does the call.
+ * reduce; otherwise the previous component does the call. The choice "segmented" (large
+ * messages, commutative operations) is coll_qcg_allreduce_seg.c instead: reduce-scatter +
+ * allgather between the site masters, overlapped with the site's reduce and broadcast.
  */
 #include "config.h"
 
@@ -46,8 +48,9 @@ mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
     struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
 	mca_coll_qcg_module_t *m = (mca_coll_qcg_module_t *)module;
-	if (m->in_setup ||
-	    QCG_HAND_DOWN(m, QCG_COLL_ALLREDUCE, mca_coll_qcg_bytes(dtype, count)) ||
+	int alg = m->in_setup ? QCG_ALG_PREVIOUS :
+	    mca_coll_qcg_choose(m, QCG_COLL_ALLREDUCE, mca_coll_qcg_bytes(dtype, count));
+	if (alg == QCG_ALG_PREVIOUS ||
 	    !(m->layout.contiguous || mca_coll_qcg_op_commutative(op)) ||
 	    !mca_coll_qcg_tmp_allowed(mca_coll_qcg_span(dtype, count)))
 		return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
@@ -63,6 +66,8 @@ mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
 		if (rc != OMPI_SUCCESS)
 			return rc;
 	}
+	if (alg == QCG_ALG_SEGMENTED && mca_coll_qcg_allreduce_seg_allowed(m, count, dtype, op))
+		return mca_coll_qcg_allreduce_seg(rbuf, count, dtype, op, comm, m);
 	int exchange = use_exchange(m, count, dtype);
 	if (!exchange && mca_coll_qcg_reduce_pipelined(m, count, dtype, op)) {
 		/* large and commutative: pipelined reduce to rank 0, pipelined bcast back */

@@ -17,6 +17,7 @@ static const mca_base_var_enum_value_t alg_values[] = {
 	{ QCG_ALG_AUTO, "auto" },
 	{ QCG_ALG_PREVIOUS, "tuned" },
 	{ QCG_ALG_MULTILEVEL, "multilevel" },
+	{ QCG_ALG_SEGMENTED, "segmented" },
 	{ 0, NULL },
 };
 
@@ -25,24 +26,26 @@ void
 mca_coll_qcg_choice_register(void)
 {
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
-	mca_base_var_enum_t *en = NULL;
-	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_algorithms", alg_values, &en))
-		en = NULL;
 	for (int k = 0; k < QCG_NCOLLS; k++) {
-		char name[64], help[512];
+		char name[64], help[1024];
 		c->alg_forced[k] = QCG_ALG_AUTO;
 		snprintf(name, sizeof(name), "%s_algorithm", qcg_coll_name(k));
+		/* the collectives with a segmented form for large messages (issue 20) */
+		const char *seg = k == QCG_COLL_ALLREDUCE ? ", or segmented (large messages, "
+		    "commutative operations: reduce-scatter + allgather between the site masters, "
+		    "segment by segment, every site pair at once, overlapped with the site's reduce "
+		    "and broadcast)" : k == QCG_COLL_ALLGATHER ? ", or segmented (large blocks: the "
+		    "site's gather, the site masters' WAN streams and the site's broadcast overlapped, "
+		    "piece by piece)" : "";
 		snprintf(help, sizeof(help), "Algorithm of %s%s on communicators qcg took: auto "
 		    "(default: the least predicted time from the links measured at MPI_Init, "
 		    "coll_qcg_verbose 10 shows the predictions), tuned (hand every call down to the "
-		    "previous component) or multilevel (coll/qcg's own, aggregating at site masters)%s",
+		    "previous component), multilevel (coll/qcg's own, aggregating at site masters)%s%s",
 		    qcg_coll_name(k), k == QCG_COLL_REDUCE_SCATTER ? " and reduce_scatter_block" :
-		    k == QCG_COLL_SCAN ? " and exscan" : "", qcg_coll_size_unknown(k) ?
+		    k == QCG_COLL_SCAN ? " and exscan" : "", seg, qcg_coll_size_unknown(k) ?
 		    ". Sizes differ between ranks here: auto decides on the links alone" : "");
-		mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, &c->alg_forced[k]);
+		mca_coll_qcg_register_enum(name, help, alg_values, &c->alg_forced[k]);
 	}
-	if (en != NULL)
-		OBJ_RELEASE(en);
 	c->links_probe = 1;
 	mca_coll_qcg_register_var("links_probe",
 	    "Measure each link class's latency and bandwidth (WAN, LAN, host, node) once per job "
@@ -62,8 +65,8 @@ mca_coll_qcg_choice_check(void)
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
 	for (int k = 0; k < QCG_NCOLLS; k++)
 		if (c->alg_forced[k] < QCG_ALG_AUTO || c->alg_forced[k] >= QCG_NALGS) {
-			opal_output(0, "coll:qcg: coll_qcg_%s_algorithm %d is not auto, tuned or "
-			    "multilevel; using auto", qcg_coll_name(k), c->alg_forced[k]);
+			opal_output(0, "coll:qcg: coll_qcg_%s_algorithm %d is not auto, tuned, "
+			    "multilevel or segmented; using auto", qcg_coll_name(k), c->alg_forced[k]);
 			c->alg_forced[k] = QCG_ALG_AUTO;
 		}
 	if (c->links_probe_kb < 16 || c->links_probe_kb > 65536) {
@@ -136,9 +139,13 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		    "predicted at 1 MiB per rank: tuned %.1f us, multilevel %.1f us", m->cid,
 		    qcg_coll_name(coll), qcg_alg_name(alg), t[QCG_ALG_PREVIOUS],
 		    t[QCG_ALG_MULTILEVEL]);
-	else
+	else {
+		char seg[48] = ""; /* only the collectives that have a segmented form */
+		if (t[QCG_ALG_SEGMENTED] >= 0)
+			snprintf(seg, sizeof(seg), ", segmented %.1f us", t[QCG_ALG_SEGMENTED]);
 		QCG_VERBOSE(10, "choice: comm %d %s %zu B (class %d): %s; predicted tuned %.1f us, "
-		    "multilevel %.1f us", m->cid, qcg_coll_name(coll), bytes, cls,
-		    qcg_alg_name(alg), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL]);
+		    "multilevel %.1f us%s", m->cid, qcg_coll_name(coll), bytes, cls,
+		    qcg_alg_name(alg), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL], seg);
+	}
 	return alg;
 }

@@ -49,6 +49,18 @@ mca_coll_qcg_register_var(const char *name, const char *help, mca_base_var_type_
 	    help, type, en, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
+void
+mca_coll_qcg_register_enum(const char *name, const char *help,
+    const mca_base_var_enum_value_t *values, int *storage)
+{
+	mca_base_var_enum_t *en = NULL;
+	if (OPAL_SUCCESS != mca_base_var_enum_create(name, values, &en))
+		en = NULL; /* registered as a plain integer then */
+	mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, storage);
+	if (en != NULL)
+		OBJ_RELEASE(en);
+}
+
 static void
 register_int(const char *name, const char *help, mca_base_var_enum_t *en, int *storage)
 {
@@ -70,16 +82,11 @@ register_level_algorithms(void)
 		"Tree between the node holders of one cluster (host level) for bcast, reduce and "
 		"barrier: binomial (default), knomial or flat",
 	};
-	mca_base_var_enum_t *en = NULL;
-	if (OPAL_SUCCESS != mca_base_var_enum_create("coll_qcg_tree_algorithms", tree_alg_values,
-	    &en))
-		en = NULL;
 	for (int l = 0; l < QCG_TOPO_LEVELS; l++) {
 		mca_coll_qcg_component.level_alg[l] = l == 0 ? QCG_TREE_FLAT : QCG_TREE_BINOMIAL;
-		register_int(names[l], helps[l], en, &mca_coll_qcg_component.level_alg[l]);
+		mca_coll_qcg_register_enum(names[l], helps[l], tree_alg_values,
+		    &mca_coll_qcg_component.level_alg[l]);
 	}
-	if (en != NULL)
-		OBJ_RELEASE(en);
 }
 
 static void

@@ -35,7 +35,8 @@
 #define SEGMENT_BYTES 32768.0 /* qcg's pipeline segment and WAN chunk (coll_qcg_bcast_segsize) */
 #define QCG_MARGIN 0.05 /* a candidate must be predicted 5 % faster than the previous one */
 
-static const char *const alg_names[QCG_NALGS] = { "auto", "tuned", "multilevel" };
+static const char *const alg_names[QCG_NALGS] = { "auto", "tuned", "multilevel",
+	"segmented" };
 static const char *const coll_names[QCG_NCOLLS] = { "bcast", "reduce", "allreduce", "barrier",
 	"gather", "scatter", "allgather", "alltoall", "reduce_scatter", "scan", "gatherv",
 	"scatterv", "allgatherv", "alltoallv" };
@@ -307,6 +308,55 @@ ml_allreduce(const struct model *M, double m)
 	return site_tree(M, m, M->g) + wan + site_tree(M, m, 0);
 }
 
+/*
+ * The segmented allreduce (coll_qcg_allreduce_seg.c): the message is cut in S blocks, one per
+ * site master, and in segments. Phase 1: the site trees reduce segment by segment (pipelined)
+ * while each site master sends every finished segment to its owner: its line carries
+ * (S-1)/S m out, one stream per peer at once, and it folds (S-1)/S of m received. Phase 2:
+ * the owners' finals come back over the same lines ((S-1)/S m in) while the site trees pass
+ * the result down. Each phase takes its latencies plus its busiest stage, the other stage
+ * adding one segment.
+ */
+static double
+seg_allreduce(const struct model *M, double m)
+{
+	double S = M->s->sites, seg = m < SEGMENT_BYTES ? m : SEGMENT_BYTES;
+	double share = S > 1 ? (S - 1) / S * m : 0;
+	double wan_lat = S > 1 ? M->a[QCG_LINK_WAN] + (S - 1) * M->o : 0;
+	double site_up = site_tree(M, m, M->g), site_down = site_tree(M, m, 0);
+	double wan_rs = share * (M->b[QCG_LINK_WAN] + M->g), wan_ag = share * M->b[QCG_LINK_WAN];
+	double seg_wan = S > 1 ? seg * M->b[QCG_LINK_WAN] : 0;
+	double up = site_up > wan_rs ? site_up + seg_wan : wan_rs + site_tree(M, seg, M->g);
+	double down = site_down > wan_ag ? site_down + seg_wan : wan_ag + site_tree(M, seg, 0);
+	return 2 * wan_lat + up + down;
+}
+
+/*
+ * The segmented allgather (coll_qcg_allgather_seg.c): the site's blocks into the master, the
+ * master's site range out to S-1 masters (one line per site carries S-1 copies of it), and
+ * the whole result down the site's tree, all three at once in pieces: the busiest of the
+ * three, the latencies of the master's two hops and one piece through each other stage.
+ * Every piece is a message: small blocks pay that CPU cost n times per tree round.
+ */
+static double
+seg_allgather(const struct model *M, double m)
+{
+	const struct qcg_shape *s = M->s;
+	double S = s->sites, k = s->site_ranks, total = (double)s->n * m;
+	double seg = m < SEGMENT_BYTES ? m : SEGMENT_BYTES;
+	double in = (k - 1) * (m * M->b[site_link(M)] + M->o);
+	double wan = S > 1 ? (S - 1) * (k * m * M->b[QCG_LINK_WAN] + M->o) : 0;
+	/* the tree forwards every piece as a message of its own: n ceil(m / seg) per child */
+	double pieces = (double)s->n * (m > 0 ? ceil(m / SEGMENT_BYTES) : 1);
+	double rounds = site_rounds(M, QCG_LINK_LAN) + site_rounds(M, QCG_LINK_HOST) +
+	    site_rounds(M, QCG_LINK_NODE);
+	double down = site_tree(M, total, 0) + pieces * rounds * M->o;
+	double busiest = in > wan ? in : wan;
+	busiest = busiest > down ? busiest : down;
+	return M->a[site_link(M)] + (S > 1 ? M->a[QCG_LINK_WAN] : 0) + busiest +
+	    seg * (M->b[QCG_LINK_WAN] + M->b[site_link(M)]);
+}
+
 static double
 tuned_barrier(const struct model *M)
 {
@@ -410,6 +460,9 @@ static double
 predict(const struct model *M, int coll, int alg, double m)
 {
 	int ml = alg == QCG_ALG_MULTILEVEL;
+	if (alg == QCG_ALG_SEGMENTED) /* the collectives that have one */
+		return coll == QCG_COLL_ALLREDUCE ? seg_allreduce(M, m) :
+		    coll == QCG_COLL_ALLGATHER ? seg_allgather(M, m) : -1;
 	switch (coll) {
 	case QCG_COLL_BCAST: return ml ? ml_bcast(M, m) : tuned_bcast(M, m);
 	case QCG_COLL_REDUCE: return ml ? ml_reduce(M, m) : tuned_reduce(M, m);
@@ -485,7 +538,7 @@ qcg_predict(int coll, int alg, size_t bytes, const struct qcg_shape *shape,
     const struct qcg_link_params *links)
 {
 	struct model M;
-	if (alg != QCG_ALG_PREVIOUS && alg != QCG_ALG_MULTILEVEL)
+	if (alg <= QCG_ALG_AUTO || alg >= QCG_NALGS)
 		return -1;
 	if (coll < 0 || coll >= QCG_NCOLLS || shape == NULL || shape->n < 1 ||
 	    !model_init(&M, shape, links))

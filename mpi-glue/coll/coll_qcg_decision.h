@@ -71,7 +71,9 @@ enum qcg_alg {
 	QCG_ALG_AUTO = 0,
 	QCG_ALG_PREVIOUS = 1,   /* hand the call down to the previous component (tuned) */
 	QCG_ALG_MULTILEVEL = 2, /* coll/qcg's multilevel algorithm (aggregation at site masters) */
-	QCG_NALGS = 3,
+	QCG_ALG_SEGMENTED = 3,  /* large messages: segmented WAN stage, every site pair at once
+	                         * (allreduce: reduce-scatter + allgather between site masters) */
+	QCG_NALGS = 4,
 };
 
 /* Message size no rank can know for all (the v-collectives): decide on the links alone. */

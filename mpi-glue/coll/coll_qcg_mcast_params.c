@@ -32,24 +32,12 @@ static const mca_base_var_enum_value_t delay_values[] = {
 	{ 0, NULL },
 };
 
-/* An enum parameter from values; its help text lists them. */
-static void
-reg_enum(const char *name, const char *help, const mca_base_var_enum_value_t *values, int *st)
-{
-	mca_base_var_enum_t *en = NULL;
-	if (OPAL_SUCCESS != mca_base_var_enum_create(name, values, &en))
-		en = NULL;
-	mca_coll_qcg_register_var(name, help, MCA_BASE_VAR_TYPE_INT, en, st);
-	if (en != NULL)
-		OBJ_RELEASE(en);
-}
-
 void
 mca_coll_qcg_mcast_register(void)
 {
 	struct qcg_mcast_params *p = &mca_coll_qcg_mcast_params;
 	p->mode = QCG_MCAST_AUTO;
-	reg_enum("mcast",
+	mca_coll_qcg_register_enum("mcast",
 	    "Multicast broadcast inside each cluster (paper 001: UDP/IP multicast, then a chain "
 	    "along a virtual ring that repairs losses): auto (default) only when the job runs under "
 	    "the services (the broker hands out a group no other job holds) and the cluster has "
@@ -79,7 +67,7 @@ mca_coll_qcg_mcast_register(void)
 	    "larger pieces mean fewer MPI messages, smaller ones an earlier start down the ring. "
 	    "1..16777216", MCA_BASE_VAR_TYPE_INT, NULL, &p->ring_bytes);
 	p->delay = QCG_DELAY_NONE;
-	reg_enum("mcast_delay",
+	mca_coll_qcg_register_enum("mcast_delay",
 	    "What the multicast root does before sending (a receiver that is not in the broadcast "
 	    "yet still gets datagrams its socket buffered, but a full buffer loses them): none "
 	    "(default, fastest when receivers are rarely late); fixed: sleep "
@@ -105,7 +93,7 @@ mca_coll_qcg_mcast_register(void)
 	    "Receive buffer asked for the multicast socket (KiB; the kernel caps it at "
 	    "net.core.rmem_max)", MCA_BASE_VAR_TYPE_INT, NULL, &p->rcvbuf_kb);
 	p->transport = QCG_TRANSPORT_UDP;
-	reg_enum("mcast_transport",
+	mca_coll_qcg_register_enum("mcast_transport",
 	    "What carries the multicast datagrams: udp (default): UDP/IP multicast; verbs: "
 	    "InfiniBand UD multicast through rdma-core (the paper's hardware multicast; needs an "
 	    "RDMA device, a build with rdma-core, and coll_qcg_mcast_interface set to the node's "

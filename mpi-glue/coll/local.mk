@@ -25,10 +25,12 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_reduce_pipe.c \
 	mpi-glue/coll/coll_qcg_reduce_scatter.c \
 	mpi-glue/coll/coll_qcg_allreduce.c \
+	mpi-glue/coll/coll_qcg_allreduce_seg.c \
 	mpi-glue/coll/coll_qcg_barrier.c \
 	mpi-glue/coll/coll_qcg_gather.c \
 	mpi-glue/coll/coll_qcg_scatter.c \
 	mpi-glue/coll/coll_qcg_allgather.c \
+	mpi-glue/coll/coll_qcg_allgather_seg.c \
 	mpi-glue/coll/coll_qcg_allgatherv.c \
 	mpi-glue/coll/coll_qcg_alltoall.c \
 	mpi-glue/coll/coll_qcg_alltoallv.c \
@@ -114,6 +116,9 @@ EXTRA_DIST += tests/coll/lib.sh tests/coll/qcg_ompi_info.sh tests/coll/qcg_coll_
 # A rank that lost the colors its launcher gave the job says so (mpi-glue/topo/README.md).
 TESTS += tests/coll/qcg_topo_required.sh
 EXTRA_DIST += tests/coll/qcg_topo_required.sh
+# The segmented allreduce between site masters (issue 20), forced.
+TESTS += tests/coll/qcg_coll_segmented.sh
+EXTRA_DIST += tests/coll/qcg_coll_segmented.sh
 
 
 # --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------

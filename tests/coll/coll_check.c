@@ -10,9 +10,11 @@
  * small counts), to keep make check short. Prints one line per mismatch and a summary; exits
  * non-zero if any rank saw a mismatch.
  *
- * Usage: coll_check [quick|smoke]   ("quick" skips the 1 MiB cases, for the 3-site run;
- * "smoke" also keeps only MPI_COMM_WORLD, counts 1 and 7, the first and last roots: for runs
- * across a real WAN delay, where every collective costs milliseconds)
+ * Usage: coll_check [quick|smoke|segmented]   ("quick" skips the 1 MiB cases, for the 3-site
+ * run; "smoke" also keeps only MPI_COMM_WORLD, counts 1 and 7, the first and last roots: for
+ * runs across a real WAN delay, where every collective costs milliseconds; "segmented" runs
+ * only allreduce and allgather, over counts that no number of sites divides and around segment
+ * boundaries, for the segmented algorithms of qcg_coll_segmented.sh)
  */
 #include "config.h"
 
@@ -38,6 +40,7 @@ static MPI_Datatype types[NTYPES];
 static const char *type_names[NTYPES] = { "int", "vector", "struct", "affine",
 	"affine-with-gap" };
 static MPI_Op op_affine;
+static MPI_Op op_sum_gap; /* commutative, on T_AFFINE_GAP: must leave the gaps alone */
 
 /* x -> a x + b maps composed: (p o q)(x) = p.a (q.a x + q.b) + p.b. Associative, and
  * p o q != q o p in general: the ranks' order shows in the result. Elements are (a, b) or,
@@ -51,6 +54,18 @@ affine_compose(void *in, void *inout, int *len, MPI_Datatype *dt)
 		uint32_t a = p[0] * q[0], b = p[0] * q[1 + gap] + p[1 + gap];
 		q[0] = a;
 		q[1 + gap] = b;
+	}
+}
+
+/* Element-wise sum of the two words of (word, gap, word) elements. */
+static void
+sum_gap(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	uint32_t *p = in, *q = inout;
+	for (int i = 0; i < *len; i++, p += 3, q += 3) {
+		q[0] += p[0];
+		q[2] += p[2];
 	}
 }
 
@@ -68,6 +83,7 @@ make_types(void)
 	for (int t = T_VECTOR; t < NTYPES; t++)
 		MPI_Type_commit(&types[t]);
 	MPI_Op_create(affine_compose, 0, &op_affine);
+	MPI_Op_create(sum_gap, 1, &op_sum_gap);
 }
 
 /* Fill a buffer with bytes that depend on (seed, position); small ints keep sums exact. */
@@ -534,6 +550,33 @@ suite_rootless(MPI_Comm comm)
 	check_barrier(comm);
 }
 
+/* Allreduce and allgather alone: counts around no number of sites' multiple and around the
+ * 32 KiB segments; allreduce: every type with a commutative operation (and the non-commutative
+ * one, which qcg must still get right by another path); allgather: every type. */
+static int only_segmented;
+
+static void
+suite_segmented(MPI_Comm comm)
+{
+	static const int counts[] = { 0, 1, 2, 3, 5, 7, 1001, 8191, 8193, 24577, 65537 };
+	int ncounts = (int)(sizeof(counts) / sizeof(counts[0]));
+	for (int i = 0; i <= ncounts; i++) {
+		int c = i < ncounts ? counts[i] : big_count(T_INT) + 5;
+		for (int ip = 0; ip <= 1; ip++) {
+			check_allreduce(comm, T_INT, MPI_SUM, c, ip);
+			check_allreduce(comm, T_INT, MPI_MAX, c, ip);
+			check_allreduce(comm, T_AFFINE_GAP, op_sum_gap, c / 3, ip);
+			check_allreduce(comm, T_AFFINE, op_affine, c / 2, ip);
+		}
+	}
+	check_allreduce(comm, T_INT, MPI_MIN, 100003, 0);
+	static const int blocks[] = { 1, 7, 1001, 8193 };
+	for (int i = 0; i <= 4; i++)
+		for (int t = T_INT; t <= T_STRUCT; t++)
+			for (int ip = 0; ip <= 1; ip++)
+				check_allgather(comm, t, i < 4 ? blocks[i] : big_count(t) / 8 + 3, ip);
+}
+
 static void
 suite(MPI_Comm comm, const char *name)
 {
@@ -542,6 +585,10 @@ suite(MPI_Comm comm, const char *name)
 	int n;
 	MPI_Comm_size(comm, &n);
 	comm_name = name;
+	if (only_segmented) {
+		suite_segmented(comm);
+		return;
+	}
 	suite_rooted(comm, n);
 	suite_rootless(comm);
 }
@@ -552,6 +599,7 @@ main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	smoke = argc > 1 && strcmp(argv[1], "smoke") == 0;
 	quick = smoke || (argc > 1 && strcmp(argv[1], "quick") == 0);
+	only_segmented = argc > 1 && strcmp(argv[1], "segmented") == 0;
 	make_types();
 	int me, n;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -575,6 +623,7 @@ main(int argc, char **argv)
 	if (all_but_last != MPI_COMM_NULL)
 		MPI_Comm_free(&all_but_last);
 	MPI_Comm_free(&thirds);
+	MPI_Op_free(&op_sum_gap);
 	MPI_Finalize();
 	return sum[1] == 0 && sum[0] > 0 ? 0 : 1;
 }

@@ -53,3 +53,11 @@ expect_clean() {
 		exit 1
 	fi
 }
+
+# qcg_topology_2x2: writes bench/coll's loopback layout, 2 sites x 2 nodes x 2 ranks (8 ranks),
+# as a topology file and sets $topo to its path.
+qcg_topology_2x2() {
+	topo=$qcg_work/topology
+	printf '%s\n' "# rank site cluster node" "0 0 0 0" "1 0 0 0" "2 0 0 1" "3 0 0 1" \
+	    "4 1 0 0" "5 1 0 0" "6 1 0 1" "7 1 0 1" >"$topo"
+}

@@ -2,9 +2,7 @@
 # 2 sites x 2 nodes (8 ranks, a topology file): qcg is selected on MPI_COMM_WORLD and every
 # collective it implements matches the point-to-point reference, 1 MiB cases included.
 . "$top_srcdir/tests/coll/lib.sh"
-topo=$qcg_work/topology
-printf '%s\n' "# rank site cluster node" "0 0 0 0" "1 0 0 0" "2 0 0 1" "3 0 0 1" \
-    "4 1 0 0" "5 1 0 0" "6 1 0 1" "7 1 0 1" >"$topo"
+qcg_topology_2x2
 out=$qcg_work/out
 qcg_mpirun 8 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
     "$top_builddir/tests/coll/coll_check" >"$out" 2>&1

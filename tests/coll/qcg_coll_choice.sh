@@ -8,9 +8,7 @@
 for qcg_c in $qcg_colls; do
 	unset "OMPI_MCA_coll_qcg_${qcg_c}_algorithm"
 done
-topo=$qcg_work/topology
-printf '%s\n' "# rank site cluster node" "0 0 0 0" "1 0 0 0" "2 0 0 1" "3 0 0 1" \
-    "4 1 0 0" "5 1 0 0" "6 1 0 1" "7 1 0 1" >"$topo"
+qcg_topology_2x2
 out=$qcg_work/out
 qcg_mpirun 8 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
     "$top_builddir/tests/coll/coll_check" >"$out" 2>&1
