@@ -93,6 +93,11 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 		resp->slot[i].node = soap_strdup(soap, grant->slot[i].node);
 		resp->slot[i].count = grant->slot[i].count;
 	}
+	/* The batch job that holds it (Slurm's), so that qcg-status can name it. */
+	char batch_job[ALLOC_JOB_ID_MAX] = "";
+	allocator_job_of(call.fe->allocator, grant->id, batch_job);
+	if (batch_job[0])
+		resp->batchJobId = soap_strdup(soap, batch_job);
 	log_info("reservation %s: job %s, %d slots on %zu nodes for %s (account %s), %lds to "
 	    "commit, wall time %lds (0: none)", grant->id, req->job, req->slots, grant->slot_count,
 	    call.caller_dn, account, timeout, r.walltime);
