@@ -140,6 +140,12 @@ soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct j
 	int rc = field_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
 	if (rc)
 		return rc;
+	/* A job is recorded before it has clusters (SetJobState brings them): any given here
+	 * are still checked, so that nothing malformed is ever accepted. */
+	struct job_cluster_record clusters[QCG_JOB_CLUSTERS_MAX];
+	if ((rc = soap_model_request_job_clusters_in(soap, in->__sizecluster, in->cluster,
+	    clusters)))
+		return rc;
 	out->state = soap_model_job_state_in(in->state);
 	out->description = in->description; /* borrowed from the request for its lifetime */
 	return SOAP_OK;
