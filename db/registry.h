@@ -106,6 +106,13 @@ int registry_set_job_state(struct registry *reg, const char *id, enum job_state 
 int registry_get_job(struct registry *reg, const char *id, struct job *out);
 /* Jobs ordered by submission time, newest first, at most limit; descriptions are not loaded. */
 int registry_list_jobs(struct registry *reg, size_t limit, struct job **out, size_t *count);
+/* A job's clusters and their batch jobs: set replaces what was recorded (at most
+ * QCG_JOB_CLUSTERS_MAX; REGISTRY_NOT_FOUND without the job); get gives them in cluster name
+ * order, malloc'ed (free() them), none before the launcher recorded any. */
+int registry_set_job_clusters(struct registry *reg, const char *job,
+    const struct job_cluster_record *clusters, size_t count);
+int registry_get_job_clusters(struct registry *reg, const char *job,
+    struct job_cluster_record **out, size_t *count);
 
 /* Access points, unique by (job, port) so that two clusters with the same private range work
  * in one job. Registering the same (job, port) again replaces the row. REGISTRY_NOT_FOUND

@@ -18,7 +18,10 @@
 readonly TBS_CTLD_PORT=6817 TBS_SLURMD_PORT=6818
 readonly TBS_PARTITION=grid
 readonly TBS_PENDING_TIMEOUT=10 # seconds a Slurm site's Reserve waits for a pending allocation
-readonly TBS_READY_TENTHS=300 # Slurm must have every node idle within 30 s (loaded machines)
+# Bounds, not delays: each wait ends as soon as Slurm answers. They are generous because the
+# machine is shared and loaded (a 30 s bound once failed a start-up there).
+readonly TBS_CTLD_TENTHS=600   # slurmctld must answer `scontrol ping` within 60 s
+readonly TBS_READY_TENTHS=1200 # then every node must be idle within 120 s
 
 # Validate the site letters of --slurm (comma-separated, each a site of this testbed) into
 # SLURM_SITES (space-separated); nothing to do without the option.
@@ -123,8 +126,15 @@ tbs_nodes_idle() {
 	[[ -n $states ]] && ! grep -qv '^idle$' <<<"$states"
 }
 
+# Whether site $1's slurmctld answers.
+tbs_ctld_up() {
+	tb_nsx "gw-$1" env SLURM_CONF="$(tbs_conf "$1")" scontrol ping >/dev/null 2>&1
+}
+
 # Site $1's Slurm: munged, slurmctld on its gateway, slurmd on each node; returns once every
-# node is idle.
+# node is idle. The slurmds start only once slurmctld answers: a slurmd whose registration
+# finds no slurmctld retries after 1, 2, 4 ... 128 s, so on a loaded machine a slurmd started
+# alongside a slow slurmctld could stay unregistered (not idle) far longer than any bound.
 tbs_start_site() {
 	local site=$1 gw_lan node
 	gw_lan=$(tb_rows gw | awk -F'\t' -v s="$site" '$3 == s { print $6 }')
@@ -137,6 +147,8 @@ tbs_start_site() {
 		>"$DIR/slurm/$site/cgroup.conf"
 	tbs_start_munge "$site"
 	tb_spawn "slurmctld-$site" "gw-$site" slurmctld -D -i -f "$(tbs_conf "$site")"
+	tb_wait_until "slurmctld-$site" "$DIR/pids/slurmctld-$site.pid" "answer scontrol ping" \
+		"$TBS_CTLD_TENTHS" tbs_ctld_up "$site"
 	for node in $(tb_rows node | awk -F'\t' -v s="$site" '$3 == s { print $1 }'); do
 		mkdir -p "$DIR/slurm/$site/spool-$node"
 		tb_spawn "slurmd-$node" "$node" slurmd -D -N "$node" -f "$(tbs_conf "$site")"

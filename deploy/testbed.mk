@@ -51,6 +51,7 @@ TESTBED_TESTS += tests/testbed/slurm.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c tests/testbed/grid.sh
+EXTRA_DIST += tests/testbed/own_session.sh
 
 # Slurm on chosen testbed sites (`up --slurm`), sourced by qcg-testbed like qcg-genconf.sh.
 dist_pkgdata_DATA += deploy/testbed-slurm.sh

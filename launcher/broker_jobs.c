@@ -47,7 +47,27 @@ int
 broker_set_state(struct soap *soap, const char *url, const char *id, enum job_state state,
     int exit_code, char *err, size_t errlen)
 {
-	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(state), &exit_code };
+	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(state), &exit_code, 0, NULL };
+	struct _qb__SetJobStateResponse resp;
+	if (soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "SetJobState", NULL, err, errlen);
+	soap_client_reset(soap);
+	return 0;
+}
+
+int
+broker_set_running(struct soap *soap, const char *url, const char *id,
+    const struct coalloc *c, char *err, size_t errlen)
+{
+	struct qcg__JobCluster clusters[JOB_CLUSTERS_MAX];
+	int exit_code = 0, n = 0;
+	for (int i = 0; i < c->count && i < JOB_CLUSTERS_MAX; i++, n++) {
+		clusters[n].name = (char *)c->part[i].cluster->name;
+		clusters[n].batchJobId = c->part[i].batch_job_id[0] ?
+		    (char *)c->part[i].batch_job_id : NULL;
+	}
+	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(JOB_RUNNING), &exit_code, n,
+		clusters };
 	struct _qb__SetJobStateResponse resp;
 	if (soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "SetJobState", NULL, err, errlen);

@@ -18,6 +18,10 @@ int broker_record_job(struct soap *soap, const char *url, const char *id, const 
     int *auth, char *err, size_t errlen);
 int broker_set_state(struct soap *soap, const char *url, const char *id, enum job_state state,
     int exit_code, char *err, size_t errlen);
+/* State running, recording every cluster of c with the batch job that holds its nodes (for
+ * qcg-status and qcg-query). */
+int broker_set_running(struct soap *soap, const char *url, const char *id,
+    const struct coalloc *c, char *err, size_t errlen);
 /* The job's current state; -1 with err when the broker cannot say. */
 int broker_get_state(struct soap *soap, const char *url, const char *id, enum job_state *state,
     char *err, size_t errlen);

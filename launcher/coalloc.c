@@ -56,6 +56,10 @@ reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p,
 		p->node[i].count = resp.slot[i].count;
 	}
 	p->node_count = rc == 0 ? resp.__sizeslot : 0;
+	/* Shown by qcg-status; an id that does not fit is left out rather than cut. */
+	p->batch_job_id[0] = '\0';
+	if (rc == 0 && resp.batchJobId && strlen(resp.batchJobId) < sizeof(p->batch_job_id))
+		snprintf(p->batch_job_id, sizeof(p->batch_job_id), "%s", resp.batchJobId);
 	soap_client_reset(soap);
 	soap_closesock(soap); /* the next part is another front-end */
 	return rc;

@@ -42,6 +42,8 @@ struct coalloc_part {
 	struct coalloc_node node[COALLOC_SLOTS_MAX]; /* the grant, in the front-end's order */
 	int node_count;
 	int port_min, port_max; /* the cluster's open port range (port-range policy), 0: none */
+	char batch_job_id[QCG_BATCH_JOB_ID_MAX]; /* the batch system's job holding the nodes
+	                                          * (Slurm), "" for the builtin allocator */
 };
 
 struct coalloc_part;

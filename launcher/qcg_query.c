@@ -277,6 +277,17 @@ print_job_json(struct json_writer *w, const struct qcg__Job *j)
 		json_int(w, "exitCode", *j->exitCode);
 	if (j->description)
 		json_string(w, "description", j->description);
+	if (j->__sizecluster > 0) {
+		json_array_open(w, "clusters");
+		for (int i = 0; i < j->__sizecluster; i++) {
+			json_object_open(w, NULL);
+			json_string(w, "name", j->cluster[i].name);
+			if (j->cluster[i].batchJobId)
+				json_string(w, "batchJobId", j->cluster[i].batchJobId);
+			json_object_close(w);
+		}
+		json_array_close(w);
+	}
 	json_object_close(w);
 }
 
@@ -308,6 +319,11 @@ print_jobs(const struct qcg__Job *jobs, int n, bool json, bool one)
 		printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", j->id,
 		    job_state_name(soap_model_job_state_in(j->state)), sub, start, fin, code,
 		    opt_text(j->ownerDN));
+		/* One job asked for: its clusters too, each with the batch job holding its nodes. */
+		for (int k = 0; one && k < j->__sizecluster; k++)
+			printf("  cluster %-16s %s%s\n", opt_text(j->cluster[k].name),
+			    j->cluster[k].batchJobId ? "batch job " : "no batch job (builtin)",
+			    j->cluster[k].batchJobId ? j->cluster[k].batchJobId : "");
 	}
 }
 

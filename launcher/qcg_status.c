@@ -38,6 +38,10 @@ show(const struct qcg__Job *j)
 	if (j->exitCode && (j->state == qcg__JobState__done || j->state == qcg__JobState__failed ||
 	    j->state == qcg__JobState__cancelled))
 		printf("  exit code %d\n", *j->exitCode);
+	for (int i = 0; i < j->__sizecluster; i++)
+		printf("  cluster   %s: %s%s\n", j->cluster[i].name ? j->cluster[i].name : "-",
+		    j->cluster[i].batchJobId ? "batch job " : "no batch job (builtin allocator)",
+		    j->cluster[i].batchJobId ? j->cluster[i].batchJobId : "");
 	if (j->description)
 		printf("  %s\n", j->description);
 }

@@ -408,7 +408,7 @@ run_job(struct submit *s)
 	if (plan.net_lib == NULL)
 		fprintf(stderr, "qcg-submit: note: libqcgnet.so not found; running without it (only "
 		    "clusters that reach each other directly can talk)\n");
-	if (broker_set_state(s->soap, s->broker, s->id, JOB_RUNNING, 0, err, sizeof(err)) != 0)
+	if (broker_set_running(s->soap, s->broker, s->id, &s->alloc, err, sizeof(err)) != 0)
 		fprintf(stderr, "qcg-submit: %s\n", err);
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);

@@ -105,6 +105,14 @@ struct job {
 	char *description;                    /* heap, owned by the struct's user; may be NULL */
 };
 
+/* One cluster of a co-allocated job and the batch system's job that holds its nodes. */
+#define QCG_BATCH_JOB_ID_MAX 32 /* a batch job id such as Slurm's "12345" (with the NUL) */
+#define QCG_JOB_CLUSTERS_MAX 32 /* clusters recorded per job (the launcher's own limit) */
+struct job_cluster_record {
+	char cluster[QCG_NAME_MAX];
+	char batch_job_id[QCG_BATCH_JOB_ID_MAX]; /* "" for the builtin allocator */
+};
+
 struct access_point {
 	char job[QCG_NAME_MAX];
 	char cluster[QCG_NAME_MAX];

@@ -57,3 +57,10 @@ include tests/fuzz/local.mk
 # qcg-proxy's keys and options of the earlier release, which still work and warn.
 TESTS += tests/integration/test_daemon_check.sh
 EXTRA_DIST += tests/integration/test_daemon_check.sh
+
+# A job's clusters and their batch jobs (Slurm job ids) in the registry (issue 16).
+check_PROGRAMS += tests/unit/test_job_clusters_registry
+TESTS += tests/unit/test_job_clusters_registry
+tests_unit_test_job_clusters_registry_SOURCES = tests/unit/test_job_clusters_registry.c tests/unit/check.h
+tests_unit_test_job_clusters_registry_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit $(SQLITE3_CFLAGS)
+tests_unit_test_job_clusters_registry_LDADD = db/libqcgdb.a lib/libqcgcommon.a $(SQLITE3_LIBS)

@@ -83,6 +83,9 @@ int soap_model_request_proxy_in(struct soap *soap, const struct qcg__Proxy *in,
     struct proxy *out);
 /* job->description is borrowed from the request, for its lifetime. */
 int soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct job *out);
+/* A job's clusters (count of them at in, at most QCG_JOB_CLUSTERS_MAX, names unique) into out. */
+int soap_model_request_job_clusters_in(struct soap *soap, int count,
+    const struct qcg__JobCluster *in, struct job_cluster_record *out);
 int soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
     struct access_point *out);
 int soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
@@ -92,6 +95,9 @@ int soap_model_request_connection_in(struct soap *soap, const struct qcg__Connec
 void soap_model_cluster_out(struct soap *soap, const struct cluster *in,
     struct qcg__Cluster *out);
 void soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out);
+/* Add a job's clusters to out (after soap_model_job_out); none when out of memory. */
+void soap_model_job_clusters_out(struct soap *soap, const struct job_cluster_record *in,
+    size_t count, struct qcg__Job *out);
 void soap_model_connection_out(struct soap *soap, const struct connection_record *in,
     struct qcg__Connection *out);
 void soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,

@@ -140,6 +140,12 @@ soap_model_request_job_in(struct soap *soap, const struct qcg__Job *in, struct j
 	int rc = field_in(soap, out->id, sizeof(out->id), in->id, "job.id", 1);
 	if (rc)
 		return rc;
+	/* A job is recorded before it has clusters (SetJobState brings them): any given here
+	 * are still checked, so that nothing malformed is ever accepted. */
+	struct job_cluster_record clusters[QCG_JOB_CLUSTERS_MAX];
+	if ((rc = soap_model_request_job_clusters_in(soap, in->__sizecluster, in->cluster,
+	    clusters)))
+		return rc;
 	out->state = soap_model_job_state_in(in->state);
 	out->description = in->description; /* borrowed from the request for its lifetime */
 	return SOAP_OK;
@@ -161,6 +167,40 @@ soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out
 			*out->exitCode = in->exit_code;
 	}
 	out->description = in->description ? soap_strdup(soap, in->description) : NULL;
+}
+
+int
+soap_model_request_job_clusters_in(struct soap *soap, int count,
+    const struct qcg__JobCluster *in, struct job_cluster_record *out)
+{
+	int rc;
+	if (count < 0 || count > QCG_JOB_CLUSTERS_MAX)
+		return soap_fault_client(soap, "a job has at most %d clusters, got %d",
+		    QCG_JOB_CLUSTERS_MAX, count);
+	for (int i = 0; i < count; i++) {
+		if ((rc = field_in(soap, out[i].cluster, sizeof(out[i].cluster), in[i].name,
+			 "cluster.name", 1)) ||
+		    (rc = field_in(soap, out[i].batch_job_id, sizeof(out[i].batch_job_id),
+			 in[i].batchJobId, "cluster.batchJobId", 0)))
+			return rc;
+		for (int k = 0; k < i; k++)
+			if (strcmp(out[k].cluster, out[i].cluster) == 0)
+				return soap_fault_client(soap, "cluster %s is named twice", out[i].cluster);
+	}
+	return SOAP_OK;
+}
+
+void
+soap_model_job_clusters_out(struct soap *soap, const struct job_cluster_record *in,
+    size_t count, struct qcg__Job *out)
+{
+	out->cluster = count ? soap_malloc(soap, count * sizeof(*out->cluster)) : NULL;
+	out->__sizecluster = out->cluster ? (int)count : 0;
+	for (int i = 0; i < out->__sizecluster; i++) {
+		out->cluster[i].name = soap_strdup(soap, in[i].cluster);
+		out->cluster[i].batchJobId = in[i].batch_job_id[0] ?
+		    soap_strdup(soap, in[i].batch_job_id) : NULL;
+	}
 }
 
 int

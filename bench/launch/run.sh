@@ -11,38 +11,12 @@
 # plain mpirun cannot cross the nat and closed sites' firewalls; with POLICIES=open,nat,closed
 # only qcg-submit runs. Holds the testbed lock; its testbed is always brought down.
 set -euo pipefail
-B=$(realpath "${1:-.}")
-S=$(cd "$(dirname "$0")/../.." && pwd)
-QTB=$S/deploy/qcg-testbed
-REPS=${REPS:-5}
 POLICIES=${POLICIES:-open,open,open}
-PROG=$B/bench/launch/init-time
-TB=/var/tmp/qcg-tb-launch-bench
-for p in "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broker"; do
-	[[ -x $p ]] || { echo "run.sh: $p is not built" >&2; exit 1; }
-done
-export QCG_TESTBED_BIN=$B
-
-exec 8>/run/qcg-testbed-tests.lock
-flock -w 900 8 || { echo "run.sh: the testbed lock stayed busy" >&2; exit 1; }
-trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
-"$QTB" --dir "$TB" up --sites 3 --nodes 2 --policies "$POLICIES" --frontend-proxy --wan-delay 2 \
-	8>&- >/dev/null
-# shellcheck source=/dev/null
-. "$TB/env"
-OUT=$TB/run/bench
-mkdir -p "$OUT"
-on_user() {
-	# mpirun forwards OMPI_MCA_* to every rank: ranks done with MPI_Init yield the CPU.
-	"$QTB" --dir "$TB" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" timeout 120 "$@" 8>&-
-}
-
-# Seconds from $1 (date +%s.%N) to the latest "init" line of file $2 with $3 lines expected.
-last_init() {
-	awk -v t0="$1" -v n="$3" '$1 == "init" { c++; if ($4 > m) m = $4 }
-		END { if (c != n) exit 1; printf "%.3f\n", m - t0 }' "$2"
-}
+# shellcheck source=bench/launch/common.sh
+. "$(dirname "$0")/common.sh" "${1:-.}"
+bench_need run.sh "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broker"
+bench_up run.sh /var/tmp/qcg-tb-launch-bench --sites 3 --nodes 2 --policies "$POLICIES" \
+	--frontend-proxy --wan-delay 2
 
 run_submit() {
 	local np=$1 per=$(($1 / 6)) f=$OUT/job-$1.qcg t0
@@ -63,8 +37,6 @@ run_mpirun() {
 		{ cat "$OUT/out" >&2; return 1; }
 	last_init "$t0" "$OUT/out" "$np"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf 'testbed: 3 sites (%s) x 2 nodes x 4 slots, WAN delay 2 ms; %s runs each; load %s\n' \
 	"$POLICIES" "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)"

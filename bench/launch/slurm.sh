@@ -10,37 +10,12 @@
 # allocator over the runs that succeeded, every run, and the ratio slurm / builtin. Not a test; holds the testbed lock;
 # its testbed is always brought down.
 set -euo pipefail
-B=$(realpath "${1:-.}")
-S=$(cd "$(dirname "$0")/../.." && pwd)
-QTB=$S/deploy/qcg-testbed
-REPS=${REPS:-5}
-PROG=$B/bench/launch/init-time
-TB=/var/tmp/qcg-tb-slurm-bench
-for p in "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broker"; do
-	[[ -x $p ]] || { echo "slurm.sh: $p is not built" >&2; exit 1; }
-done
+# shellcheck source=bench/launch/common.sh
+. "$(dirname "$0")/common.sh" "${1:-.}"
+bench_need slurm.sh "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broker"
 command -v slurmctld >/dev/null || { echo "slurm.sh: Slurm is not installed" >&2; exit 1; }
-export QCG_TESTBED_BIN=$B
-
-exec 8>/run/qcg-testbed-tests.lock
-flock -w 900 8 || { echo "slurm.sh: the testbed lock stayed busy" >&2; exit 1; }
-trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
-"$QTB" --dir "$TB" up --sites 4 --nodes 2 --policies open --proxies 1 --wan-delay 2 \
-	--slurm c,d 8>&- >/dev/null
-# shellcheck source=/dev/null
-. "$TB/env"
-OUT=$TB/run/bench
-mkdir -p "$OUT"
-on_user() {
-	"$QTB" --dir "$TB" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" timeout 120 "$@" 8>&-
-}
-
-# Seconds from $1 (date +%s.%N) to the latest "init" line of file $2 with $3 lines expected.
-last_init() {
-	awk -v t0="$1" -v n="$3" '$1 == "init" { c++; if ($4 > m) m = $4 }
-		END { if (c != n) exit 1; printf "%.3f\n", m - t0 }' "$2"
-}
+bench_up slurm.sh /var/tmp/qcg-tb-slurm-bench --sites 4 --nodes 2 --policies open --proxies 1 \
+	--wan-delay 2 --slurm c,d
 
 # The job on sites $2 and $3, named $1; prints its co-allocation-to-MPI_Init time.
 run_job() {
@@ -57,8 +32,6 @@ run_job() {
 	fi
 	last_init "$t0" "$OUT/out" 8
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 printf 'testbed: 4 open sites x 2 nodes x 4 slots (a, b builtin; c, d Slurm), WAN delay 2 ms;\n'
 printf '8 ranks on 2 sites, %s runs each, alternated; load %s\n' "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)"

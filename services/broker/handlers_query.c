@@ -107,9 +107,19 @@ __qb__GetJob(struct soap *soap, struct _qb__GetJob *req, struct _qb__GetJobRespo
 		return soap_fault_client(soap, "no job '%s'", req->id);
 	if ((rc = broker_registry_fault(soap, &call, rc, "GetJob")))
 		return rc;
+	struct job_cluster_record *clusters = NULL;
+	size_t cluster_count = 0;
+	if ((rc = broker_registry_fault(soap, &call,
+	    registry_get_job_clusters(call.reg, req->id, &clusters, &cluster_count), "GetJob"))) {
+		free(job.description);
+		return rc;
+	}
 	resp->job = soap_malloc(soap, sizeof(*resp->job));
-	if (resp->job)
+	if (resp->job) {
 		soap_model_job_out(soap, &job, resp->job);
+		soap_model_job_clusters_out(soap, clusters, cluster_count, resp->job);
+	}
+	free(clusters);
 	free(job.description);
 	return resp->job ? SOAP_OK : soap_fault_server(soap, "out of memory");
 }

@@ -324,12 +324,15 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
     struct _qb__SetJobStateResponse *resp)
 {
 	struct broker_call call = broker_call_of(soap);
+	struct job_cluster_record clusters[QCG_JOB_CLUSTERS_MAX];
 	struct job job;
 	int rc;
 
 	if ((rc = broker_require_user(soap, &call)) ||
 	    (rc = soap_require_body(soap, req, "SetJobState")) ||
 	    (rc = soap_require_name(soap, req->id, QCG_NAME_MAX, "SetJobState: id")) ||
+	    (rc = soap_model_request_job_clusters_in(soap, req->__sizecluster, req->cluster,
+		 clusters)) ||
 	    (rc = broker_registry_fault(soap, &call, registry_get_job(call.reg, req->id, &job),
 		 "SetJobState")))
 		return rc;
@@ -341,6 +344,11 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
 	rc = registry_set_job_state(call.reg, req->id, soap_model_job_state_in(req->state),
 	    req->exitCode ? *req->exitCode : 0, (int64_t)time(NULL));
 	if ((rc = broker_registry_fault(soap, &call, rc, "SetJobState")))
+		return rc;
+	/* The clusters (with their Slurm jobs) come with the state that follows co-allocation. */
+	if (req->__sizecluster > 0 &&
+	    (rc = broker_registry_fault(soap, &call, registry_set_job_clusters(call.reg, req->id,
+		 clusters, (size_t)req->__sizecluster), "SetJobState")))
 		return rc;
 	log_info("job %s is now %s", req->id, job_state_name(soap_model_job_state_in(req->state)));
 	/* An ended job's reservations must not outlive it, even when its launcher is gone (a

@@ -17,6 +17,7 @@
 #include "helper_probe.h"
 #include "log.h"
 #include "reservations.h"
+#include "slurm_parse.h" /* slurm_daemonize_word: the only backend with a launch prefix */
 #include "soap_server.h"
 
 #define FE_LAUNCH_ARGS_MAX 4096   /* arguments (and, separately, environment entries) */
@@ -93,6 +94,11 @@ __qf__Reserve(struct soap *soap, struct _qf__Reserve *req, struct _qf__ReserveRe
 		resp->slot[i].node = soap_strdup(soap, grant->slot[i].node);
 		resp->slot[i].count = grant->slot[i].count;
 	}
+	/* The batch job that holds it (Slurm's), so that qcg-status can name it. */
+	char batch_job[ALLOC_JOB_ID_MAX] = "";
+	allocator_job_of(call.fe->allocator, grant->id, batch_job);
+	if (batch_job[0])
+		resp->batchJobId = soap_strdup(soap, batch_job);
 	log_info("reservation %s: job %s, %d slots on %zu nodes for %s (account %s), %lds to "
 	    "commit, wall time %lds (0: none)", grant->id, req->job, req->slots, grant->slot_count,
 	    call.caller_dn, account, timeout, r.walltime);
@@ -167,6 +173,28 @@ check_launch_request(struct soap *soap, const struct _qf__Launch *req)
 	return SOAP_OK;
 }
 
+/* cmd without the word --daemonize (a copy in soap's memory), or cmd itself when it has none.
+ * Inside a batch step the daemon must stay the step's task: Open MPI's plm_rsh (without tree
+ * spawn) starts `orted --daemonize`, whose first process forks the daemon and exits at once;
+ * that ends the step, and slurmstepd kills what is left of it, which with proctrack/pgid
+ * races the daemon's setsid() (an orted lost now and then) and with proctrack/cgroup always
+ * wins. In the foreground, orted and its ranks are the step's, tracked and cleaned up. */
+static char *
+without_daemonize(struct soap *soap, char *cmd)
+{
+	const size_t wlen = sizeof("--daemonize") - 1;
+	long at = slurm_daemonize_word(cmd);
+	if (at < 0)
+		return cmd;
+	char *out = soap_malloc(soap, strlen(cmd) + 1);
+	if (out == NULL)
+		return NULL;
+	const char *rest = cmd + at + wlen + (cmd[at + (long)wlen] == ' ' ? 1 : 0);
+	memcpy(out, cmd, (size_t)at);
+	memcpy(out + at, rest, strlen(rest) + 1);
+	return out;
+}
+
 /* Put the allocator's prefix (srun into the Slurm allocation; nothing for builtin) before
  * the launch's arguments, and drop the environment entry it moved into them. The new arrays
  * live in soap's memory. */
@@ -192,6 +220,9 @@ place_launch(struct soap *soap, const struct fe_call *call, const struct resv_la
 	for (int i = 0; i < n; i++)
 		a[i] = (char *)prefix[i];
 	memcpy(a + n, *argv, (size_t)*argc * sizeof(*a));
+	for (int i = n; i < n + *argc; i++)
+		if ((a[i] = without_daemonize(soap, a[i])) == NULL)
+			return soap_fault_server(soap, "out of memory");
 	int k = 0;
 	for (int i = 0; i < *envc; i++)
 		if (i != drop)

@@ -412,3 +412,14 @@ slurm_step_prefix(const char *job_id, const char *node, const char *slurm_conf,
 	}
 	return (int)b.count;
 }
+
+long
+slurm_daemonize_word(const char *arg)
+{
+	static const char word[] = "--daemonize";
+	const size_t wlen = sizeof(word) - 1;
+	for (const char *at = arg; (at = strstr(at, word)) != NULL; at += wlen)
+		if ((at == arg || at[-1] == ' ') && (at[wlen] == '\0' || at[wlen] == ' '))
+			return (long)(at - arg);
+	return -1;
+}

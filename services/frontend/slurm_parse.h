@@ -89,4 +89,9 @@ int slurm_step_prefix(const char *job_id, const char *node, const char *slurm_co
     const char **prefix, size_t prefix_max, char *storage, size_t storage_len, int *moved,
     char *err, size_t errlen);
 
+/* Where launch argument arg holds the word --daemonize (bounded by spaces or its ends): its
+ * offset, or -1. Under srun a daemon must stay the step's task, so the front-end drops the
+ * word from what it runs inside an allocation (handlers_launch.c says why). */
+long slurm_daemonize_word(const char *arg);
+
 #endif

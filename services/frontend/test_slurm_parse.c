@@ -196,6 +196,20 @@ step_prefix_runs_in_the_allocation_and_moves_the_preload(void)
 	CHECK(strstr(err, "comma") != NULL);
 }
 
+/* orted's --daemonize, as plm_rsh puts it into the command qcg-rsh runs with sh -c. */
+static void
+daemonize_is_found_only_as_a_whole_word(void)
+{
+	CHECK_INT_EQ((int)slurm_daemonize_word("orted -mca ess env --daemonize -mca x y"), 19);
+	CHECK_INT_EQ((int)slurm_daemonize_word("orted --daemonize"), 6);
+	CHECK_INT_EQ((int)slurm_daemonize_word("--daemonize"), 0);
+	CHECK_INT_EQ((int)slurm_daemonize_word("orted -mca x --daemonize-not --daemonize"), 29);
+	CHECK_INT_EQ((int)slurm_daemonize_word("orted --no--daemonize"), -1);
+	CHECK_INT_EQ((int)slurm_daemonize_word("orted -mca x --daemonized"), -1);
+	CHECK_INT_EQ((int)slurm_daemonize_word("/bin/hostname"), -1);
+	CHECK_INT_EQ((int)slurm_daemonize_word(""), -1);
+}
+
 int
 main(void)
 {
@@ -205,5 +219,6 @@ main(void)
 	RUN(node_states_that_lose_a_job_are_recognised);
 	RUN(salloc_line_carries_job_limits_and_site_settings);
 	RUN(step_prefix_runs_in_the_allocation_and_moves_the_preload);
+	RUN(daemonize_is_found_only_as_a_whole_word);
 	return check_exit();
 }

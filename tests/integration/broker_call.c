@@ -183,7 +183,7 @@ op_simple(struct soap *soap, const char *op, int argc, char **argv)
 		if (job_state_parse(argv[1], &st) != 0)
 			exit(2);
 		int code = argc > 2 ? atoi(argv[2]) : 0;
-		struct _qb__SetJobState req = { argv[0], (enum qcg__JobState)st, &code };
+		struct _qb__SetJobState req = { argv[0], (enum qcg__JobState)st, &code, 0, NULL };
 		struct _qb__SetJobStateResponse resp;
 		return soap_call___qb__SetJobState(soap, cli.url, NULL, &req, &resp);
 	}

@@ -88,6 +88,36 @@ test_event_kinds_keep_their_old_strings_on_the_wire(void)
 	CHECK_INT_EQ(event_kind_parse("job_ended", &k), -1);
 }
 
+/* A job's clusters as SetJobState brings them: kept with their batch jobs; a nameless or
+ * repeated cluster, an over-long batch job id and too many clusters are refused. */
+static void
+test_job_clusters_in_keeps_batch_jobs_and_refuses_bad_lists(void)
+{
+	struct qcg__JobCluster in[2];
+	struct job_cluster_record out[QCG_JOB_CLUSTERS_MAX];
+	char long_id[QCG_BATCH_JOB_ID_MAX + 1];
+	memset(in, 0, sizeof(in));
+	in[0].name = "a";
+	in[0].batchJobId = "12";
+	in[1].name = "b";
+	CHECK_INT_EQ(soap_model_request_job_clusters_in(soap, 2, in, out), SOAP_OK);
+	CHECK_STR_EQ(out[0].cluster, "a");
+	CHECK_STR_EQ(out[0].batch_job_id, "12");
+	CHECK_STR_EQ(out[1].cluster, "b");
+	CHECK_STR_EQ(out[1].batch_job_id, "");
+	in[1].name = "a";
+	CHECK(soap_model_request_job_clusters_in(soap, 2, in, out) != SOAP_OK);
+	in[1].name = NULL;
+	CHECK(soap_model_request_job_clusters_in(soap, 2, in, out) != SOAP_OK);
+	in[1].name = "b";
+	memset(long_id, '7', sizeof(long_id) - 1);
+	long_id[sizeof(long_id) - 1] = '\0';
+	in[1].batchJobId = long_id;
+	CHECK(soap_model_request_job_clusters_in(soap, 2, in, out) != SOAP_OK);
+	CHECK(soap_model_request_job_clusters_in(soap, QCG_JOB_CLUSTERS_MAX + 1, in, out) != SOAP_OK);
+	CHECK(soap_model_request_job_clusters_in(soap, -1, in, out) != SOAP_OK);
+}
+
 int
 main(void)
 {
@@ -101,6 +131,7 @@ main(void)
 	RUN(test_methods_round_trip_under_their_model_names);
 	RUN(test_job_states_round_trip_under_their_model_names);
 	RUN(test_event_kinds_keep_their_old_strings_on_the_wire);
+	RUN(test_job_clusters_in_keeps_batch_jobs_and_refuses_bad_lists);
 	soap_end(soap);
 	soap_free(soap);
 	return check_exit();
