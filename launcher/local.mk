@@ -39,7 +39,8 @@ noinst_LIBRARIES += launcher/libjobdesc.a
 launcher_libjobdesc_a_SOURCES = \
 	launcher/job_desc.c launcher/job_desc.h \
 	launcher/job_xml_util.c launcher/job_xml_util.h \
-	launcher/job_xml.c launcher/job_simple.c launcher/job_jsdl.c launcher/job_validate.c
+	launcher/job_xml.c launcher/job_simple.c launcher/job_jsdl.c launcher/job_validate.c \
+	lib/stage_path.c lib/stage_path.h
 nodist_launcher_libjobdesc_a_SOURCES = launcher/job_xsd.c
 launcher_libjobdesc_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBXML2_CFLAGS)
 JOBDESC_LIBS = launcher/libjobdesc.a $(LIBXML2_LIBS)

@@ -94,6 +94,9 @@ struct fe_config {
 	long output_wait_max;              /* seconds a ReadOutput long poll may last */
 	long job_end_grace;                /* seconds an ended job's reservations are kept for
 					      its launcher to release them (walltime.h) */
+	long stage_quota_mib;              /* MiB one user may have staged onto this cluster's
+					      nodes for live jobs (stage_quota.h) */
+	long stage_file_max_mib;           /* MiB of one staged file */
 };
 
 /* Read and validate everything but [tls] and the server settings; err names the key and the
