@@ -101,6 +101,8 @@ TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.
 	tests/launcher/examples.test tests/launcher/placement.test \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
 	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
+TESTS += tests/launcher/stage_large.test
+EXTRA_DIST += tests/launcher/stage_large.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \

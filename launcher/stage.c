@@ -113,6 +113,26 @@ is_the_executable(const struct job_desc *job, const char *to)
 	return strcmp(e, to) == 0;
 }
 
+/* A WriteInput failed after sent bytes: the node's own reason when its receiver ended (it
+ * refused the name, or the checksum), else the call's. Always -1. */
+static int
+node_refused(struct soap *soap, const char *url, const char *id, uint64_t sent,
+    const char *call_error, char *why, size_t whylen)
+{
+	char node[512] = "";
+	FILE *errs = tmpfile();
+	kill_launch(soap, url, id); /* a receiver still waiting must not linger */
+	if (errs != NULL && await_launch(soap, url, id, errs, errs, node, sizeof(node)) != 0 &&
+	    strstr(node, "exit 143") == NULL) /* 143: our TERM, nothing the node found */
+		snprintf(why, whylen, "%s", node);
+	else
+		snprintf(why, whylen, "%.300s: WriteInput after %" PRIu64 " bytes: %s", url, sent,
+		    call_error);
+	if (errs)
+		fclose(errs);
+	return -1;
+}
+
 /* Stream f (size bytes, digest hex) to one node. */
 static int
 send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
@@ -141,6 +161,7 @@ send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 		size_t n = fread(buf, 1, sizeof(buf), f);
 		if (ferror(f)) {
 			snprintf(why, whylen, "cannot read it here: %s", strerror(errno));
+			/* the receiver gets TERM below and removes its temporary file */
 			kill_launch(soap, p->frontend_url, id);
 			return -1;
 		}
@@ -153,13 +174,15 @@ send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 		w.data.__size = (int)n;
 		w.endOfInput = end ? xsd__boolean__true_ : xsd__boolean__false_;
 		struct _qf__WriteInputResponse wr;
-		if (soap_call___qf__WriteInput(soap, p->frontend_url, NULL, &w, &wr) != SOAP_OK) {
+		int called = soap_call___qf__WriteInput(soap, p->frontend_url, NULL, &w, &wr);
+		/* A new connection for each chunk: the server's XML shape limits
+		 * (lib/xml_bounds.c) did not start again for each message on one kept-alive
+		 * connection, and refused the 5th (more than 64 namespace declarations). */
+		soap_force_closesock(soap);
+		if (called != SOAP_OK) {
 			soap_client_error(soap, msg, sizeof(msg));
 			soap_client_reset(soap);
-			snprintf(why, whylen, "%.300s: WriteInput after %" PRIu64 " bytes: %s",
-			    p->frontend_url, sent - n, msg);
-			kill_launch(soap, p->frontend_url, id);
-			return -1;
+			return node_refused(soap, p->frontend_url, id, sent - n, msg, why, whylen);
 		}
 		soap_client_reset(soap);
 		if (end)
@@ -324,4 +347,46 @@ stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc *job
 		}
 	}
 	return 0;
+}
+
+/* Remove the staged-in files on one node, then the working directory if that left it empty
+ * (the stage-in created it if it was missing). Names are positional parameters. */
+static int
+clean_node(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const struct job_desc *job, char *why, size_t whylen)
+{
+	static char script[] = "wd=$1; shift; cd -- \"$wd\" 2>/dev/null || exit 0; "
+		"rm -f -- \"$@\" && cd / && rmdir -- \"$wd\" 2>/dev/null; exit 0";
+	static char path[] = "PATH=/usr/bin:/bin";
+	char *argv[4 + JOB_STAGE_MAX + 1], *env[] = { path }, id[REMOTE_LAUNCH_ID_MAX];
+	int argc = 0;
+	argv[argc++] = "/bin/sh";
+	argv[argc++] = "-c";
+	argv[argc++] = script;
+	argv[argc++] = "qcg-stage-clean";
+	argv[argc++] = (char *)workdir_of(job);
+	for (int i = 0; i < job->stage_in_count; i++)
+		argv[argc++] = (char *)job->stage_in[i].to.text;
+	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
+		"/" };
+	FILE *errs = tmpfile();
+	int rc = errs && remote_launch(soap, &cmd, id, why, whylen) == 0 ?
+	    await_launch(soap, p->frontend_url, id, errs, errs, why, whylen) : -1;
+	if (errs)
+		fclose(errs);
+	return rc;
+}
+
+void
+stage_clean(struct soap *soap, const struct coalloc *c, const struct job_desc *job)
+{
+	char why[1024];
+	if (job->stage_in_count == 0)
+		return;
+	for (int p = 0; p < c->count; p++)
+		for (int n = 0; n < c->part[p].node_count; n++)
+			if (clean_node(soap, &c->part[p], c->part[p].node[n].name, job, why,
+			    sizeof(why)) != 0)
+				fprintf(stderr, "qcg-submit: could not remove the staged files on %s: "
+				    "%s\n", c->part[p].node[n].name, why);
 }

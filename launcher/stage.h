@@ -33,5 +33,10 @@ int stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *
     size_t errlen);
 int stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
     size_t errlen);
+/* Remove the stage-in files from every node (after the job, or after a failed stage-in), and
+ * the working directory when that leaves it empty: the job leaves nothing it brought. A node
+ * that cannot be reached is named on stderr; its files go when its reservation is released
+ * only if the site cleans its nodes (nothing here can reach it). */
+void stage_clean(struct soap *soap, const struct coalloc *c, const struct job_desc *job);
 
 #endif
