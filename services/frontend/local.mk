@@ -60,6 +60,11 @@ services_frontend_test_reservations_LDADD = services/frontend/libfrontend.a lib/
 	-lpthread
 TESTS += services/frontend/test_fe_config services/frontend/test_resolve_cache \
 	services/frontend/test_reservations
+check_PROGRAMS += services/frontend/test_stage
+services_frontend_test_stage_SOURCES = services/frontend/test_stage.c
+services_frontend_test_stage_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_stage_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_stage
 EXTRA_DIST += doc/qcg-frontend.conf.example
 # Needs services/helper/qcg-helper; skips (77) when it is not built.
 TESTS += tests/integration/test_frontend_helper.sh
