@@ -66,7 +66,7 @@ tcp_once() {
 	rm -f "$D/ready"
 	on a1 python3 -c "$RECV" "$D/ready" &
 	local r=$! i
-	for ((i = 0; i < 300 && ! -e $D/ready; i++)); do sleep 0.1; done # bounded: 30 s
+	for ((i = 0; i < 300; i++)); do [[ -e $D/ready ]] && break; sleep 0.1; done # bounded: 30 s
 	[[ -e $D/ready ]] || { echo "run.sh: the TCP listener on a1 did not start" >&2; exit 1; }
 	timed on user python3 -c "$SEND" "$a1" "$D/input.dat"
 	wait "$r"
