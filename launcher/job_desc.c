@@ -215,6 +215,49 @@ job_set_reserve_timeout(struct job_desc *d, const char *what, long seconds, cons
 }
 
 int
+job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen)
+{
+	if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
+		d->executable_staged_line = line;
+		return 0;
+	}
+	if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
+		d->executable_staged_line = 0;
+		return 0;
+	}
+	job_error(d, line, err, errlen, "%s must be yes or no (true or false), got '%s'", what,
+	    value);
+	return -1;
+}
+
+int
+job_stage_executable(struct job_desc *d, char *err, size_t errlen)
+{
+	char base[JOB_STRING_MAX], run[JOB_STRING_MAX + 2];
+	if (d->executable_staged_line == 0)
+		return 0;
+	const char *slash = strrchr(d->executable.text, '/');
+	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : d->executable.text);
+	if (base[0] == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+		job_error(d, d->executable_staged_line, err, errlen, "the executable '%s' is to be "
+		    "staged but names no file", d->executable.text);
+		return -1;
+	}
+	if (snprintf(run, sizeof(run), "./%s", base) >= (int)sizeof(d->executable.text)) {
+		job_error(d, d->executable_staged_line, err, errlen, "the staged executable's "
+		    "name is too long");
+		return -1;
+	}
+	if (job_add_stage(d, 0, d->executable.text, base, d->executable_staged_line, err,
+		errlen) != 0)
+		return -1;
+	/* replaced, not set: job_set_string refuses a value given twice */
+	memcpy(d->executable.text, run, strlen(run) + 1);
+	return 0;
+}
+
+int
 job_parse_duration(const char *s, long *seconds)
 {
 	/* Designators in the order ISO 8601 allows them, with their length in seconds. */
@@ -312,7 +355,8 @@ job_load(const char *path, char *err, size_t errlen)
 		case JOB_FORMAT_XML: d = job_parse_xml(buf, n, path, err, errlen); break;
 		case JOB_FORMAT_SIMPLE: d = job_parse_simple(buf, n, path, err, errlen); break;
 		}
-		if (d != NULL && job_validate(d, err, errlen) != 0) {
+		if (d != NULL && (job_stage_executable(d, err, errlen) != 0 ||
+				     job_validate(d, err, errlen) != 0)) {
 			free(d);
 			d = NULL;
 		}

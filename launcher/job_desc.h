@@ -75,6 +75,9 @@ struct job_desc {
 	int reserve_timeout_line;
 	struct job_stage stage_in[JOB_STAGE_MAX], stage_out[JOB_STAGE_MAX];
 	int stage_in_count, stage_out_count;
+	int executable_staged_line;     /* 0: the executable is installed on every node at its
+	                                 * path; else the line that asked to stage it from the
+	                                 * submitting host (job_stage_executable) */
 };
 
 /* A zeroed description (calloc; free with free()). NULL when out of memory. */
@@ -93,6 +96,14 @@ struct job_cluster *job_add_cluster(struct job_desc *d, const char *name, const 
     int line, char *err, size_t errlen);
 int job_cluster_add_node(struct job_desc *d, struct job_cluster *c, const char *node,
     int line, char *err, size_t errlen);
+
+/* Whether the executable is staged from here: value yes|no|true|false|1|0 (what: the
+ * format's own name for the setting). 0, or -1 with err "origin:line: ...". */
+int job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen);
+/* A staged executable becomes a stage-in of the local file to its base name in the working
+ * directory, and the program run is "./NAME". Nothing when not staged. 0, or -1 with err. */
+int job_stage_executable(struct job_desc *d, char *err, size_t errlen);
 
 /* Parse a positive decimal integer that fits in an int up to max; -1 otherwise. */
 int job_parse_count(const char *s, int max, int *out);

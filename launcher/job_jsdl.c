@@ -8,6 +8,8 @@
  *       Environment@name*, WallTimeLimit (seconds)
  *       jsdl-spmd:NumberOfProcesses, ProcessesPerHost, SPMDVariation (must be OpenMPI)
  *     jsdl:Resources/jsdl:CandidateHosts/jsdl:HostName+
+ *     jsdl:Resources/j:StageExecutable (true: the executable is staged from the submitting
+ *     host; false or absent: installed at its path on every node),
  *     jsdl:Resources/j:ReserveTimeout (seconds to wait for busy nodes; j is urn:qcg-ompi:job:1,
  *       job.xsd's namespace, since JSDL has no such element)
  *     jsdl:DataStaging* (FileName with Source/URI: stage in; with Target/URI: stage out)
@@ -296,6 +298,15 @@ map_description(struct jsdl_state *s, const xmlNode *jd, char *err, size_t errle
 			secs = -1;
 		if (job_set_reserve_timeout(s->d, "ReserveTimeout (seconds)", secs, v,
 		    job_xml_line(wait), err, errlen) != 0)
+			return -1;
+	}
+	const xmlNode *stage = child(child(jd, NS_JSDL, "Resources"), NS_QCG_JOB,
+	    "StageExecutable");
+	if (stage != NULL) {
+		char v[16];
+		if (text_of(s, stage, v, sizeof(v), err, errlen) != 0 ||
+		    job_set_executable_staged(s->d, "StageExecutable", v, job_xml_line(stage), err,
+			errlen) != 0)
 			return -1;
 	}
 	for (const xmlNode *n = jd->children; n; n = n->next)

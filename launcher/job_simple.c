@@ -9,6 +9,8 @@
  *   walltime=ISO-8601-DURATION (PT30M, P1DT2H)  name=NAME  output=FILE  error=FILE
  *   binding=none|core|socket  how each rank is bound on its node (default none)
  *   reserve-timeout=ISO-8601-DURATION  how long to wait for busy nodes (PT30S; at most PT1H)
+ *   stage-executable=yes|no  the executable is staged from the submitting host (default no:
+ *                    installed at its path on every node)
  *   stage-in-file=LOCAL[ -> REMOTE]   stage-out-file=REMOTE[ -> LOCAL]
  *
  * Unknown directives are errors, not silently ignored.
@@ -194,6 +196,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 		return job_add_arg(d, v, line, err, errlen);
 	if (strcmp(key, "binding") == 0)
 		return job_set_binding(d, key, v, line, err, errlen);
+	if (strcmp(key, "stage-executable") == 0)
+		return job_set_executable_staged(d, key, v, line, err, errlen);
 	if (strcmp(key, "reserve-timeout") == 0) {
 		long secs = -1;
 		if (job_parse_duration(v, &secs) != 0)
@@ -217,7 +221,7 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 			    key, v, line, err, errlen);
 	job_error(d, line, err, errlen, "unknown directive '%s' (known: host, nodes, procs, "
 	    "executable, argument, environment, walltime, binding, reserve-timeout, stage-in-file, "
-	    "stage-out-file, output, error, name)", key);
+	    "stage-out-file, output, error, name, stage-executable)", key);
 	return -1;
 }
 

@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "job_desc.h"
+#include "stage_path.h"
 
 /* Names that travel to the broker and front-ends: [A-Za-z0-9][A-Za-z0-9._-]*, bounded. */
 static int
@@ -100,12 +102,16 @@ paths_ok(const struct job_desc *d, char *err, size_t errlen)
 		    "absolute path on the nodes, got '%s'", d->workdir.text);
 		return -1;
 	}
+	/* The names on the nodes must stay inside the job's directory (lib/stage_path.h); the
+	 * user's own files here may be anywhere the user can read or write. */
 	for (int i = 0; i < d->stage_in_count + d->stage_out_count; i++) {
-		const struct job_stage *s = i < d->stage_in_count ? &d->stage_in[i]
-		    : &d->stage_out[i - d->stage_in_count];
-		if (strstr(s->from.text, "..") || strstr(s->to.text, "..")) {
-			job_error(d, s->from.line, err, errlen, "stage file paths may not contain "
-			    "'..', got '%s' -> '%s'", s->from.text, s->to.text);
+		bool in = i < d->stage_in_count;
+		const struct job_stage *s = in ? &d->stage_in[i] : &d->stage_out[i - d->stage_in_count];
+		const char *remote = in ? s->to.text : s->from.text;
+		char why[160];
+		if (stage_path_check(remote, why, sizeof(why)) != 0) {
+			job_error(d, s->from.line, err, errlen, "stage-%s name '%s' on the nodes %s",
+			    in ? "in" : "out", remote, why);
 			return -1;
 		}
 	}

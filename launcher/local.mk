@@ -39,7 +39,8 @@ noinst_LIBRARIES += launcher/libjobdesc.a
 launcher_libjobdesc_a_SOURCES = \
 	launcher/job_desc.c launcher/job_desc.h \
 	launcher/job_xml_util.c launcher/job_xml_util.h \
-	launcher/job_xml.c launcher/job_simple.c launcher/job_jsdl.c launcher/job_validate.c
+	launcher/job_xml.c launcher/job_simple.c launcher/job_jsdl.c launcher/job_validate.c \
+	lib/stage_path.c lib/stage_path.h
 nodist_launcher_libjobdesc_a_SOURCES = launcher/job_xsd.c
 launcher_libjobdesc_a_CPPFLAGS = $(AM_CPPFLAGS) $(LIBXML2_CFLAGS)
 JOBDESC_LIBS = launcher/libjobdesc.a $(LIBXML2_LIBS)
@@ -100,6 +101,8 @@ TESTS += tests/launcher/bad_descriptions.test tests/launcher/failed_reservation.
 	tests/launcher/examples.test tests/launcher/placement.test \
 	tests/launcher/faults_setup.test tests/launcher/faults_running.test \
 	tests/launcher/crossed_requests.test tests/launcher/separate_fs.test
+TESTS += tests/launcher/stage_large.test
+EXTRA_DIST += tests/launcher/stage_large.test
 EXTRA_DIST += launcher/README.md tests/launcher/tb_submit.sh tests/launcher/bad_descriptions.test \
 	tests/launcher/failed_reservation.test tests/launcher/cancel.test \
 	tests/launcher/examples.test tests/launcher/proxies.test tests/launcher/stage.test \

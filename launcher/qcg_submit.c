@@ -413,16 +413,20 @@ run_job(struct submit *s)
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
 	plan.launcher_port = s->launcher_port;
-	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0)
+	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
+		stage_clean(s->soap, &s->alloc, s->job); /* what reached some nodes goes again */
 		return abandon(s, err);
+	}
 	/* The broker sees the start-up only when libqcgnet runs and mpirun's listeners are
 	 * registered through a helper on this host; else orted reach mpirun by plain connects
 	 * that nobody logs (startup_watch.h). */
 	s->watch_startup = plan.net_lib != NULL && plan.launcher_helper;
 	startup_watch_init(&s->watch, &s->alloc, self, s->startup_timeout);
 	pid_t pid = submit_start(&plan, err, sizeof(err));
-	if (pid < 0)
+	if (pid < 0) {
+		stage_clean(s->soap, &s->alloc, s->job);
 		return abandon(s, err);
+	}
 	record_mpirun(s, pid);
 	bool cancelled = false;
 	int code = supervise(s, pid, &cancelled);
@@ -430,6 +434,7 @@ run_job(struct submit *s)
 		fprintf(stderr, "qcg-submit: job %s: %s\n", s->id, err);
 		code = code ? code : EXIT_FAILED;
 	}
+	stage_clean(s->soap, &s->alloc, s->job);
 	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */
 	enum job_state final = cancelled ? JOB_CANCELLED : code == 0 ? JOB_DONE : JOB_FAILED;
 	if (broker_set_state(s->soap, s->broker, s->id, final, code, err, sizeof(err)) != 0 &&

@@ -1,17 +1,27 @@
 /*
- * stage.c: stage-in and stage-out through the front-ends (stage.h).
+ * stage.c: stage-in and stage-out through the front-ends, streamed and checksummed
+ * (stage.h).
  */
+#define _GNU_SOURCE /* fopencookie */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
+#include "soapH.h"
 #include "remote_run.h"
+#include "soap_client.h"
 #include "stage.h"
+
+#define STAGE_ERR_KEEP 4096 /* bytes of a node's stderr kept for the message */
 
 static const char *
 workdir_of(const struct job_desc *job)
@@ -19,104 +29,304 @@ workdir_of(const struct job_desc *job)
 	return job->workdir.line ? job->workdir.text : "/tmp";
 }
 
-/* Run argv (3 + extra words) on node of part p; its stdout into out (may be NULL). */
-static int
-run_on_node(struct soap *soap, const struct coalloc_part *p, const char *node,
-    const struct job_desc *job, char **argv, int argc, FILE *out, char *err, size_t errlen)
+static void
+hex_of(const unsigned char *md, char hex[65])
 {
-	char id[REMOTE_LAUNCH_ID_MAX], why[512];
-	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin"; /* base64, wc: coreutils */
-	char *env[] = { path };
-	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
-		workdir_of(job) };
-	struct remote_status st;
-	FILE *errs = tmpfile();
-	if (errs == NULL || remote_launch(soap, &cmd, id, err, errlen) != 0 ||
-	    remote_stream(soap, p->frontend_url, id, NULL, out ? out : errs, errs, &st, err,
-	    errlen) != 0) {
-		if (errs)
-			fclose(errs);
-		return -1;
-	}
-	int code = remote_status_code(&st);
-	if (code != 0) {
-		size_t n = 0;
-		rewind(errs);
-		n = fread(why, 1, sizeof(why) - 1, errs);
-		why[n] = '\0';
-		why[strcspn(why, "\n")] = '\0';
-		snprintf(err, errlen, "exit %d on %s: %s", code, node, n ? why : "(no message)");
-	}
-	fclose(errs);
-	return code == 0 ? 0 : -1;
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-/* The whole of a local file, at most STAGE_FILE_MAX bytes, base64-encoded (malloc'd). */
-static char *
-encode_file(const char *path, char *err, size_t errlen)
+/* SHA-256 of an open file (read from its start); 0 with hex, or -1 with errno. */
+static int
+sha256_of_file(FILE *f, char hex[65])
 {
-	static unsigned char buf[STAGE_FILE_MAX + 1];
-	FILE *f = fopen(path, "rb");
-	if (f == NULL) {
-		snprintf(err, errlen, "stage-in %s: %s", path, strerror(errno));
-		return NULL;
+	static unsigned char buf[STAGE_CHUNK];
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	size_t n;
+	int rc = -1;
+	if (ctx == NULL || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		goto out;
+	rewind(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (EVP_DigestUpdate(ctx, buf, n) != 1)
+			goto out;
+	if (ferror(f) || EVP_DigestFinal_ex(ctx, md, &mdlen) != 1)
+		goto out;
+	hex_of(md, hex);
+	rewind(f);
+	rc = 0;
+out:
+	EVP_MD_CTX_free(ctx);
+	return rc;
+}
+
+/* The first line of a node's stderr, for a message. */
+static void
+first_line(FILE *errs, char *why, size_t whylen)
+{
+	size_t n;
+	rewind(errs);
+	n = fread(why, 1, whylen - 1, errs);
+	why[n] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	if (n == 0)
+		snprintf(why, whylen, "(no message)");
+}
+
+/* Wait for a staging launch to end; 0 when it exited 0, else -1 with why (its stderr's first
+ * line). Its stdout goes to out. */
+static int
+await_launch(struct soap *soap, const char *url, const char *id, FILE *out, FILE *errs,
+    char *why, size_t whylen)
+{
+	struct remote_status st;
+	if (remote_stream(soap, url, id, NULL, out, errs, &st, why, whylen) != 0)
+		return -1;
+	int code = remote_status_code(&st);
+	if (code == 0)
+		return 0;
+	char line[512];
+	first_line(errs, line, sizeof(line));
+	snprintf(why, whylen, "exit %d: %s", code, line);
+	return -1;
+}
+
+static void
+kill_launch(struct soap *soap, const char *url, const char *id)
+{
+	struct _qf__Signal req = { (char *)id, 15 };
+	struct _qf__SignalResponse resp;
+	soap_call___qf__Signal(soap, url, NULL, &req, &resp); /* it may have ended: no matter */
+	soap_client_reset(soap);
+}
+
+/* Whether the staged name is the job's program (as "prog" or "./prog"): it gets mode 0700,
+ * so that a program staged from the user's host runs on nodes that never installed it. */
+static bool
+is_the_executable(const struct job_desc *job, const char *to)
+{
+	const char *e = job->executable.text;
+	if (strncmp(e, "./", 2) == 0)
+		e += 2;
+	return strcmp(e, to) == 0;
+}
+
+/* A WriteInput failed after sent bytes: the node's own reason when its receiver ended (it
+ * refused the name, or the checksum), else the call's. Always -1. */
+static int
+node_refused(struct soap *soap, const char *url, const char *id, uint64_t sent,
+    const char *call_error, char *why, size_t whylen)
+{
+	char node[512] = "";
+	FILE *errs = tmpfile();
+	kill_launch(soap, url, id); /* a receiver still waiting must not linger */
+	if (errs != NULL && await_launch(soap, url, id, errs, errs, node, sizeof(node)) != 0 &&
+	    strstr(node, "exit 143") == NULL) /* 143: our TERM, nothing the node found */
+		snprintf(why, whylen, "%s", node);
+	else
+		snprintf(why, whylen, "%.300s: WriteInput after %" PRIu64 " bytes: %s", url, sent,
+		    call_error);
+	if (errs)
+		fclose(errs);
+	return -1;
+}
+
+/* Stream f (size bytes, digest hex) to one node. */
+static int
+send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const struct job_desc *job, const struct job_stage *s, FILE *f, uint64_t size,
+    const char *hex, char *why, size_t whylen)
+{
+	static unsigned char buf[STAGE_CHUNK];
+	char id[REMOTE_LAUNCH_ID_MAX], msg[256];
+	bool executable = is_the_executable(job, s->to.text);
+	struct _qf__StageIn req = { (char *)p->reservation, (char *)node, (char *)s->to.text,
+		(LONG64)size, (char *)hex, executable ? xsd__boolean__true_ : xsd__boolean__false_,
+		(char *)workdir_of(job) };
+	struct _qf__StageInResponse resp;
+	if (soap_call___qf__StageIn(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK ||
+	    resp.launchId == NULL || strlen(resp.launchId) >= sizeof(id)) {
+		soap_client_error(soap, msg, sizeof(msg));
+		snprintf(why, whylen, "%.300s: StageIn: %s", p->frontend_url, msg);
+		soap_client_reset(soap);
+		return -1;
 	}
-	size_t n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (n > STAGE_FILE_MAX) {
-		snprintf(err, errlen, "stage-in %s: larger than %d bytes", path, STAGE_FILE_MAX);
-		return NULL;
+	snprintf(id, sizeof(id), "%s", resp.launchId);
+	soap_client_reset(soap);
+	rewind(f);
+	uint64_t sent = 0;
+	for (;;) {
+		size_t n = fread(buf, 1, sizeof(buf), f);
+		if (ferror(f)) {
+			snprintf(why, whylen, "cannot read it here: %s", strerror(errno));
+			/* the receiver gets TERM below and removes its temporary file */
+			kill_launch(soap, p->frontend_url, id);
+			return -1;
+		}
+		sent += n;
+		bool end = n < sizeof(buf) || sent == size;
+		struct _qf__WriteInput w;
+		memset(&w, 0, sizeof(w));
+		w.launchId = id;
+		w.data.__ptr = buf;
+		w.data.__size = (int)n;
+		w.endOfInput = end ? xsd__boolean__true_ : xsd__boolean__false_;
+		struct _qf__WriteInputResponse wr;
+		int called = soap_call___qf__WriteInput(soap, p->frontend_url, NULL, &w, &wr);
+		/* A new connection for each chunk: the server's XML shape limits
+		 * (lib/xml_bounds.c) did not start again for each message on one kept-alive
+		 * connection, and refused the 5th (more than 64 namespace declarations). */
+		soap_force_closesock(soap);
+		if (called != SOAP_OK) {
+			soap_client_error(soap, msg, sizeof(msg));
+			soap_client_reset(soap);
+			return node_refused(soap, p->frontend_url, id, sent - n, msg, why, whylen);
+		}
+		soap_client_reset(soap);
+		if (end)
+			break;
 	}
-	char *b64 = malloc(4 * (n / 3 + 1) + 1);
-	if (b64)
-		EVP_EncodeBlock((unsigned char *)b64, buf, (int)n);
-	return b64;
+	FILE *errs = tmpfile();
+	if (errs == NULL) {
+		snprintf(why, whylen, "tmpfile: %s", strerror(errno));
+		return -1;
+	}
+	int rc = await_launch(soap, p->frontend_url, id, errs, errs, why, whylen);
+	fclose(errs);
+	return rc;
 }
 
 int
 stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
     size_t errlen)
 {
-	char why[1024];
+	char why[1024], hex[65];
 	for (int i = 0; i < job->stage_in_count; i++) {
 		const struct job_stage *s = &job->stage_in[i];
-		char *b64 = encode_file(s->from.text, err, errlen);
-		if (b64 == NULL)
+		FILE *f = fopen(s->from.text, "rb");
+		struct stat sb;
+		if (f == NULL || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+		    sha256_of_file(f, hex) != 0) {
+			snprintf(err, errlen, "stage-in %s: %s", s->from.text,
+			    f && !S_ISREG(sb.st_mode) ? "not a regular file" : strerror(errno));
+			if (f)
+				fclose(f);
 			return -1;
-		/* The path and the data are the shell's positional parameters, never its code. */
-		char *argv[] = { "/bin/sh", "-c", "printf %s \"$1\" | base64 -d > \"$2\"", "stage-in",
-			b64, (char *)s->to.text };
+		}
 		for (int p = 0; p < c->count; p++)
 			for (int n = 0; n < c->part[p].node_count; n++)
-				if (run_on_node(soap, &c->part[p], c->part[p].node[n].name, job, argv, 6,
-				    NULL, why, sizeof(why)) != 0) {
+				if (send_file(soap, &c->part[p], c->part[p].node[n].name, job, s, f,
+				    (uint64_t)sb.st_size, hex, why, sizeof(why)) != 0) {
 					snprintf(err, errlen, "stage-in %s -> %s:%s: %s", s->from.text,
 					    c->part[p].node[n].name, s->to.text, why);
-					free(b64);
+					fclose(f);
 					return -1;
 				}
-		free(b64);
+		fclose(f);
 	}
 	return 0;
 }
 
-/* Decode b64 (len bytes, no newlines) into path. */
-static int
-write_decoded(const char *path, const char *b64, size_t len)
+/* A FILE that hashes what is written to it on the way to the file under it. */
+struct hashing_file {
+	FILE *to;
+	EVP_MD_CTX *ctx;
+	int failed;
+};
+
+static ssize_t
+hashing_write(void *cookie, const char *buf, size_t n)
 {
-	unsigned char *raw = malloc(len / 4 * 3 + 3);
-	int n = raw ? EVP_DecodeBlock(raw, (const unsigned char *)b64, (int)len) : -1;
-	if (n < 0 || len % 4 != 0) {
-		free(raw);
+	struct hashing_file *h = cookie;
+	if (EVP_DigestUpdate(h->ctx, buf, n) != 1 || fwrite(buf, 1, n, h->to) != n) {
+		h->failed = 1;
 		return -1;
 	}
-	for (size_t k = len; k > 0 && b64[k - 1] == '='; k--)
-		n--; /* EVP_DecodeBlock counts the padding as zero bytes */
-	FILE *f = fopen(path, "wb");
-	int rc = f && fwrite(raw, 1, (size_t)n, f) == (size_t)n ? 0 : -1;
-	if (f && fclose(f) != 0)
+	return (ssize_t)n;
+}
+
+/* Fetch one file from node into a temporary file beside to, check its digest, rename. */
+static int
+fetch_file(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const struct job_desc *job, const struct job_stage *s, char *why, size_t whylen)
+{
+	char id[REMOTE_LAUNCH_ID_MAX], msg[256], tmp[4096], got[65], told[80];
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	struct _qf__StageOut req = { (char *)p->reservation, (char *)node, (char *)s->from.text,
+		(char *)workdir_of(job) };
+	struct _qf__StageOutResponse resp;
+	if (snprintf(tmp, sizeof(tmp), "%s.qcg-stage.XXXXXX", s->to.text) >= (int)sizeof(tmp)) {
+		snprintf(why, whylen, "the local name is too long");
+		return -1;
+	}
+	if (soap_call___qf__StageOut(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK ||
+	    resp.launchId == NULL || strlen(resp.launchId) >= sizeof(id)) {
+		soap_client_error(soap, msg, sizeof(msg));
+		snprintf(why, whylen, "%.300s: StageOut: %s", p->frontend_url, msg);
+		soap_client_reset(soap);
+		return -1;
+	}
+	snprintf(id, sizeof(id), "%s", resp.launchId);
+	soap_client_reset(soap);
+	int fd = mkstemp(tmp);
+	bool made = fd >= 0;
+	FILE *to = made ? fdopen(fd, "wb") : NULL;
+	if (made && to == NULL)
+		close(fd);
+	FILE *errs = tmpfile();
+	struct hashing_file h = { to, EVP_MD_CTX_new(), 0 };
+	cookie_io_functions_t io = { .write = hashing_write };
+	FILE *out = to && errs && h.ctx && EVP_DigestInit_ex(h.ctx, EVP_sha256(), NULL) == 1 ?
+	    fopencookie(&h, "w", io) : NULL;
+	int rc = -1;
+	if (out == NULL) {
+		snprintf(why, whylen, "cannot write here: %s", strerror(errno));
+		kill_launch(soap, p->frontend_url, id);
+		goto out;
+	}
+	rc = await_launch(soap, p->frontend_url, id, out, errs, why, whylen);
+	int closed = fclose(out); /* flushes the last bytes through hashing_write */
+	out = NULL;
+	if (rc == 0 && (closed != 0 || h.failed || fflush(to) != 0 || fsync(fileno(to)) != 0)) {
+		snprintf(why, whylen, "cannot write it here: %s", strerror(errno));
 		rc = -1;
-	free(raw);
+	}
+	if (rc != 0)
+		goto out;
+	EVP_DigestFinal_ex(h.ctx, md, &mdlen);
+	hex_of(md, got);
+	/* the node's digest is the last line of its stderr */
+	told[0] = '\0';
+	rewind(errs);
+	while (fgets(msg, sizeof(msg), errs) != NULL)
+		snprintf(told, sizeof(told), "%.*s", (int)strcspn(msg, "\n"), msg);
+	if (strcmp(told, got) != 0) {
+		snprintf(why, whylen, "checksum mismatch: the node sent SHA-256 %s, %s arrived",
+		    told[0] ? told : "(none)", got);
+		rc = -1;
+		goto out;
+	}
+	int put = fclose(to);
+	to = NULL;
+	if (put != 0 || rename(tmp, s->to.text) != 0) {
+		snprintf(why, whylen, "cannot put it in place: %s", strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	made = false; /* renamed: nothing to remove */
+out:
+	if (out)
+		fclose(out);
+	if (to)
+		fclose(to);
+	if (made)
+		unlink(tmp);
+	if (errs)
+		fclose(errs);
+	EVP_MD_CTX_free(h.ctx);
 	return rc;
 }
 
@@ -130,29 +340,53 @@ stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc *job
 	const struct coalloc_part *p = &c->part[0];
 	for (int i = 0; i < job->stage_out_count; i++) {
 		const struct job_stage *s = &job->stage_out[i];
-		char size[16];
-		snprintf(size, sizeof(size), "%d", STAGE_FILE_MAX);
-		char *argv[] = { "/bin/sh", "-c", "[ $(wc -c < \"$1\") -le $2 ] || "
-			"{ echo \"larger than $2 bytes\" >&2; exit 1; }; base64 -w0 < \"$1\"",
-			"stage-out", (char *)s->from.text, size };
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
-		int rc = out ? run_on_node(soap, p, p->node[0].name, job, argv, 6, out, why,
-		    sizeof(why)) : -1;
-		if (out)
-			fclose(out);
-		if (rc == 0 && write_decoded(s->to.text, text ? text : "", len) != 0) {
-			snprintf(why, sizeof(why), "cannot decode or write it here: %s",
-			    strerror(errno));
-			rc = -1;
-		}
-		free(text);
-		if (rc != 0) {
+		if (fetch_file(soap, p, p->node[0].name, job, s, why, sizeof(why)) != 0) {
 			snprintf(err, errlen, "stage-out %s:%s -> %s: %s", p->node[0].name,
 			    s->from.text, s->to.text, why);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* Remove the staged-in files on one node, then the working directory if that left it empty
+ * (the stage-in created it if it was missing). Names are positional parameters. */
+static int
+clean_node(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const struct job_desc *job, char *why, size_t whylen)
+{
+	static char script[] = "wd=$1; shift; cd -- \"$wd\" 2>/dev/null || exit 0; "
+		"rm -f -- \"$@\" && cd / && rmdir -- \"$wd\" 2>/dev/null; exit 0";
+	static char path[] = "PATH=/usr/bin:/bin";
+	char *argv[4 + JOB_STAGE_MAX + 1], *env[] = { path }, id[REMOTE_LAUNCH_ID_MAX];
+	int argc = 0;
+	argv[argc++] = "/bin/sh";
+	argv[argc++] = "-c";
+	argv[argc++] = script;
+	argv[argc++] = "qcg-stage-clean";
+	argv[argc++] = (char *)workdir_of(job);
+	for (int i = 0; i < job->stage_in_count; i++)
+		argv[argc++] = (char *)job->stage_in[i].to.text;
+	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
+		"/" };
+	FILE *errs = tmpfile();
+	int rc = errs && remote_launch(soap, &cmd, id, why, whylen) == 0 ?
+	    await_launch(soap, p->frontend_url, id, errs, errs, why, whylen) : -1;
+	if (errs)
+		fclose(errs);
+	return rc;
+}
+
+void
+stage_clean(struct soap *soap, const struct coalloc *c, const struct job_desc *job)
+{
+	char why[1024];
+	if (job->stage_in_count == 0)
+		return;
+	for (int p = 0; p < c->count; p++)
+		for (int n = 0; n < c->part[p].node_count; n++)
+			if (clean_node(soap, &c->part[p], c->part[p].node[n].name, job, why,
+			    sizeof(why)) != 0)
+				fprintf(stderr, "qcg-submit: could not remove the staged files on %s: "
+				    "%s\n", c->part[p].node[n].name, why);
 }

@@ -5,8 +5,17 @@
  * Stage-in copies each local file (relative to qcg-submit's directory) to every node of the
  * job, at its path relative to the job's working directory (or /tmp), before mpirun starts.
  * Stage-out copies each file from rank 0's node back, after the job ends and before the
- * reservations are released. A file travels base64-encoded in one Launch (a shell on the node
- * writes or reads it), so files are limited to STAGE_FILE_MAX bytes.
+ * reservations are released.
+ *
+ * Any size: a file is streamed in chunks of STAGE_CHUNK bytes (frontend.wsdl StageIn +
+ * WriteInput; StageOut + ReadOutput), so neither qcg-submit nor the front-end nor the helper
+ * ever holds more than a chunk of it. SHA-256 end to end: stage-in declares the digest of the
+ * local file and the node checks what arrived before the file takes its name; stage-out
+ * hashes the bytes as they arrive here and compares with the digest the node computed while
+ * sending, and only then renames the local temporary file into place. Either way a failure
+ * leaves no partial file. Names that leave the working directory were refused before
+ * anything was reserved (job_validate.c), and are refused again by the front-end and,
+ * for symbolic links, by the node.
  */
 #ifndef QCG_STAGE_H
 #define QCG_STAGE_H
@@ -17,12 +26,17 @@
 
 struct soap;
 
-#define STAGE_FILE_MAX (45 * 1024) /* its base64 (60 KiB) fits one 64 KiB Launch argument */
+#define STAGE_CHUNK (512 * 1024) /* bytes per WriteInput: the front-end's limit */
 
 /* 0, or -1 with err naming the file, the node and the reason. */
 int stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
     size_t errlen);
 int stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
     size_t errlen);
+/* Remove the stage-in files from every node (after the job, or after a failed stage-in), and
+ * the working directory when that leaves it empty: the job leaves nothing it brought. A node
+ * that cannot be reached is named on stderr; its files go when its reservation is released
+ * only if the site cleans its nodes (nothing here can reach it). */
+void stage_clean(struct soap *soap, const struct coalloc *c, const struct job_desc *job);
 
 #endif

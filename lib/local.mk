@@ -32,6 +32,9 @@ lib_libqcgcommon_a_SOURCES = \
 
 EXTRA_DIST += lib/README.md
 
+# Staged names (stage_path.h) are checked by qcg-submit and qcg-frontend alike: each of their
+# libraries compiles it (libjobdesc.a, libfrontend.a), as neither links the other's.
+
 # What a program without SOAP links; SOAP programs use QCG_SOAP_LIBS (wsdl/local.mk).
 QCG_COMMON_LIBS = lib/libqcgcommon.a $(OPENSSL_LIBS)
 

@@ -185,6 +185,8 @@ parse_limits(const struct config *cfg, struct fe_config *out, char *err, size_t 
 		{ "frontend.helper_timeout", 10, 1, 600, &out->helper_timeout },
 		{ "frontend.output_wait_max", 60, 0, 600, &out->output_wait_max },
 		{ "frontend.job_end_grace", 30, 0, 3600, &out->job_end_grace },
+		{ "frontend.stage_quota_mib", 4096, 0, 64L * 1024 * 1024, &out->stage_quota_mib },
+		{ "frontend.stage_file_max_mib", 4096, 1, 1024L * 1024, &out->stage_file_max_mib },
 	};
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
 		if (config_get_int(cfg, limits[i].key, limits[i].fallback, limits[i].min,

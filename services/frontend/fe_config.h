@@ -98,6 +98,9 @@ struct fe_config {
 					      its launcher to release them (walltime.h) */
 	char direct_networks[QCG_NETWORKS_MAX]; /* where helpers connect without a Resolve;
 					      "" = nowhere (GetConnectInfo) */
+	long stage_quota_mib;              /* MiB one user may have staged onto this cluster's
+					      nodes for live jobs (stage_quota.h) */
+	long stage_file_max_mib;           /* MiB of one staged file */
 };
 
 /* Read and validate everything but [tls] and the server settings; err names the key and the

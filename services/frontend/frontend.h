@@ -9,6 +9,8 @@
 #ifndef QCG_FRONTEND_H
 #define QCG_FRONTEND_H
 
+#include <stdbool.h>
+
 #include "acl.h"
 #include "fe_config.h"
 #include "gridmap.h"
@@ -24,6 +26,7 @@ struct broker_link;
 struct broker_pool;
 struct delivery;
 struct local_listeners;
+struct stage_quota;
 
 struct frontend {
 	struct fe_config cfg;
@@ -38,6 +41,7 @@ struct frontend {
 	struct broker_link *link;
 	struct delivery *delivery;
 	struct local_listeners *listeners; /* each job's listeners here (GetConnectInfo) */
+	struct stage_quota *stage_quota;   /* bytes each user has staged here (stage_quota.h) */
 };
 
 /* One worker thread's client context for helpers. Calls to helpers are rare (launches,
@@ -99,6 +103,16 @@ int fe_soap_is_fault(const struct soap *soap);
  * a fault the peer sent is passed on as it is (Client or Server, with "what: " in front); a
  * peer that cannot be reached is a Server fault. */
 int fe_relay_failure(struct soap *soap, struct soap *peer, const char *what);
+
+/* Start argv on node under reservation for the caller (handlers_launch.c): the allocator's
+ * prefix, the helper's Launch (input: its stdin is fed by WriteInput), the launch recorded
+ * under the reservation; id gets the front-end's launch id. SOAP_OK or a fault set on soap. */
+int fe_launch_on_node(struct soap *soap, const struct fe_call *call, const char *reservation,
+    const char *node, int argc, char **argv, int envc, char **env, const char *workdir,
+    bool input, char id[33]);
+
+/* The staging quota's table for fe (handlers_stage.c), or NULL when out of memory. */
+struct stage_quota *fe_stage_quota_new(struct frontend *fe);
 
 /* Monotonic seconds. */
 double fe_now(void);

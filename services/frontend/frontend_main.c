@@ -30,6 +30,7 @@
 #include "helper_probe.h"
 #include "log.h"
 #include "reservations.h"
+#include "stage_quota.h"
 #include "resolve_cache.h"
 #include "local_listeners.h"
 #include "soap_server.h"
@@ -65,8 +66,9 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 	    (size_t)fe->cfg.max_reservations, (size_t)fe->cfg.max_launches);
 	fe->helpers = helper_probe_new(fe->cfg.nodes, fe->cfg.node_count);
 	fe->listeners = local_listeners_new();
+	fe->stage_quota = fe_stage_quota_new(fe);
 	if (fe->cache == NULL || fe->reservations == NULL || fe->helpers == NULL ||
-	    fe->listeners == NULL) {
+	    fe->listeners == NULL || fe->stage_quota == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -198,6 +200,7 @@ frontend_stop(void *app)
 	broker_pool_free(fe->brokers);
 	allocator_free(fe->allocator); /* ends every Slurm allocation it still holds */
 	resv_table_free(fe->reservations);
+	stage_quota_free(fe->stage_quota);
 	helper_probe_free(fe->helpers);
 	resolve_cache_free(fe->cache);
 	local_listeners_free(fe->listeners);

@@ -235,33 +235,32 @@ place_launch(struct soap *soap, const struct fe_call *call, const struct resv_la
 }
 
 int
-__qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchResponse *resp)
+fe_launch_on_node(struct soap *soap, const struct fe_call *call, const char *reservation,
+    const char *node_name, int argc, char **argv, int envc, char **env, const char *workdir,
+    bool input, char id[RESV_ID_LEN])
 {
-	struct fe_call call = fe_call_of(soap);
 	struct resv_launch_info info;
-	const char *account;
-	char err[256], id[RESV_ID_LEN];
+	char err[256];
 	int rc;
 
-	if ((rc = fe_require_submitter(soap, &call, &account)) ||
-	    (rc = soap_require_body(soap, req, "Launch")) || (rc = check_launch_request(soap, req)))
-		return rc;
-	const struct fe_node *node = fe_config_node(&call.fe->cfg, req->node ? req->node : "");
-	enum resv_status st = resv_launch_check(call.fe->reservations, fe_now(),
-	    req->reservationId ? req->reservationId : "", call.caller_dn, req->node ? req->node : "",
-	    &info, err, sizeof(err));
+	const struct fe_node *node = fe_config_node(&call->fe->cfg, node_name);
+	enum resv_status st = resv_launch_check(call->fe->reservations, fe_now(), reservation,
+	    call->caller_dn, node_name, &info, err, sizeof(err));
 	if (st != RESV_OK)
 		return resv_fault(soap, st, err);
 	if (node == NULL) /* resv_launch_check knows only configured nodes */
-		return soap_fault_server(soap, "node %s is not configured", req->node);
+		return soap_fault_server(soap, "node %s is not configured", node_name);
 
-	int argc = req->__sizeargument, envc = req->__sizeenvironment;
-	char **argv = req->argument, **env = req->environment;
-	if ((rc = place_launch(soap, &call, &info, &argc, &argv, &envc, &env)) != SOAP_OK)
+	if ((rc = place_launch(soap, call, &info, &argc, &argv, &envc, &env)) != SOAP_OK)
 		return rc;
-	struct soap *helper = fe_worker_helper(call.worker, node);
+	struct soap *helper = fe_worker_helper(call->worker, node);
+	enum xsd__boolean *with_input = NULL;
+	if (input && (with_input = soap_malloc(soap, sizeof(*with_input))) != NULL)
+		*with_input = xsd__boolean__true_;
+	if (input && with_input == NULL)
+		return soap_fault_server(soap, "out of memory");
 	struct _qh__Launch hreq = { info.job, info.account, argc, argv, envc, env,
-		req->workingDirectory };
+		(char *)workdir, with_input };
 	struct _qh__LaunchResponse hresp;
 	if (soap_call___qh__Launch(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
 		return fe_relay_failure(soap, helper, "helper Launch");
@@ -269,12 +268,31 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 		return soap_fault_server(soap, "helper of %s answered without a usable launch id",
 		    node->name);
 	snprintf(info.helper_launch_id, sizeof(info.helper_launch_id), "%s", hresp.launchId);
-	if ((st = resv_launch_add(call.fe->reservations, &info, id, err, sizeof(err))) != RESV_OK) {
-		fe_signal_launch(call.worker, &info, SIGKILL); /* nobody could watch or stop it */
+	if ((st = resv_launch_add(call->fe->reservations, &info, id, err, sizeof(err))) != RESV_OK) {
+		fe_signal_launch(call->worker, &info, SIGKILL); /* nobody could watch or stop it */
 		return resv_fault(soap, st, err);
 	}
-	log_info("launch %s: %s on %s as %s (reservation %s, helper id %s)", id, req->argument[0],
+	log_info("launch %s: %s on %s as %s (reservation %s, helper id %s)", id, argv[0],
 	    node->name, info.account, info.reservation, info.helper_launch_id);
+	return SOAP_OK;
+}
+
+int
+__qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const char *account;
+	char id[RESV_ID_LEN];
+	int rc;
+
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "Launch")) || (rc = check_launch_request(soap, req)))
+		return rc;
+	if ((rc = fe_launch_on_node(soap, &call, req->reservationId ? req->reservationId : "",
+		 req->node ? req->node : "", req->__sizeargument, req->argument,
+		 req->__sizeenvironment, req->environment, req->workingDirectory, false, id)) !=
+	    SOAP_OK)
+		return rc;
 	resp->launchId = soap_strdup(soap, id);
 	return SOAP_OK;
 }

@@ -9,7 +9,10 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/reservations.c services/frontend/reservations.h \
 	services/frontend/helper_probe.c services/frontend/helper_probe.h \
 	services/frontend/slurm_parse.c services/frontend/slurm_parse.h \
-	services/frontend/slurm_cmd.c services/frontend/slurm_cmd.h
+	services/frontend/slurm_cmd.c services/frontend/slurm_cmd.h \
+	services/frontend/stage_quota.c services/frontend/stage_quota.h \
+	services/frontend/stage_node.c services/frontend/stage_node.h \
+	lib/stage_path.c lib/stage_path.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
@@ -23,7 +26,8 @@ FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/walltime.c services/frontend/walltime.h \
 	services/frontend/allocator.c services/frontend/allocator.h \
 	services/frontend/allocator_backend.h services/frontend/allocator_builtin.c \
-	services/frontend/allocator_slurm.c
+	services/frontend/allocator_slurm.c \
+	services/frontend/handlers_stage.c
 sbin_PROGRAMS += services/frontend/qcg-frontend
 services_frontend_qcg_frontend_SOURCES = services/frontend/frontend_main.c \
 	$(FRONTEND_SERVICE_SOURCES)
@@ -64,6 +68,11 @@ services_frontend_test_local_listeners_SOURCES = services/frontend/test_local_li
 services_frontend_test_local_listeners_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_local_listeners_LDADD = services/frontend/libfrontend.a -lpthread
 TESTS += services/frontend/test_local_listeners
+check_PROGRAMS += services/frontend/test_stage
+services_frontend_test_stage_SOURCES = services/frontend/test_stage.c
+services_frontend_test_stage_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_stage_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_stage
 EXTRA_DIST += doc/qcg-frontend.conf.example
 # Needs services/helper/qcg-helper; skips (77) when it is not built.
 TESTS += tests/integration/test_frontend_helper.sh

@@ -109,7 +109,8 @@ __qh__Launch(struct soap *soap, struct _qh__Launch *req, struct _qh__LaunchRespo
 		return rc;
 	struct launch_request lr = { .job = req->job, .account = req->account,
 		.argv = req->argument, .argc = req->__sizeargument, .env = req->environment,
-		.envc = req->__sizeenvironment, .workdir = req->workingDirectory };
+		.envc = req->__sizeenvironment, .workdir = req->workingDirectory,
+		.input = req->standardInput && *req->standardInput == xsd__boolean__true_ };
 	if (launch_start(h->launches, &lr, id, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "launch refused: %s", err);
 	resp->launchId = soap_strdup(soap, id);
@@ -177,6 +178,26 @@ __qh__Signal(struct soap *soap, struct _qh__Signal *req, struct _qh__SignalRespo
 	if (req->launchId == NULL)
 		return soap_fault_client(soap, "launchId is required");
 	if (launch_signal(h->launches, req->launchId, req->signal, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
+__qh__WriteInput(struct soap *soap, struct _qh__WriteInput *req,
+    struct _qh__WriteInputResponse *resp)
+{
+	struct helper *h = helper_of(soap);
+	char err[512];
+	int rc;
+	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "WriteInput")))
+		return rc;
+	if (req->launchId == NULL)
+		return soap_fault_client(soap, "launchId is required");
+	if (req->data.__size < 0 || (req->data.__size > 0 && req->data.__ptr == NULL))
+		return soap_fault_client(soap, "WriteInput: data is malformed");
+	if (launch_write_input(h->launches, req->launchId, req->data.__ptr, (size_t)req->data.__size,
+		req->endOfInput == xsd__boolean__true_, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "%s", err);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;

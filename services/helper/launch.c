@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -35,6 +36,8 @@ struct launch {
 	char job[QCG_NAME_MAX];
 	pid_t pid;                 /* process group and session too */
 	int fd[2];                 /* stdout, stderr read ends; -1 at end of file */
+	bool input_open;           /* in_fd is its stdin's write end (launch_request.input) */
+	int in_fd;
 	struct launch_output out[2];
 	int reaped, status;
 	long reaped_ms;
@@ -243,6 +246,8 @@ find(struct launch_table *t, const char *id)
 static void
 release(struct launch *l)
 {
+	if (l->input_open)
+		close(l->in_fd);
 	launch_output_free(&l->out[0]);
 	launch_output_free(&l->out[1]);
 	memset(l, 0, sizeof(*l));
@@ -330,7 +335,7 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 	int rc = l == NULL ? -1 : t->launcher == NULL ?
 	    launch_exec(&marked, &who, &p, err, errlen) :
 	    privsep_client_launch(t->launcher, new_id, who.uid, req->workdir, req->argv, req->argc,
-		req->env, req->envc, &p.pid, &p.out_fd, &p.err_fd, err, errlen);
+		req->env, req->envc, &p.pid, &p.out_fd, &p.err_fd, &p.in_fd, err, errlen);
 	free(env);
 	if (rc == 0) {
 		memset(l, 0, sizeof(*l));
@@ -340,6 +345,10 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 		l->pid = p.pid;
 		l->fd[0] = p.out_fd;
 		l->fd[1] = p.err_fd;
+		l->input_open = req->input;
+		l->in_fd = p.in_fd;
+		if (!req->input)
+			close(p.in_fd); /* it reads end of file, as from /dev/null */
 		launch_output_init(&l->out[0], t->output_cap);
 		launch_output_init(&l->out[1], t->output_cap);
 		l->started_ms = now_ms();
@@ -454,6 +463,79 @@ launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t
 	}
 out:
 	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+/* Write all of buf to fd (blocking) within deadline_ms (monotonic); -1 with errno set
+ * (ETIMEDOUT when the reader did not take it in time). */
+static int
+write_bounded(int fd, const uint8_t *buf, size_t len, long deadline_ms)
+{
+	while (len > 0) {
+		struct pollfd p = { fd, POLLOUT, 0 };
+		long left = deadline_ms - now_ms();
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue; /* the deadline check above ends it */
+		/* poll promises room for PIPE_BUF bytes; a larger write could block past the
+		 * deadline, so write no more than that at once */
+		ssize_t n = write(fd, buf, len < PIPE_BUF ? len : PIPE_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+launch_write_input(struct launch_table *t, const char *id, const uint8_t *data, size_t len,
+    bool end, char *err, size_t errlen)
+{
+	if (len > LAUNCH_INPUT_CHUNK) {
+		snprintf(err, errlen, "at most %d bytes of input at once, got %zu", LAUNCH_INPUT_CHUNK,
+		    len);
+		return -1;
+	}
+	pthread_mutex_lock(&t->lock);
+	struct launch *l = find(t, id);
+	int fd = -1;
+	if (l == NULL)
+		snprintf(err, errlen, "no launch '%.100s' on this node", id);
+	else if (!l->input_open)
+		snprintf(err, errlen, "launch %s takes no input (not started with standardInput, or "
+		    "its input was closed)", id);
+	else if ((fd = fcntl(l->in_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		snprintf(err, errlen, "launch %s: %s", id, strerror(errno));
+	pthread_mutex_unlock(&t->lock);
+	if (fd < 0)
+		return -1;
+	/* outside the lock: a slow reader must not hold up every other launch */
+	int rc = write_bounded(fd, data, len, now_ms() + LAUNCH_INPUT_WAIT_S * 1000L);
+	if (rc != 0)
+		snprintf(err, errlen, "launch %s: cannot write its input: %s", id,
+		    errno == ETIMEDOUT ? "it took nothing for a while" :
+		    errno == EPIPE ? "it closed its input (exited?)" : strerror(errno));
+	close(fd);
+	if (rc == 0 && end) {
+		pthread_mutex_lock(&t->lock);
+		l = find(t, id);
+		if (l != NULL && l->input_open) {
+			close(l->in_fd);
+			l->input_open = false;
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
 	return rc;
 }
 

@@ -31,6 +31,8 @@
 #define LAUNCH_STRING_MAX 65536     /* bytes of one argument or environment entry */
 #define LAUNCH_READ_CHUNK (256 * 1024) /* bytes per stream one ReadOutput returns at most */
 #define LAUNCH_WAIT_MAX 300         /* seconds a ReadOutput may wait */
+#define LAUNCH_INPUT_CHUNK (1024 * 1024) /* bytes one WriteInput carries at most */
+#define LAUNCH_INPUT_WAIT_S 60      /* seconds a WriteInput waits for the process to read */
 
 struct helper_jobs;
 
@@ -42,6 +44,8 @@ struct launch_request {
 	char *const *env;         /* envc entries, "NAME=value" */
 	int envc;
 	const char *workdir;      /* NULL or "": the account's home directory */
+	bool input;               /* its stdin is a pipe that WriteInput feeds (staging); else
+	                           * it reads end of file at once */
 };
 
 /* What ReadOutput returns: malloc'ed copies the caller frees with launch_result_free. */
@@ -87,6 +91,12 @@ int launch_read(struct launch_table *t, const char *id, int64_t out_offset, int6
 void launch_result_free(struct launch_result *res);
 /* Signal the launch's process group. -1 with err when unknown, ended, or sig is invalid. */
 int launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t errlen);
+
+/* Feed len bytes (at most LAUNCH_INPUT_CHUNK) to the stdin of a launch started with input,
+ * then close it if end. Waits at most LAUNCH_INPUT_WAIT_S for the process to take them (a
+ * full pipe is the back-pressure that keeps the helper's memory bounded). -1 with err. */
+int launch_write_input(struct launch_table *t, const char *id, const uint8_t *data, size_t len,
+    bool end, char *err, size_t errlen);
 
 /* Pure checks, for the unit test. */
 int launch_request_check(const struct launch_request *req, char *err, size_t errlen);

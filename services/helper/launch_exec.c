@@ -113,12 +113,11 @@ child_fail(int status_fd, int stage)
 
 /* In the child, after fork: become the launch. Never returns. */
 static void
-child_become(const struct launch_request *req, const struct launch_identity *id, int out_fd,
-    int err_fd, int status_fd)
+child_become(const struct launch_request *req, const struct launch_identity *id, int in_fd,
+    int out_fd, int err_fd, int status_fd)
 {
 	extern char **environ;
 	sigset_t none;
-	int devnull = open("/dev/null", O_RDONLY);
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -126,7 +125,7 @@ child_become(const struct launch_request *req, const struct launch_identity *id,
 		signal(sig, SIG_DFL); /* the helper ignores SIGPIPE; its children must not */
 	if (setsid() < 0)
 		child_fail(status_fd, LAUNCH_STAGE_SETSID);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		child_fail(status_fd, LAUNCH_STAGE_STDIO);
 	/* Nothing of the helper's (sockets, the TLS key's file) may leak into the job. */
 	if (status_fd > 3)
@@ -178,11 +177,13 @@ launch_exec(const struct launch_request *req, const struct launch_identity *id,
     struct launch_pipes *out, char *err, size_t errlen)
 {
 	int opipe[2] = { -1, -1 }, epipe[2] = { -1, -1 }, spipe[2] = { -1, -1 };
+	int ipipe[2] = { -1, -1 };
 	char **envz = calloc((size_t)req->envc + 1, sizeof(char *));
 	char **argz = calloc((size_t)req->argc + 1, sizeof(char *));
 	int rc = -1;
 	if (envz == NULL || argz == NULL || pipe2(opipe, O_CLOEXEC) != 0 ||
-	    pipe2(epipe, O_CLOEXEC) != 0 || pipe2(spipe, O_CLOEXEC) != 0) {
+	    pipe2(epipe, O_CLOEXEC) != 0 || pipe2(spipe, O_CLOEXEC) != 0 ||
+	    pipe2(ipipe, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "cannot prepare the launch: %s", strerror(errno));
 		goto done;
 	}
@@ -199,7 +200,7 @@ launch_exec(const struct launch_request *req, const struct launch_identity *id,
 		goto done;
 	}
 	if (pid == 0)
-		child_become(&r, id, opipe[1], epipe[1], spipe[1]);
+		child_become(&r, id, ipipe[0], opipe[1], epipe[1], spipe[1]);
 	close(spipe[1]);
 	spipe[1] = -1;
 	if (await_exec(spipe[0], &r, err, errlen) != 0) {
@@ -209,7 +210,8 @@ launch_exec(const struct launch_request *req, const struct launch_identity *id,
 	out->pid = pid;
 	out->out_fd = opipe[0];
 	out->err_fd = epipe[0];
-	opipe[0] = epipe[0] = -1;
+	out->in_fd = ipipe[1];
+	opipe[0] = epipe[0] = ipipe[1] = -1;
 	fcntl(out->out_fd, F_SETFL, O_NONBLOCK);
 	fcntl(out->err_fd, F_SETFL, O_NONBLOCK);
 	rc = 0;
@@ -221,6 +223,8 @@ done:
 			close(epipe[i]);
 		if (spipe[i] >= 0)
 			close(spipe[i]);
+		if (ipipe[i] >= 0)
+			close(ipipe[i]);
 	}
 	free(envz);
 	free(argz);

@@ -23,6 +23,8 @@ struct launch_pipes {
 	pid_t pid;   /* also the process group and session id */
 	int out_fd;  /* read ends, non-blocking */
 	int err_fd;
+	int in_fd;   /* write end of its stdin (blocking): staging streams a file into it; whoever
+	              * has nothing to send closes it, and the process reads end of file */
 };
 
 /* Fork and exec req as id; returns once exec succeeded (0) or failed (-1, err says at which

@@ -47,19 +47,21 @@ privsep_client_free(struct privsep_client *c)
 	free(c);
 }
 
-/* Send one packet and receive its reply, and the descriptors that come with it (fds[2],
- * -1 when none); -1 with err on an I/O error or a malformed reply. Lock held. */
+/* Send one packet and receive its reply, and the descriptors that come with it
+ * (fds[PRIVSEP_LAUNCH_FDS], -1 when none); -1 with err on an I/O error or a malformed reply.
+ * Lock held. */
 static int
 exchange(struct privsep_client *c, const void *req, size_t len,
-    struct privsep_reply_msg *reply, int fds[2], char *err, size_t errlen)
+    struct privsep_reply_msg *reply, int fds[PRIVSEP_LAUNCH_FDS], char *err, size_t errlen)
 {
-	union { struct cmsghdr h; char buf[CMSG_SPACE(2 * sizeof(int))]; } ctl;
+	union { struct cmsghdr h; char buf[CMSG_SPACE(PRIVSEP_LAUNCH_FDS * sizeof(int))]; } ctl;
 	struct iovec iov = { reply, sizeof(*reply) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
 		.msg_controllen = sizeof(ctl.buf) };
 	ssize_t n;
 
-	fds[0] = fds[1] = -1;
+	for (int i = 0; i < PRIVSEP_LAUNCH_FDS; i++)
+		fds[i] = -1;
 	if (c->broken) {
 		snprintf(err, errlen, "the launcher stopped answering; no launches until qcg-helper "
 		    "restarts");
@@ -80,15 +82,16 @@ exchange(struct privsep_client *c, const void *req, size_t len,
 	}
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
 		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
-			memcpy(fds, CMSG_DATA(cm), 2 * sizeof(int));
+		    cm->cmsg_len == CMSG_LEN(PRIVSEP_LAUNCH_FDS * sizeof(int)))
+			memcpy(fds, CMSG_DATA(cm), PRIVSEP_LAUNCH_FDS * sizeof(int));
 	if (privsep_reply_check(reply, (size_t)n, err, errlen) != 0 ||
 	    (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
 		snprintf(err, errlen, "the launcher sent a malformed reply");
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < PRIVSEP_LAUNCH_FDS; i++) {
 			if (fds[i] >= 0)
 				close(fds[i]);
-		fds[0] = fds[1] = -1;
+			fds[i] = -1;
+		}
 		return -1;
 	}
 	return 0;
@@ -99,11 +102,11 @@ static int
 call(struct privsep_client *c, const void *req, size_t len, struct privsep_reply_msg *reply,
     char *err, size_t errlen)
 {
-	int fds[2];
+	int fds[PRIVSEP_LAUNCH_FDS];
 	pthread_mutex_lock(&c->lock);
 	int rc = exchange(c, req, len, reply, fds, err, errlen);
 	pthread_mutex_unlock(&c->lock);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < PRIVSEP_LAUNCH_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	if (rc == 0 && !reply->ok) {
@@ -116,12 +119,12 @@ call(struct privsep_client *c, const void *req, size_t len, struct privsep_reply
 int
 privsep_client_launch(struct privsep_client *c, const char *id, uid_t uid, const char *workdir,
     char *const *argv, int argc, char *const *env, int envc, pid_t *pid, int *out_fd,
-    int *err_fd, char *err, size_t errlen)
+    int *err_fd, int *in_fd, char *err, size_t errlen)
 {
 	struct privsep_reply_msg reply;
 	uint8_t *pkt;
 	size_t len;
-	int fds[2];
+	int fds[PRIVSEP_LAUNCH_FDS];
 	if (privsep_launch_encode(id, uid, workdir, argv, argc, env, envc, &pkt, &len, err,
 		errlen) != 0)
 		return -1;
@@ -129,10 +132,9 @@ privsep_client_launch(struct privsep_client *c, const char *id, uid_t uid, const
 	int rc = exchange(c, pkt, len, &reply, fds, err, errlen);
 	pthread_mutex_unlock(&c->lock);
 	free(pkt);
-	if (rc == 0 && (!reply.ok || fds[0] < 0 || fds[1] < 0)) {
-		snprintf(err, errlen, "%s", reply.ok ? "the launcher sent no output pipes" :
-		    reply.reason);
-		for (int i = 0; i < 2; i++)
+	if (rc == 0 && (!reply.ok || fds[0] < 0 || fds[1] < 0 || fds[2] < 0)) {
+		snprintf(err, errlen, "%s", reply.ok ? "the launcher sent no pipes" : reply.reason);
+		for (int i = 0; i < PRIVSEP_LAUNCH_FDS; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
 		rc = -1;
@@ -142,6 +144,7 @@ privsep_client_launch(struct privsep_client *c, const char *id, uid_t uid, const
 	*pid = reply.pid;
 	*out_fd = fds[0];
 	*err_fd = fds[1];
+	*in_fd = fds[2];
 	fcntl(fds[0], F_SETFL, O_NONBLOCK); /* the flag is the file's: set by the launcher too */
 	fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	return 0;

@@ -17,10 +17,11 @@ struct privsep_client *privsep_client_new(int fd);
 void privsep_client_free(struct privsep_client *c);
 
 /* Start argv as uid in workdir ("" for the home) with exactly env (the launcher adds the
- * mark). *pid, *out_fd and *err_fd (non-blocking read ends) on success; -1 with err. */
+ * mark). *pid, *out_fd and *err_fd (non-blocking read ends) and *in_fd (its stdin's write
+ * end) on success; -1 with err. */
 int privsep_client_launch(struct privsep_client *c, const char *id, uid_t uid,
     const char *workdir, char *const *argv, int argc, char *const *env, int envc, pid_t *pid,
-    int *out_fd, int *err_fd, char *err, size_t errlen);
+    int *out_fd, int *err_fd, int *in_fd, char *err, size_t errlen);
 /* Signal launch id; -1 with err when nothing was signalled. */
 int privsep_client_signal(struct privsep_client *c, const char *id, int sig, char *err,
     size_t errlen);

@@ -160,12 +160,12 @@ identity_allowed(struct launcher *L, uid_t uid, struct launch_identity *id, char
 	return 0;
 }
 
-/* Start a launch; on success its pipes' read ends go in fds. The environment gets the
+/* Start a launch; on success its pipes' read ends and its stdin's write end go in fds. The environment gets the
  * launch's mark here, and any mark the request carried is dropped: only the launcher
  * decides which processes a SIGNAL reaches. */
 static int
 do_launch(struct launcher *L, struct privsep_request *rq, struct privsep_reply_msg *reply,
-    int fds[2])
+    int fds[PRIVSEP_LAUNCH_FDS])
 {
 	char *err = reply->reason, mark[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX];
 	size_t errlen = sizeof(reply->reason), marklen = strlen(LAUNCH_MARK_ENV);
@@ -205,6 +205,7 @@ do_launch(struct launcher *L, struct privsep_request *rq, struct privsep_reply_m
 	reply->pid = p.pid;
 	fds[0] = p.out_fd;
 	fds[1] = p.err_fd;
+	fds[2] = p.in_fd;
 	log_info("launcher: launch %s, pid %d as %s: %s", c->id, (int)c->pid, who.name,
 	    req.argv[0]);
 	return 0;
@@ -282,7 +283,7 @@ handle(struct launcher *L, int fd, size_t n)
 {
 	struct privsep_reply_msg reply;
 	struct privsep_request rq;
-	int fds[2] = { -1, -1 }, rc = -1;
+	int fds[PRIVSEP_LAUNCH_FDS] = { -1, -1, -1 }, rc = -1;
 	char why[PRIVSEP_REASON_MAX];
 
 	memset(&reply, 0, sizeof(reply));
@@ -318,7 +319,7 @@ handle(struct launcher *L, int fd, size_t n)
 	}
 	if (sendmsg(fd, &msg, MSG_NOSIGNAL) != (ssize_t)sizeof(reply))
 		log_warn("launcher: cannot answer the helper: %s", strerror(errno));
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < PRIVSEP_LAUNCH_FDS; i++)
 		if (fds[i] >= 0)
 			close(fds[i]); /* the helper has its copies now */
 }

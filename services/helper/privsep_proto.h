@@ -7,7 +7,8 @@
  * the helper to the launcher, each answered by exactly one reply:
  *
  *   LAUNCH  launch as uid U: argv, environment, working directory; the reply carries the
- *           process id and, by SCM_RIGHTS, the read ends of its stdout and stderr pipes
+ *           process id and, by SCM_RIGHTS, the read ends of its stdout and stderr pipes and
+ *           the write end of its stdin pipe (PRIVSEP_LAUNCH_FDS descriptors)
  *   SIGNAL  signal launch N: its process group while the leader runs, and every process of
  *           the launch's account that carries the launch's mark (LAUNCH_MARK_ENV)
  *   REAP    the exit statuses of launches that ended since the last REAP
@@ -31,6 +32,7 @@
 #define PRIVSEP_MSG_MAX (128 * 1024) /* bytes of one packet: below the default socket buffer */
 #define PRIVSEP_REASON_MAX 256       /* a refusal's text, with the NUL */
 #define PRIVSEP_REAP_MAX 64          /* exit statuses in one REAP reply */
+#define PRIVSEP_LAUNCH_FDS 3         /* a LAUNCH reply's descriptors: stdout, stderr, stdin */
 
 enum privsep_type {
 	PRIVSEP_LAUNCH = 1,

@@ -86,7 +86,9 @@ fuzz_soap_target_init(struct fuzz_soap_target *t)
 	fe.reservations = resv_table_new(fe.cfg.nodes, fe.cfg.node_count,
 	    (size_t)fe.cfg.max_reservations, (size_t)fe.cfg.max_launches);
 	fe.helpers = helper_probe_new(fe.cfg.nodes, fe.cfg.node_count);
-	if (fe.cache == NULL || fe.reservations == NULL || fe.helpers == NULL)
+	fe.stage_quota = fe_stage_quota_new(&fe);
+	if (fe.cache == NULL || fe.reservations == NULL || fe.helpers == NULL ||
+	    fe.stage_quota == NULL)
 		fail("out of memory");
 	/* The configuration's allocator (builtin: a fuzz input must not start Slurm commands). */
 	if ((fe.allocator = allocator_new(&fe.cfg, fe.reservations, err, sizeof(err))) == NULL)

@@ -340,6 +340,68 @@ reserve_timeout_in_all_three_formats(void)
 	    "t.jsdl:5: ReserveTimeout (seconds) must be 1 to 3600 seconds, got 'soon'");
 }
 
+/* The executable is installed on the nodes unless the description asks to stage it (issue
+ * 12), in all three formats; staged, it becomes a stage-in to its base name, run as ./NAME. */
+static void
+staged_executable_in_all_three_formats(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && d->executable_staged_line == 0);
+	CHECK(d != NULL && job_stage_executable(d, err, sizeof(err)) == 0 &&
+	    d->stage_in_count == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG stage-executable=yes\n");
+	CHECK(d != NULL && d->executable_staged_line == 4);
+	if (d != NULL) {
+		const char *exe = strrchr(d->executable.text, '/');
+		char want[JOB_STRING_MAX + 2];
+		snprintf(want, sizeof(want), "./%s", exe ? exe + 1 : d->executable.text);
+		char from[JOB_STRING_MAX];
+		snprintf(from, sizeof(from), "%s", d->executable.text);
+		CHECK(job_stage_executable(d, err, sizeof(err)) == 0);
+		CHECK_INT_EQ(d->stage_in_count, 1);
+		CHECK_STR_EQ(d->stage_in[0].from.text, from);
+		CHECK_STR_EQ(d->stage_in[0].to.text, want + 2);
+		CHECK_STR_EQ(d->executable.text, want);
+		CHECK(job_validate(d, err, sizeof(err)) == 0);
+	}
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG stage-executable=no\n");
+	CHECK(d != NULL && d->executable_staged_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>bin/prog</executable>\n"
+	    "<stageExecutable>true</stageExecutable>\n<resources><cluster name='a' processes='2'/>"
+	    "</resources></job>");
+	CHECK(d != NULL && d->executable_staged_line == 2);
+	CHECK(d != NULL && job_stage_executable(d, err, sizeof(err)) == 0 &&
+	    strcmp(d->executable.text, "./prog") == 0 &&
+	    strcmp(d->stage_in[0].from.text, "bin/prog") == 0 &&
+	    strcmp(d->stage_in[0].to.text, "prog") == 0);
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:StageExecutable xmlns:q='urn:qcg-ompi:job:1'>true</q:StageExecutable></jsdl:Resources>"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && d->executable_staged_line == 5);
+	free(d);
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG stage-executable=maybe\n",
+	    "t.qcg:4: stage-executable must be yes or no (true or false), got 'maybe'");
+	refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:StageExecutable xmlns:q='urn:qcg-ompi:job:1'>often</q:StageExecutable></jsdl:Resources>"
+	    "</jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:5: StageExecutable must be yes or no (true or false), got 'often'");
+	/* a staged name on the nodes that leaves the working directory: refused before anything */
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG stage-in-file=/home/u/x -> ../x\n",
+	    "t.qcg:4: stage-in name '../x' on the nodes has a '..' component: it must stay inside "
+	    "the job's directory");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG stage-out-file=/etc/passwd -> x\n",
+	    "t.qcg:4: stage-out name '/etc/passwd' on the nodes is absolute: it must be relative "
+	    "to the job's directory");
+}
+
 int
 main(void)
 {
@@ -351,5 +413,6 @@ main(void)
 	RUN(ten_kinds_of_bad_description_each_get_a_clear_error);
 	RUN(binding_is_none_unless_asked_and_checked_in_xml_and_simple);
 	RUN(reserve_timeout_in_all_three_formats);
+	RUN(staged_executable_in_all_three_formats);
 	return check_exit();
 }

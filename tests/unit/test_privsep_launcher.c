@@ -128,16 +128,17 @@ still_serves(void)
 	char *argv[] = { "/bin/sh", "-c", "echo $(id -u) $QCG_HELPER_LAUNCH_ID" };
 	char *env[] = { "PATH=/usr/bin:/bin", "QCG_HELPER_LAUNCH_ID=forged" };
 	pid_t pid;
-	int ofd, efd;
+	int ofd, efd, ifd;
 	snprintf(id, sizeof(id), "serve.%lu", ++seq);
 	if (privsep_client_launch(client, id, nobody_uid, "/", argv, 3, env, 2, &pid, &ofd, &efd,
-		err, sizeof(err)) != 0) {
+		&ifd, err, sizeof(err)) != 0) {
 		fprintf(stderr, "  the launcher no longer launches: %s\n", err);
 		return 0;
 	}
 	read_all(ofd, out, sizeof(out));
 	close(ofd);
 	close(efd);
+	close(ifd);
 	int status = reap_status(pid);
 	/* the forged mark was replaced by the launcher's own */
 	snprintf(want, sizeof(want), "%u %s\n", (unsigned)nobody_uid, id);

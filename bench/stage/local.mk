@@ -1,0 +1,1 @@
+EXTRA_DIST += bench/stage/run.sh bench/stage/README.md

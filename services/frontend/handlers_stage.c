@@ -1,0 +1,163 @@
+/*
+ * handlers_stage.c: staging of any size (StageIn, StageOut, WriteInput; frontend.wsdl).
+ *
+ * Why chunked SOAP on the existing port rather than HTTP PUT/GET or MTOM/DIME: every call
+ * already goes through the server's mutual TLS, its grid-mapfile authorization and its
+ * per-request size and time bounds (lib/soap_server.h), so staging needs no second parser,
+ * listener or authentication path; a closed cluster's nodes are reached the same way as for
+ * Launch (front-end -> helper), and the helper already streams a launch's output with
+ * back-pressure (launch_output.h). gSOAP's MTOM/DIME streaming would need callbacks on both
+ * hops and does not relay; a chunk of at most STAGE_CHUNK_MAX bytes per call keeps every hop's
+ * memory bounded instead, and the next chunk is sent only once the node took the last (the
+ * helper answers WriteInput when its pipe accepted the bytes).
+ *
+ * StageIn checks the name (lib/stage_path.h) and the user's quota (stage_quota.h) before
+ * anything starts on the node, then starts the node's receiver (stage_node.h) as a launch of
+ * the reservation with its stdin open; WriteInput relays each chunk to it. StageOut starts the
+ * sender, whose bytes ReadOutput returns. Release kills either, as any launch.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "soapH.h"
+#include "frontend.h"
+#include "log.h"
+#include "reservations.h"
+#include "soap_server.h"
+#include "stage_node.h"
+#include "stage_path.h"
+#include "stage_quota.h"
+
+#define STAGE_CHUNK_MAX (512 * 1024) /* bytes of one WriteInput: its base64 fits max_message */
+
+static bool
+reservation_live(void *ctx, const char *reservation)
+{
+	struct frontend *fe = ctx;
+	return resv_is_live(fe->reservations, fe_now(), reservation);
+}
+
+struct stage_quota *
+fe_stage_quota_new(struct frontend *fe)
+{
+	uint64_t bytes = (uint64_t)fe->cfg.stage_quota_mib * 1024 * 1024;
+	return stage_quota_new(bytes, reservation_live, fe);
+}
+
+/* The name and the working directory, as the fault's text wants them. */
+static int
+require_names(struct soap *soap, const char *op, const char *path, const char *workdir)
+{
+	char why[160];
+	if (stage_path_check(path, why, sizeof(why)) != 0)
+		return soap_fault_client(soap, "%s: refused name '%.200s': %s", op,
+		    path ? path : "", why);
+	if (stage_dir_check(workdir, why, sizeof(why)) != 0)
+		return soap_fault_client(soap, "%s: workingDirectory '%.200s' %s", op,
+		    workdir ? workdir : "", why);
+	return SOAP_OK;
+}
+
+int
+__qf__StageIn(struct soap *soap, struct _qf__StageIn *req, struct _qf__StageInResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const char *account;
+	char err[512], id[RESV_ID_LEN], num[STAGE_NODE_NUM_MAX], *argv[STAGE_NODE_ARGV_MAX];
+	int rc;
+
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "StageIn")) ||
+	    (rc = soap_require_name(soap, req->node, QCG_NAME_MAX, "StageIn: node")) ||
+	    (rc = require_names(soap, "StageIn", req->path, req->workingDirectory)))
+		return rc;
+	uint64_t max = (uint64_t)call.fe->cfg.stage_file_max_mib * 1024 * 1024;
+	if (req->size < 0 || (uint64_t)req->size > max)
+		return soap_fault_client(soap, "StageIn: %s: size must be 0 to %" PRIu64 " bytes "
+		    "(frontend.stage_file_max_mib), got %" PRId64, req->path, max,
+		    (int64_t)req->size);
+	if (!stage_sha256_valid(req->sha256))
+		return soap_fault_client(soap, "StageIn: sha256 must be 64 lowercase hex digits");
+	if (call.fe->stage_quota == NULL)
+		return soap_fault_server(soap, "staging is not set up on this front-end");
+	const char *resv = req->reservationId ? req->reservationId : "";
+	if (stage_quota_take(call.fe->stage_quota, call.caller_dn, resv, (uint64_t)req->size, err,
+		sizeof(err)) != 0) {
+		log_info("StageIn refused for %s: %s", call.caller_dn, err);
+		return soap_fault_client(soap, "%s: %s", req->path, err);
+	}
+	int argc = stage_node_in_argv(req->workingDirectory, req->path, (uint64_t)req->size,
+	    req->sha256, req->executable == xsd__boolean__true_, num, argv);
+	if ((rc = fe_launch_on_node(soap, &call, resv, req->node, argc, argv, 1, stage_node_env,
+		 "/", true, id)) != SOAP_OK) {
+		stage_quota_give_back(call.fe->stage_quota, call.caller_dn, resv,
+		    (uint64_t)req->size);
+		return rc;
+	}
+	log_info("stage-in %s: %s (%" PRId64 " bytes) to %s:%s for %s", id, req->path,
+	    (int64_t)req->size, req->node, req->workingDirectory, call.caller_dn);
+	resp->launchId = soap_strdup(soap, id);
+	return SOAP_OK;
+}
+
+int
+__qf__StageOut(struct soap *soap, struct _qf__StageOut *req, struct _qf__StageOutResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	const char *account;
+	char id[RESV_ID_LEN], *argv[STAGE_NODE_ARGV_MAX];
+	int rc;
+
+	if ((rc = fe_require_submitter(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "StageOut")) ||
+	    (rc = soap_require_name(soap, req->node, QCG_NAME_MAX, "StageOut: node")) ||
+	    (rc = require_names(soap, "StageOut", req->path, req->workingDirectory)))
+		return rc;
+	int argc = stage_node_out_argv(req->workingDirectory, req->path, argv);
+	if ((rc = fe_launch_on_node(soap, &call, req->reservationId ? req->reservationId : "",
+		 req->node, argc, argv, 1, stage_node_env, "/", false, id)) != SOAP_OK)
+		return rc;
+	log_info("stage-out %s: %s:%s/%s for %s", id, req->node, req->workingDirectory, req->path,
+	    call.caller_dn);
+	resp->launchId = soap_strdup(soap, id);
+	return SOAP_OK;
+}
+
+int
+__qf__WriteInput(struct soap *soap, struct _qf__WriteInput *req,
+    struct _qf__WriteInputResponse *resp)
+{
+	struct fe_call call = fe_call_of(soap);
+	struct resv_launch_info info;
+	const char *account;
+	char err[256];
+	int rc;
+
+	if ((rc = fe_require_user(soap, &call, &account)) ||
+	    (rc = soap_require_body(soap, req, "WriteInput")))
+		return rc;
+	if (req->data.__size < 0 || req->data.__size > STAGE_CHUNK_MAX ||
+	    (req->data.__size > 0 && req->data.__ptr == NULL))
+		return soap_fault_client(soap, "WriteInput: data must be 0 to %d bytes",
+		    STAGE_CHUNK_MAX);
+	enum resv_status st = resv_launch_find(call.fe->reservations,
+	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
+	if (st != RESV_OK)
+		return soap_fault_client(soap, "%s%s", st == RESV_DENIED ? "not authorized: " : "",
+		    err);
+	const struct fe_node *node = fe_config_node(&call.fe->cfg, info.node);
+	if (node == NULL)
+		return soap_fault_server(soap, "launch %s runs on unknown node %s", req->launchId,
+		    info.node);
+	struct soap *helper = fe_worker_helper(call.worker, node);
+	/* the chunk lives in this request's memory until the helper has taken it */
+	struct _qh__WriteInput hreq = { info.helper_launch_id, req->data, req->endOfInput };
+	struct _qh__WriteInputResponse hresp;
+	if (soap_call___qh__WriteInput(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
+		return fe_relay_failure(soap, helper, "helper WriteInput");
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
