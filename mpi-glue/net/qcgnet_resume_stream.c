@@ -65,12 +65,12 @@ struct stream {
 	int closed_clean;                /* the leg ended after both sides finished */
 
 	long heard_us;                   /* last byte from the leg */
-	long broke_us;                   /* when the current resume began */
+	long broke_us;                   /* first break since the last RESUME exchange, or 0 */
+	unsigned legs_lost;              /* legs that broke since then: backs the path off */
 	int resuming;                    /* a resume thread runs; the stream may not be freed */
 	int pending_leg;                 /* set by the resume thread: a leg, or -1 = gave up */
 	int pending_ready;
 	char why[256];                   /* the break's reason, then the resume thread's error */
-	uint64_t replay_from;            /* tx_high at the break: what a RESUME may cut back */
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -153,6 +153,17 @@ resume_main(void *arg)
 	long deadline = s->broke_us + (long)s->cfg.resume_timeout_ms * 1000, backoff_ms = 20;
 	char err[256] = "no attempt";
 	int fd = -1;
+	/* A leg the path gave that broke before the peer's RESUME (refused by the proxy, or the
+	 * new proxy died too) must not make a hot loop: wait as if that attempt had failed. */
+	for (unsigned lost = 1; lost < s->legs_lost && backoff_ms < 1000; lost++)
+		backoff_ms *= 2;
+	if (s->legs_lost > 1) {
+		long left_ms = (deadline - now_us()) / 1000;
+		long ms = backoff_ms < left_ms ? backoff_ms : (left_ms > 0 ? left_ms : 0);
+		struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&t, NULL);
+	}
+	snprintf(err, sizeof(err), "%s", s->why);
 	for (unsigned attempt = 0;; attempt++) {
 		long left_ms = (deadline - now_us()) / 1000;
 		if (left_ms <= 0)
@@ -160,7 +171,9 @@ resume_main(void *arg)
 		fd = s->path(s->path_arg, attempt, (int)left_ms, err, sizeof(err));
 		if (fd >= 0)
 			break;
-		struct timespec t = { backoff_ms / 1000, (backoff_ms % 1000) * 1000000L };
+		long ms = (deadline - now_us()) / 1000; /* never sleep past the deadline */
+		ms = ms < backoff_ms ? (ms > 0 ? ms : 0) : backoff_ms;
+		struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
 		nanosleep(&t, NULL);
 		backoff_ms = backoff_ms * 2 > 1000 ? 1000 : backoff_ms * 2;
 	}
@@ -190,11 +203,13 @@ leg_broken(struct stream *s, const char *fmt, ...)
 	s->out_payload = 0;
 	s->peer_resumed = 0;
 	s->fin_sent = 0; /* it may have died with the leg: said again after the replay */
-	s->broke_us = now_us();
-	s->replay_from = s->tx_high;
-	say(s, "relay leg broken (%s) with %llu bytes unacknowledged; asking for a new leg for "
-	       "up to %d ms", s->why, (unsigned long long)(s->tx_high - s->tx_base),
-	    s->cfg.resume_timeout_ms);
+	s->legs_lost++;
+	if (s->broke_us == 0) { /* resume_timeout counts from the first break, not each leg */
+		s->broke_us = now_us();
+		say(s, "relay leg broken (%s) with %llu bytes unacknowledged; asking for a new leg "
+		       "for up to %d ms", s->why, (unsigned long long)(s->tx_high - s->tx_base),
+		    s->cfg.resume_timeout_ms);
+	}
 	s->resuming = 1;
 	s->pending_ready = 0;
 	pthread_t t;
@@ -357,7 +372,7 @@ take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identit
 	s->tx_base = ack;
 	s->tx_sent = ack;
 	s->peer_resumed = 1;
-	if (s->broke_us != 0) {
+	if (s->legs_lost > 0) {
 		pthread_mutex_lock(&g_lock);
 		g_totals.resumes++;
 		g_totals.bytes_replayed += replay;
@@ -365,8 +380,9 @@ take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identit
 		say(s, "resumed on a new leg %ld ms after the break; replaying %llu bytes, peer had "
 		       "%llu", (now_us() - s->broke_us) / 1000, (unsigned long long)replay,
 		    (unsigned long long)ack);
-		s->broke_us = 0;
 	}
+	s->broke_us = 0;
+	s->legs_lost = 0;
 	return 0;
 }
 

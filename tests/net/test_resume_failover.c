@@ -38,6 +38,11 @@
 #define FORWARD_BYTES (100ull << 20)
 #define BACKWARD_BYTES (16ull << 20)
 #define KILLS 5
+#define HELD_TAIL (16ull << 20) /* the forward writer holds this back until the kills are done,
+                                 * so that every kill meets a live stream */
+#define AFTER_RESUME (2ull << 20) /* a kill waits for this much progress since the last one:
+                                   * more than the socketpair holds, so it came over the new
+                                   * leg, and both ends have resumed */
 #define WATCHDOG_S 240 /* the whole program, under heavy load; ~10-20 s normally */
 
 /* The path service: where a resume goes now. */
@@ -112,6 +117,7 @@ struct flow {
 	int wfd, rfd;
 	uint64_t total, seed;
 	_Atomic uint64_t got;       /* bytes the reader checked */
+	_Atomic int hold_tail;      /* the writer waits before its last HELD_TAIL bytes */
 	int ok;                     /* the reader saw exactly the stream, then EOF */
 	uint64_t sum_sent, sum_got; /* checksums (printed) */
 	pthread_t writer, reader;
@@ -135,6 +141,11 @@ flow_write(void *arg)
 	uint64_t sum = 14695981039346656037ull;
 	for (uint64_t off = 0; off < f->total;) {
 		size_t n = f->total - off < sizeof(block) ? (size_t)(f->total - off) : sizeof(block);
+		if (f->total - off <= HELD_TAIL) {
+			long long end = tp_now_ms() + WATCHDOG_S * 1000LL;
+			while (atomic_load(&f->hold_tail) && tp_now_ms() < end)
+				usleep(1000);
+		}
 		gen_fill(&g, block, n);
 		sum = sum_add(sum, block, n);
 		for (size_t done = 0; done < n;) {
@@ -280,7 +291,7 @@ stream_survives_five_proxy_kills(uint64_t seed)
 	start_pair(identity, identity, &cfg, &a, &b);
 
 	struct flow fwd = { .name = "a->b", .wfd = a, .rfd = b, .total = FORWARD_BYTES,
-		.seed = seed | 1 };
+		.seed = seed | 1, .hold_tail = 1 };
 	struct flow back = { .name = "b->a", .wfd = b, .rfd = a, .total = BACKWARD_BYTES,
 		.seed = (seed * 3) | 1 };
 	long long t0 = tp_now_ms();
@@ -290,10 +301,17 @@ stream_survives_five_proxy_kills(uint64_t seed)
 	pthread_create(&back.writer, NULL, flow_write, &back);
 
 	struct gen points = { seed ^ 0xabcdef };
+	uint64_t last_kill = 0, fifth = (FORWARD_BYTES - HELD_TAIL) / KILLS;
 	for (int k = 0; k < KILLS; k++) {
-		/* somewhere in the k-th fifth of the forward flow, away from its edges */
-		uint64_t fifth = FORWARD_BYTES / KILLS;
+		/* somewhere in the k-th fifth of the flow before the held tail, away from its
+		 * edges, and after the stream moved on since the last kill */
 		uint64_t at = k * fifth + fifth / 10 + gen_next(&points) % (fifth * 8 / 10);
+		if (at < last_kill + AFTER_RESUME)
+			at = last_kill + AFTER_RESUME;
+		if (at > FORWARD_BYTES - HELD_TAIL) {
+			CHECK(!"kill point beyond the held tail: the kills came too late");
+			break;
+		}
 		if (wait_progress(&fwd, at, 60000) != 0) {
 			CHECK(!"forward flow stalled before a kill");
 			break;
@@ -301,6 +319,7 @@ stream_survives_five_proxy_kills(uint64_t seed)
 		int dying = path.active, standby = 1 - dying;
 		announce_fresh_id(standby);
 		pid_t pid = path.proxy[dying].pid;
+		last_kill = atomic_load(&fwd.got);
 		CHECK_INT_EQ(kill(pid, SIGKILL), 0);
 		CHECK_INT_EQ(waitpid(pid, NULL, 0), pid);
 		path.proxy[dying].pid = -1;
@@ -314,6 +333,7 @@ stream_survives_five_proxy_kills(uint64_t seed)
 		path.proxy[dying] = fresh;
 		pthread_mutex_unlock(&path.lock);
 	}
+	atomic_store(&fwd.hold_tail, 0);
 	pthread_join(fwd.writer, NULL);
 	pthread_join(back.writer, NULL);
 	pthread_join(fwd.reader, NULL);
@@ -356,6 +376,7 @@ leg_of_another_stream_is_refused(void)
 	char c;
 
 	quick_config(&cfg);
+	cfg.resume_timeout_ms = 1000; /* an end whose leg closes first resumes, and gives up */
 	memset(mine, 1, sizeof(mine));
 	memset(other, 2, sizeof(other));
 	qrs_get_totals(&before);
