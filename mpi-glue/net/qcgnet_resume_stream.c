@@ -63,6 +63,10 @@ struct stream {
 	int peer_resumed, need_resume, peer_fin, app_shut, app_gone;
 	int app_blocked;                 /* the last write to app met a full socket buffer */
 	int closed_clean;                /* the leg ended after both sides finished */
+	int kick;                        /* poll saw an event on app or leg: step it */
+	size_t pi;                       /* its entries in the I/O thread's pollfd array */
+	long stepped_us;                 /* last step: a quiet stream is still stepped now and
+	                                  * then, for its stall check */
 
 	long heard_us;                   /* last byte from the leg */
 	long broke_us;                   /* first break since the last RESUME exchange, or 0 */
@@ -413,8 +417,12 @@ consume(struct stream *s)
 			}
 			s->in_off += (size_t)w, s->cur_left -= (uint32_t)w;
 			s->rx_delivered += (uint64_t)w;
-			if (s->cur_left > 0)
+			if ((uint32_t)w < want) {
+				s->app_blocked = 1; /* a short write: its buffer is full, wait for POLLOUT */
 				return 0;
+			}
+			if (s->cur_left > 0)
+				return 0; /* the rest of the payload is still on its way */
 			s->have_cur = 0;
 			continue;
 		}
@@ -566,6 +574,7 @@ io_main(void *unused)
 		while (g_incoming != NULL) {
 			struct stream *s = g_incoming;
 			g_incoming = s->next;
+			s->kick = 1;
 			s->next = list;
 			list = s;
 		}
@@ -577,16 +586,25 @@ io_main(void *unused)
 			if (pfd == NULL)
 				abort(); /* a few KiB: without them no stream of this process can move */
 		}
-		/* Work first, then poll for what each stream waits on. */
+		/* Work on the streams that had events (or a timer), then poll for what each waits
+		 * on. Stepping only those keeps a wake-up's system calls to the busy stream's: the
+		 * added latency of the relayed path is mostly wake-ups and system calls. */
 		size_t n = 1;
 		int timeout = 1000;
+		long now = now_us();
 		pfd[0] = (struct pollfd){ .fd = g_wake, .events = POLLIN };
 		for (struct stream **p = &list; *p != NULL;) {
 			struct stream *s = *p;
-			if (stream_step(s)) {
-				*p = s->next;
-				stream_free(s);
-				continue;
+			int ack_due = s->rx_delivered != s->rx_acked &&
+			    now - s->ack_sent_us >= s->cfg.ack_ms * 1000L;
+			if (s->kick || s->resuming || ack_due || now - s->stepped_us > 1000000) {
+				s->kick = 0;
+				s->stepped_us = now;
+				if (stream_step(s)) {
+					*p = s->next;
+					stream_free(s);
+					continue;
+				}
 			}
 			short app_ev = 0, leg_ev = 0;
 			if (!s->app_eof && s->tx_end - s->tx_base < s->cfg.window)
@@ -602,11 +620,17 @@ io_main(void *unused)
 				if (s->rx_delivered != s->rx_acked && timeout > s->cfg.ack_ms)
 					timeout = s->cfg.ack_ms;
 			}
+			s->pi = n;
 			pfd[n++] = (struct pollfd){ .fd = s->app, .events = app_ev };
 			pfd[n++] = (struct pollfd){ .fd = s->leg, .events = leg_ev }; /* -1: skipped */
 			p = &s->next;
 		}
-		if (poll(pfd, n, timeout) > 0 && (pfd[0].revents & POLLIN)) {
+		if (poll(pfd, n, timeout) <= 0)
+			continue;
+		for (struct stream *s = list; s != NULL; s = s->next)
+			if (pfd[s->pi].revents | pfd[s->pi + 1].revents)
+				s->kick = 1;
+		if (pfd[0].revents & POLLIN) {
 			uint64_t v;
 			if (read(g_wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				abort(); /* an eventfd read fails only on a bug */
