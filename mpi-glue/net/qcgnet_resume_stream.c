@@ -66,7 +66,7 @@ struct stream {
 	int kick;                        /* poll saw an event on app or leg: step it */
 	size_t pi;                       /* its entries in the I/O thread's pollfd array */
 	long stepped_us;                 /* last step: a quiet stream is still stepped now and
-	                                  * then, for its stall check */
+	                                  * then, for its stall check and acks */
 
 	long heard_us;                   /* last byte from the leg */
 	long broke_us;                   /* first break since the last RESUME exchange, or 0 */
@@ -233,7 +233,12 @@ set_leg(struct stream *s, int fd)
 {
 	int one = 1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	int idle = QRS_KEEPALIVE_IDLE_S, intvl = QRS_KEEPALIVE_INTVL_S, cnt = QRS_KEEPALIVE_CNT;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	s->leg = fd;
 	s->need_resume = 1;
 	s->peer_resumed = 0;
@@ -549,7 +554,7 @@ stream_step(struct stream *s)
 	}
 	if (s->leg >= 0)
 		leg_write(s);
-	if (s->leg >= 0 && s->tx_sent > s->tx_base &&
+	if (s->leg >= 0 && s->cfg.stall_ms > 0 && s->tx_sent > s->tx_base &&
 	    now_us() - s->heard_us > s->cfg.stall_ms * 1000L)
 		leg_broken(s, "nothing heard for %d ms with data unacknowledged", s->cfg.stall_ms);
 	return s->leg >= 0 && finished(s);
@@ -672,7 +677,7 @@ qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_c
 	int sv[2] = { -1, -1 };
 	struct stream *s = NULL;
 	if (cfg->window < QRS_WINDOW_MIN || cfg->window > QRF_WINDOW_MAX ||
-	    cfg->resume_timeout_ms <= 0 || cfg->stall_ms <= 0 || cfg->ack_ms <= 0) {
+	    cfg->resume_timeout_ms <= 0 || cfg->stall_ms < 0 || cfg->ack_ms <= 0) {
 		snprintf(err, errlen, "resumable stream: window %zu (allowed %u..%u) or a timeout "
 		    "not positive", cfg->window, QRS_WINDOW_MIN, QRF_WINDOW_MAX);
 		goto fail;

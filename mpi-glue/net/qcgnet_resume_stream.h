@@ -24,7 +24,10 @@
 #define QRS_WINDOW_DEFAULT (4u << 20)      /* unacknowledged bytes kept per direction */
 #define QRS_WINDOW_MIN (256u << 10)
 #define QRS_RESUME_TIMEOUT_DEFAULT_MS 60000 /* issue 14: resume_timeout */
-#define QRS_STALL_DEFAULT_MS 15000         /* leg declared dead when unacked data sees no reply */
+#define QRS_STALL_DEFAULT_MS 0             /* off: see stall_ms */
+#define QRS_KEEPALIVE_IDLE_S 10            /* an idle leg is probed (TCP keepalive) after this, */
+#define QRS_KEEPALIVE_INTVL_S 5            /* every this, and declared dead after */
+#define QRS_KEEPALIVE_CNT 3                /* this many unanswered probes */
 #define QRS_STREAMS_MAX 4096               /* resumable streams one process runs at once */
 
 /*
@@ -39,7 +42,13 @@ typedef int (*qrs_path_fn)(void *arg, unsigned attempt, int timeout_ms, char *er
 struct qrs_config {
 	size_t window;          /* unacknowledged bytes kept: QRS_WINDOW_MIN..QRF_WINDOW_MAX */
 	int resume_timeout_ms;  /* from a break to giving up */
-	int stall_ms;           /* unacknowledged data and nothing heard for this long: broken */
+	int stall_ms;           /* unacknowledged data and nothing heard for this long: broken;
+	                         * 0 = off (the default). Off because a peer whose application
+	                         * reads nothing while its own data waits unread here (both
+	                         * sides back-pressured) says nothing either, and a false break
+	                         * costs a proxy. A proxy host that vanishes silently is found
+	                         * by TCP keepalive on an idle leg, and by the kernel's
+	                         * retransmission timeout (minutes) under unacknowledged data */
 	int ack_ms;             /* delivered bytes are acknowledged at most this late */
 	void (*log)(const char *line); /* where resume and failure lines go; NULL: stderr */
 };

@@ -9,7 +9,8 @@
  * proxy standing by (which is what a resume asks for: a new id on another proxy, tied to the
  * stream by its identity), and the killed one is started again to stand by for the next kill.
  * Each side's reader compares every byte with the generator: identical, in order, no gap, no
- * duplicate; and checksums are printed. Then: a leg joined to a stream of another identity is
+ * duplicate; and checksums are printed. Then: a writer whose peer reads nothing is stopped by
+ * the window (back-pressure, not growth), a leg joined to a stream of another identity is
  * refused, and with no path left the stream gives up after resume_timeout, closing the
  * application's end.
  *
@@ -20,6 +21,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -359,6 +362,79 @@ stream_survives_five_proxy_kills(uint64_t seed)
 
 static uint64_t g_seed;
 
+/*
+ * Back-pressure, not growth: while the far application reads nothing, the near one can write
+ * only what the window and the buffers on the way hold (socketpairs, legs, the proxy's pipe,
+ * the far end's read-ahead); then its writes stop. Afterwards every byte arrives once.
+ */
+static void
+unread_peer_stops_the_writer(void)
+{
+	struct qrs_config cfg;
+	uint8_t identity[16], buf[65536];
+	int a, b;
+
+	struct qrs_totals before;
+	qrs_get_totals(&before);
+	quick_config(&cfg);
+	memset(identity, 4, sizeof(identity));
+	announce_fresh_id(path.active);
+	start_pair(identity, identity, &cfg, &a, &b);
+	CHECK_INT_EQ(fcntl(a, F_SETFL, O_NONBLOCK), 0);
+	struct gen g = { 77 };
+	uint64_t written = 0;
+	for (;;) {
+		if (written >= (256ull << 20))
+			break; /* far beyond any bound: the stream grows */
+		gen_fill(&g, buf, sizeof(buf));
+		size_t off = 0;
+		while (off < sizeof(buf)) {
+			ssize_t n = send(a, buf + off, sizeof(buf) - off, MSG_NOSIGNAL);
+			if (n > 0) {
+				off += (size_t)n;
+				continue;
+			}
+			CHECK(n < 0 && errno == EAGAIN);
+			struct pollfd p = { .fd = a, .events = POLLOUT };
+			if (poll(&p, 1, 500) == 0)
+				break; /* no room came in 500 ms: the writer is stopped */
+		}
+		written += off;
+		if (off < sizeof(buf))
+			break;
+	}
+	printf("unread peer: the writer stopped after %llu KiB (window %zu KiB)\n",
+	    (unsigned long long)(written >> 10), cfg.window >> 10);
+	/* the window was used; the buffers on the way hold more only as far as the window
+	 * allows, since bytes in flight are unacknowledged too */
+	CHECK(written >= cfg.window);
+	CHECK(written < (64ull << 20)); /* and nothing grew without bound */
+	shutdown(a, SHUT_WR);
+	struct gen want = { 77 };
+	uint8_t got[65536], exp[65536];
+	uint64_t read_total = 0;
+	size_t exp_len = 0, exp_off = 0;
+	for (;;) {
+		ssize_t n = recv(b, got, sizeof(got), 0);
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n;) {
+			if (exp_off == exp_len) {
+				gen_fill(&want, exp, sizeof(exp));
+				exp_len = sizeof(exp), exp_off = 0;
+			}
+			size_t k = exp_len - exp_off < (size_t)(n - i) ? exp_len - exp_off : (size_t)(n - i);
+			CHECK(memcmp(got + i, exp + exp_off, k) == 0);
+			i += (ssize_t)k, exp_off += k;
+		}
+		read_total += (uint64_t)n;
+	}
+	CHECK(read_total == written);
+	close(a);
+	close(b);
+	CHECK_INT_EQ(wait_totals(before.streams_open, TP_STATE_WAIT_MS), 0); /* both finished */
+}
+
 static void
 stream_survives_five_proxy_kills_seeded(void)
 {
@@ -439,6 +515,7 @@ main(void)
 	tp_proxy_start(&path.proxy[1], NULL);
 	g_seed = seed;
 	RUN(stream_survives_five_proxy_kills_seeded);
+	RUN(unread_peer_stops_the_writer);
 	RUN(leg_of_another_stream_is_refused);
 	RUN(no_second_path_fails_after_resume_timeout);
 	for (int i = 0; i < 2; i++)
