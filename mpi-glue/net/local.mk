@@ -76,3 +76,13 @@ tests_net_test_resume_failover_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)
 	-I$(top_srcdir)/tests/integration
 tests_net_test_resume_failover_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/net/test_resume_failover
+# test_resume_refuse: a hand-played far end that lies (garbage, gaps, forged identity, acks
+# of unsent bytes) fails the stream; an honest replay is delivered once.
+check_PROGRAMS += tests/net/test_resume_refuse
+tests_net_test_resume_refuse_SOURCES = tests/net/test_resume_refuse.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h
+tests_net_test_resume_refuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/unit
+tests_net_test_resume_refuse_LDADD = -lpthread
+TESTS += tests/net/test_resume_refuse
