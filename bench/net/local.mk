@@ -18,3 +18,4 @@ bench_net_resume_bench_SOURCES = bench/net/resume_bench.c \
 bench_net_resume_bench_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
 	-I$(top_srcdir)/tests/integration
 bench_net_resume_bench_LDADD = $(PROXY_TEST_LDADD)
+EXTRA_DIST += bench/net/results/resume.txt
