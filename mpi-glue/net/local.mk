@@ -61,3 +61,31 @@ TESTS += tests/net/qcgnet_4sites.test tests/net/qcgnet_overlap.test \
 	tests/net/qcgnet_brokerloss.test tests/net/qcgnet_fallthrough.test
 EXTRA_DIST += tests/net/net4.sh tests/net/qcgnet_4sites.test tests/net/qcgnet_overlap.test \
 	tests/net/qcgnet_brokerloss.test tests/net/qcgnet_fallthrough.test
+
+# Relay failover (issue 14): the resumable stream's codec and I/O thread, and their tests.
+# test_resume_frame: the pure codec and replay arithmetic. test_resume_failover: 100 MiB through
+# real qcg-proxies on loopback, the active one SIGKILLed 5 times with another standing by.
+check_PROGRAMS += tests/net/test_resume_frame
+tests_net_test_resume_frame_SOURCES = tests/net/test_resume_frame.c \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h
+tests_net_test_resume_frame_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/unit
+TESTS += tests/net/test_resume_frame
+check_PROGRAMS += tests/net/test_resume_failover
+tests_net_test_resume_failover_SOURCES = tests/net/test_resume_failover.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h $(PROXY_TEST_UTIL)
+tests_net_test_resume_failover_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/integration
+tests_net_test_resume_failover_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/net/test_resume_failover
+# test_resume_refuse: a hand-played far end that lies (garbage, gaps, forged identity, acks
+# of unsent bytes) fails the stream; an honest replay is delivered once.
+check_PROGRAMS += tests/net/test_resume_refuse
+tests_net_test_resume_refuse_SOURCES = tests/net/test_resume_refuse.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h
+tests_net_test_resume_refuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/unit
+tests_net_test_resume_refuse_LDADD = -lpthread
+TESTS += tests/net/test_resume_refuse

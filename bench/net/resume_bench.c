@@ -1,0 +1,284 @@
+/*
+ * resume_bench.c: the resumable relayed stream (issue 14) against today's plain relay, side
+ * by side in one run, on loopback through real qcg-proxy processes.
+ *
+ *   resume_bench [ROUNDS]     (from the build directory: it starts services/proxy/qcg-proxy)
+ *
+ * Per round, alternating plain / resumable on the same proxy:
+ *   latency    half the median 1-byte round trip of LAT_TRIPS ping-pongs;
+ *   bandwidth  BW_BYTES one way in 64 KiB writes, the reader's rate.
+ * Then the failover: a 1-byte ping-pong runs through the resumable stream while the proxy
+ * carrying it is SIGKILLed (a fresh id already announced on a standby); "kill to first byte"
+ * is the time from kill() to the first round trip that completes afterwards, i.e. until bytes
+ * flow again end to end. Medians over rounds are printed with the ratios; run under
+ * `flock /tmp/qcg-heavy.lock` (bench/net/README.md).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qcgnet_resume_stream.h"
+#include "test_proxy_util.h"
+
+#define LAT_TRIPS 20000
+#define BW_BYTES (512ull << 20)
+#define KILLS 5
+#define ROUNDS_MAX 20
+
+static struct {
+	pthread_mutex_t lock;
+	struct tp_proxy proxy[2];
+	int active;
+	struct relay_id id;
+} path = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static long long
+now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int
+leg_now(void *arg, unsigned attempt, int timeout_ms, char *err, size_t errlen)
+{
+	(void)arg, (void)attempt, (void)timeout_ms;
+	uint8_t hello[RELAY_HELLO_SIZE];
+	pthread_mutex_lock(&path.lock);
+	struct tp_proxy *p = &path.proxy[path.active];
+	int fd = tp_connect(p->host, p->port);
+	relay_hello_encode(hello, &path.id, 0);
+	pthread_mutex_unlock(&path.lock);
+	if (fd < 0 || tp_write_all(fd, hello, sizeof(hello)) != 0) {
+		snprintf(err, errlen, "proxy: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+announce(int on)
+{
+	struct relay_id id;
+	tp_random_id(&id);
+	tp_expect(&path.proxy[on], &id, 300);
+	pthread_mutex_lock(&path.lock);
+	path.id = id;
+	path.active = on;
+	pthread_mutex_unlock(&path.lock);
+}
+
+/* A joined pair through the active proxy: plain legs, or resumable streams over them. */
+static void
+pair(int resumable, int *a, int *b)
+{
+	char err[256];
+	announce(path.active);
+	int la = leg_now(NULL, 0, 0, err, sizeof(err)), lb = leg_now(NULL, 0, 0, err, sizeof(err));
+	if (la < 0 || lb < 0) {
+		fprintf(stderr, "legs: %s\n", err);
+		exit(1);
+	}
+	if (!resumable) {
+		*a = la, *b = lb;
+		return;
+	}
+	struct qrs_config cfg;
+	uint8_t identity[QRS_IDENTITY_SIZE];
+	qrs_config_default(&cfg);
+	memcpy(identity, path.id.bytes, sizeof(identity));
+	*a = qrs_start(la, identity, &cfg, leg_now, NULL, err, sizeof(err));
+	*b = qrs_start(lb, identity, &cfg, leg_now, NULL, err, sizeof(err));
+	if (*a < 0 || *b < 0) {
+		fprintf(stderr, "qrs_start: %s\n", err);
+		exit(1);
+	}
+}
+
+static int
+cmp_ll(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+	return a < b ? -1 : a > b;
+}
+
+static double
+median(long long *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_ll);
+	return n % 2 ? (double)v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double
+median_d(double *v, int n)
+{
+	long long tmp[ROUNDS_MAX];
+	for (int i = 0; i < n; i++)
+		tmp[i] = (long long)(v[i] * 1000.0);
+	return median(tmp, n) / 1000.0;
+}
+
+struct echo {
+	int fd;
+	long trips;
+};
+
+static void *
+echo_main(void *arg)
+{
+	struct echo *e = arg;
+	char c;
+	for (long i = 0; i < e->trips; i++)
+		if (tp_read_all(e->fd, &c, 1) != 0 || tp_write_all(e->fd, &c, 1) != 0)
+			break;
+	return NULL;
+}
+
+/* Half the median round trip, in microseconds. */
+static double
+latency_us(int a, int b)
+{
+	static long long rtt[LAT_TRIPS];
+	struct echo e = { b, LAT_TRIPS };
+	pthread_t t;
+	char c = 'x';
+	pthread_create(&t, NULL, echo_main, &e);
+	for (int i = 0; i < LAT_TRIPS; i++) {
+		long long t0 = now_ns();
+		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0) {
+			fprintf(stderr, "ping-pong broke at %d\n", i);
+			exit(1);
+		}
+		rtt[i] = now_ns() - t0;
+	}
+	pthread_join(t, NULL);
+	return median(rtt, LAT_TRIPS) / 2000.0;
+}
+
+struct sink {
+	int fd;
+	unsigned long long bytes;
+};
+
+static void *
+sink_main(void *arg)
+{
+	struct sink *s = arg;
+	static char buf[1 << 16];
+	for (unsigned long long got = 0; got < s->bytes;) {
+		ssize_t n = recv(s->fd, buf, sizeof(buf), 0);
+		if (n <= 0) {
+			fprintf(stderr, "sink ended at %llu\n", got);
+			exit(1);
+		}
+		got += (unsigned long long)n;
+	}
+	return NULL;
+}
+
+/* MB/s (10^6) of BW_BYTES a -> b. */
+static double
+bandwidth_mbs(int a, int b)
+{
+	static char buf[1 << 16];
+	struct sink s = { b, BW_BYTES };
+	pthread_t t;
+	memset(buf, 0x5a, sizeof(buf));
+	long long t0 = now_ns();
+	pthread_create(&t, NULL, sink_main, &s);
+	for (unsigned long long sent = 0; sent < BW_BYTES; sent += sizeof(buf))
+		if (tp_write_all(a, buf, sizeof(buf)) != 0) {
+			fprintf(stderr, "bandwidth write: %s\n", strerror(errno));
+			exit(1);
+		}
+	pthread_join(t, NULL);
+	return BW_BYTES / ((now_ns() - t0) / 1000.0);
+}
+
+/* Kill the active proxy under a running ping-pong; ms until a round trip completes again. */
+static double
+kill_to_first_byte_ms(int a, int b)
+{
+	struct echo e = { b, 1L << 40 };
+	pthread_t t;
+	char c = 'k';
+	pthread_create(&t, NULL, echo_main, &e);
+	pthread_detach(t);
+	for (int i = 0; i < 1000; i++) /* running */
+		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0)
+			exit(1);
+	int dying = path.active;
+	announce(1 - dying);
+	long long t0 = now_ns();
+	kill(path.proxy[dying].pid, SIGKILL);
+	waitpid(path.proxy[dying].pid, NULL, 0);
+	path.proxy[dying].pid = -1;
+	/* the round trip in flight at the kill may complete from buffers; the next must cross */
+	long long last = t0;
+	for (int i = 0; i < 3; i++) {
+		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0) {
+			fprintf(stderr, "ping-pong did not survive the kill\n");
+			exit(1);
+		}
+		last = now_ns();
+	}
+	tp_proxy_stop(&path.proxy[dying], false);
+	tp_proxy_start(&path.proxy[dying], NULL);
+	return (last - t0) / 1e6;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	if (rounds < 1 || rounds > ROUNDS_MAX) {
+		fprintf(stderr, "usage: resume_bench [ROUNDS 1..%d]\n", ROUNDS_MAX);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	tp_proxy_start(&path.proxy[0], NULL);
+	tp_proxy_start(&path.proxy[1], NULL);
+	double lat[2][ROUNDS_MAX], bw[2][ROUNDS_MAX], kill_ms[KILLS];
+	printf("# round kind latency_us bandwidth_MBps\n");
+	for (int r = 0; r < rounds; r++)
+		for (int kind = 0; kind < 2; kind++) {
+			int a, b;
+			pair(kind, &a, &b);
+			lat[kind][r] = latency_us(a, b);
+			bw[kind][r] = bandwidth_mbs(a, b);
+			printf("%d %s %.2f %.0f\n", r, kind ? "resumable" : "plain", lat[kind][r],
+			    bw[kind][r]);
+			fflush(stdout);
+			close(a);
+			close(b);
+		}
+	int a, b;
+	pair(1, &a, &b);
+	for (int k = 0; k < KILLS; k++) {
+		kill_ms[k] = kill_to_first_byte_ms(a, b);
+		printf("kill %d: first round trip again after %.1f ms\n", k + 1, kill_ms[k]);
+	}
+	double lp = median_d(lat[0], rounds), lr = median_d(lat[1], rounds);
+	double bp = median_d(bw[0], rounds), br = median_d(bw[1], rounds);
+	printf("median over %d rounds: latency plain %.2f us, resumable %.2f us (+%.2f us one-way)\n",
+	    rounds, lp, lr, lr - lp);
+	printf("median over %d rounds: bandwidth plain %.0f MB/s, resumable %.0f MB/s (ratio %.2f)\n",
+	    rounds, bp, br, br / bp);
+	printf("kill to first byte: median %.1f ms over %d kills\n", median_d(kill_ms, KILLS),
+	    KILLS);
+	tp_proxy_stop(&path.proxy[0], false);
+	tp_proxy_stop(&path.proxy[1], false);
+	return 0;
+}

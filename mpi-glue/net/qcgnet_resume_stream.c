@@ -1,0 +1,736 @@
+/*
+ * qcgnet_resume_stream.c: the I/O thread of resumable relayed streams
+ * (qcgnet_resume_stream.h; the wire format is qcgnet_resume_frame.h).
+ *
+ * One thread polls every stream's two descriptors: `app`, this side of the application's
+ * socketpair, and `leg`, the relay leg. Per stream and direction:
+ *   out  app -> ring (the unacknowledged window; one copy) -> writev(header, ring) -> leg
+ *   in   leg -> inbuf -> parsed frame by frame -> payload written to app
+ * Offsets are 64-bit: tx_base (acknowledged by the peer) <= tx_sent (framed on this leg) <=
+ * tx_end (taken from the application); tx_high is the most ever sent on any leg, the upper
+ * bound of a valid ack. rx_delivered counts bytes written to the application, and it is what
+ * this side acknowledges: bytes still in inbuf when a leg dies are replayed by the peer.
+ *
+ * Every leg begins with a RESUME frame from each side; DATA waits for the peer's. A broken leg
+ * is closed and a resume thread asks the path function for another; the I/O thread picks the
+ * new leg up from `pending_leg` when the thread rings the eventfd.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qcgnet_resume_frame.h"
+#include "qcgnet_resume_stream.h"
+
+#define INBUF_SIZE (256u << 10) /* leg bytes read ahead of the application */
+#define OUT_MAX (QRF_HEADER_SIZE + QRF_RESUME_PAYLOAD)
+
+struct stream {
+	struct stream *next;
+	int app, leg;                    /* leg: -1 while a resume thread looks for one */
+	uint8_t identity[QRS_IDENTITY_SIZE];
+	struct qrs_config cfg;
+	qrs_path_fn path;
+	void *path_arg;
+
+	uint8_t *ring;                   /* cfg.window bytes: [tx_base, tx_end) at offset % size */
+	uint64_t tx_base, tx_sent, tx_end, tx_high;
+	int app_eof, fin_sent;
+	uint8_t out[OUT_MAX];            /* header (and RESUME payload) being written */
+	size_t out_len, out_off;
+	uint32_t out_payload;            /* DATA bytes of the current frame not yet written */
+
+	uint8_t *in;                     /* INBUF_SIZE */
+	size_t in_len, in_off;
+	int have_cur;                    /* inside a DATA frame's payload */
+	uint32_t cur_left, cur_skip;
+	uint64_t rx_delivered, rx_acked;
+	long ack_sent_us;
+	int peer_resumed, need_resume, peer_fin, app_shut, app_gone;
+	int app_blocked;                 /* the last write to app met a full socket buffer */
+	int closed_clean;                /* the leg ended after both sides finished */
+	int kick;                        /* poll saw an event on app or leg: step it */
+	size_t pi;                       /* its entries in the I/O thread's pollfd array */
+	long stepped_us;                 /* last step: a quiet stream is still stepped now and
+	                                  * then, for its stall check and acks */
+
+	long heard_us;                   /* last byte from the leg */
+	long broke_us;                   /* first break since the last RESUME exchange, or 0 */
+	unsigned legs_lost;              /* legs that broke since then: backs the path off */
+	int resuming;                    /* a resume thread runs; the stream may not be freed */
+	int pending_leg;                 /* set by the resume thread: a leg, or -1 = gave up */
+	int pending_ready;
+	char why[256];                   /* the break's reason, then the resume thread's error */
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stream *g_incoming;   /* started, not yet taken by the I/O thread */
+static int g_wake = -1;             /* eventfd */
+static int g_started;
+static unsigned g_count;
+static struct qrs_totals g_totals;
+
+static long
+now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
+static void
+say(const struct stream *s, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (s->cfg.log != NULL)
+		s->cfg.log(line);
+	else
+		fprintf(stderr, "qcgnet resume [%d]: %s\n", (int)getpid(), line);
+}
+
+static void
+wake(void)
+{
+	uint64_t one = 1;
+	while (write(g_wake, &one, sizeof(one)) < 0 && errno == EINTR)
+		;
+}
+
+void
+qrs_config_default(struct qrs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->window = QRS_WINDOW_DEFAULT;
+	cfg->resume_timeout_ms = QRS_RESUME_TIMEOUT_DEFAULT_MS;
+	cfg->stall_ms = QRS_STALL_DEFAULT_MS;
+	cfg->ack_ms = 5;
+}
+
+void
+qrs_get_totals(struct qrs_totals *out)
+{
+	pthread_mutex_lock(&g_lock);
+	*out = g_totals;
+	pthread_mutex_unlock(&g_lock);
+}
+
+static void
+stream_free(struct stream *s)
+{
+	if (s->leg >= 0)
+		close(s->leg);
+	if (s->app >= 0)
+		close(s->app);
+	free(s->ring);
+	free(s->in);
+	free(s);
+	pthread_mutex_lock(&g_lock);
+	g_count--;
+	g_totals.streams_open--;
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* --- breaking and resuming -------------------------------------------------------------- */
+
+static void *
+resume_main(void *arg)
+{
+	struct stream *s = arg;
+	long deadline = s->broke_us + (long)s->cfg.resume_timeout_ms * 1000, backoff_ms = 20;
+	char err[256] = "no attempt";
+	int fd = -1;
+	/* A leg the path gave that broke before the peer's RESUME (refused by the proxy, or the
+	 * new proxy died too) must not make a hot loop: wait as if that attempt had failed. */
+	for (unsigned lost = 1; lost < s->legs_lost && backoff_ms < 1000; lost++)
+		backoff_ms *= 2;
+	if (s->legs_lost > 1) {
+		long left_ms = (deadline - now_us()) / 1000;
+		long ms = backoff_ms < left_ms ? backoff_ms : (left_ms > 0 ? left_ms : 0);
+		struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&t, NULL);
+	}
+	snprintf(err, sizeof(err), "%s", s->why);
+	for (unsigned attempt = 0;; attempt++) {
+		long left_ms = (deadline - now_us()) / 1000;
+		if (left_ms <= 0)
+			break;
+		fd = s->path(s->path_arg, attempt, (int)left_ms, err, sizeof(err));
+		if (fd >= 0)
+			break;
+		long ms = (deadline - now_us()) / 1000; /* never sleep past the deadline */
+		ms = ms < backoff_ms ? (ms > 0 ? ms : 0) : backoff_ms;
+		struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+		nanosleep(&t, NULL);
+		backoff_ms = backoff_ms * 2 > 1000 ? 1000 : backoff_ms * 2;
+	}
+	pthread_mutex_lock(&g_lock);
+	s->pending_leg = fd;
+	if (fd < 0)
+		snprintf(s->why, sizeof(s->why), "%s", err);
+	s->pending_ready = 1;
+	pthread_mutex_unlock(&g_lock);
+	wake();
+	return NULL;
+}
+
+/* The leg is gone: drop what it half carried and look for another. */
+static void
+leg_broken(struct stream *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	close(s->leg);
+	s->leg = -1;
+	s->in_len = s->in_off = 0;
+	s->have_cur = 0;
+	s->out_len = s->out_off = 0;
+	s->out_payload = 0;
+	s->peer_resumed = 0;
+	s->fin_sent = 0; /* it may have died with the leg: said again after the replay */
+	s->legs_lost++;
+	if (s->broke_us == 0) { /* resume_timeout counts from the first break, not each leg */
+		s->broke_us = now_us();
+		say(s, "relay leg broken (%s) with %llu bytes unacknowledged; asking for a new leg "
+		       "for up to %d ms", s->why, (unsigned long long)(s->tx_high - s->tx_base),
+		    s->cfg.resume_timeout_ms);
+	}
+	s->resuming = 1;
+	s->pending_ready = 0;
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, resume_main, s) != 0) {
+		s->pending_leg = -1;
+		s->pending_ready = 1;
+		snprintf(s->why, sizeof(s->why), "cannot start a resume thread");
+	}
+	pthread_attr_destroy(&attr);
+}
+
+static void
+set_leg(struct stream *s, int fd)
+{
+	int one = 1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	int idle = QRS_KEEPALIVE_IDLE_S, intvl = QRS_KEEPALIVE_INTVL_S, cnt = QRS_KEEPALIVE_CNT;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	s->leg = fd;
+	s->need_resume = 1;
+	s->peer_resumed = 0;
+	s->heard_us = now_us();
+}
+
+/* --- application -> ring -> leg ----------------------------------------------------------- */
+
+static void
+app_read(struct stream *s)
+{
+	size_t size = s->cfg.window;
+	while (!s->app_eof && s->tx_end - s->tx_base < size) {
+		size_t pos = s->tx_end % size, room = size - (size_t)(s->tx_end - s->tx_base);
+		if (room > size - pos)
+			room = size - pos;
+		ssize_t n = read(s->app, s->ring + pos, room);
+		if (n > 0) {
+			s->tx_end += (uint64_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			s->app_eof = 1; /* the application closed or shut down its sending side */
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+}
+
+/* Choose the next frame to write when none is in progress; 0 when there is nothing to say. */
+static int
+next_frame(struct stream *s)
+{
+	uint32_t ack = (uint32_t)s->rx_delivered;
+	if (s->need_resume) {
+		qrf_encode(s->out, QRF_RESUME, QRF_RESUME_PAYLOAD, (uint32_t)s->tx_end, ack);
+		memcpy(s->out + QRF_HEADER_SIZE, s->identity, QRS_IDENTITY_SIZE);
+		s->out_len = OUT_MAX;
+		s->need_resume = 0;
+	} else if (!s->peer_resumed) {
+		return 0;
+	} else if (s->tx_sent < s->tx_end) {
+		uint64_t left = s->tx_end - s->tx_sent;
+		uint16_t len = (uint16_t)(left > QRF_PAYLOAD_MAX ? QRF_PAYLOAD_MAX : left);
+		qrf_encode(s->out, QRF_DATA, len, (uint32_t)s->tx_sent, ack);
+		s->out_len = QRF_HEADER_SIZE;
+		s->out_payload = len;
+	} else if (s->rx_delivered != s->rx_acked &&
+	    (s->rx_delivered - s->rx_acked >= s->cfg.window / 4 ||
+		now_us() - s->ack_sent_us >= s->cfg.ack_ms * 1000L || s->peer_fin)) {
+		qrf_encode(s->out, QRF_ACK, 0, (uint32_t)s->tx_sent, ack);
+		s->out_len = QRF_HEADER_SIZE;
+	} else if (s->app_eof && !s->fin_sent) {
+		qrf_encode(s->out, QRF_FIN, 0, (uint32_t)s->tx_end, ack);
+		s->out_len = QRF_HEADER_SIZE;
+		s->fin_sent = 1;
+	} else {
+		return 0;
+	}
+	s->out_off = 0;
+	s->rx_acked = s->rx_delivered;
+	s->ack_sent_us = now_us();
+	return 1;
+}
+
+/* Write frames while the leg takes them. */
+static void
+leg_write(struct stream *s)
+{
+	size_t size = s->cfg.window;
+	while (s->leg >= 0) {
+		if (s->out_off == s->out_len && s->out_payload == 0 && !next_frame(s))
+			return;
+		struct iovec iov[3];
+		int n_iov = 0;
+		if (s->out_off < s->out_len)
+			iov[n_iov++] = (struct iovec){ s->out + s->out_off, s->out_len - s->out_off };
+		if (s->out_payload > 0) {
+			size_t pos = s->tx_sent % size, first = s->out_payload;
+			if (first > size - pos)
+				first = size - pos;
+			iov[n_iov++] = (struct iovec){ s->ring + pos, first };
+			if (first < s->out_payload)
+				iov[n_iov++] = (struct iovec){ s->ring, s->out_payload - first };
+		}
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n_iov };
+		ssize_t n = sendmsg(s->leg, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				leg_broken(s, "send: %s", strerror(errno));
+			return;
+		}
+		size_t h = s->out_len - s->out_off;
+		if ((size_t)n <= h) {
+			s->out_off += (size_t)n;
+			continue;
+		}
+		s->out_off = s->out_len;
+		uint32_t p = (uint32_t)((size_t)n - h);
+		s->out_payload -= p;
+		s->tx_sent += p;
+		if (s->tx_sent > s->tx_high)
+			s->tx_high = s->tx_sent;
+	}
+}
+
+/* --- leg -> application ------------------------------------------------------------------- */
+
+/* An ack (wrapped) from the peer: release what it covers. -1 when it acks bytes never sent. */
+static int
+take_ack(struct stream *s, uint32_t wire)
+{
+	uint64_t ack;
+	if (qrf_unwrap(wire, s->tx_base, s->tx_high, &ack) != 0)
+		return -1;
+	if (ack > s->tx_base)
+		s->tx_base = ack;
+	return 0;
+}
+
+/* The peer's RESUME on this leg: check identity, then send from where it stands. */
+static int
+take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identity)
+{
+	uint64_t ack;
+	if (memcmp(identity, s->identity, QRS_IDENTITY_SIZE) != 0) {
+		snprintf(s->why, sizeof(s->why), "RESUME for another stream");
+		return -1;
+	}
+	/* the peer can have lost nothing we already dropped, nor have more than we sent */
+	if (qrf_unwrap(h->ack, s->tx_base, s->tx_high, &ack) != 0) {
+		snprintf(s->why, sizeof(s->why),
+		    "peer has received %u (mod 2^32), outside the %llu..%llu kept", h->ack,
+		    (unsigned long long)s->tx_base, (unsigned long long)s->tx_high);
+		return -1;
+	}
+	uint64_t replay = s->tx_high - ack;
+	s->tx_base = ack;
+	s->tx_sent = ack;
+	s->peer_resumed = 1;
+	if (s->legs_lost > 0) {
+		pthread_mutex_lock(&g_lock);
+		g_totals.resumes++;
+		g_totals.bytes_replayed += replay;
+		pthread_mutex_unlock(&g_lock);
+		say(s, "resumed on a new leg %ld ms after the break; replaying %llu bytes, peer had "
+		       "%llu", (now_us() - s->broke_us) / 1000, (unsigned long long)replay,
+		    (unsigned long long)ack);
+	}
+	s->broke_us = 0;
+	s->legs_lost = 0;
+	return 0;
+}
+
+/* Parse and carry out frames in inbuf. 0, or -1 on a protocol error (s->why says). */
+static int
+consume(struct stream *s)
+{
+	s->app_blocked = 0;
+	for (;;) {
+		size_t avail = s->in_len - s->in_off;
+		if (s->have_cur) {
+			uint32_t n = s->cur_skip < avail ? s->cur_skip : (uint32_t)avail;
+			s->in_off += n, avail -= n, s->cur_skip -= n, s->cur_left -= n;
+			uint32_t want = s->cur_left < avail ? s->cur_left : (uint32_t)avail;
+			if (want == 0 && s->cur_left > 0)
+				return 0;
+			ssize_t w = want;
+			if (want > 0 && !s->app_gone) {
+				w = send(s->app, s->in + s->in_off, want, MSG_NOSIGNAL);
+				if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+					s->app_blocked = errno == EAGAIN;
+					return 0;
+				}
+				if (w < 0) {
+					s->app_gone = 1; /* nobody reads: the bytes count as delivered */
+					w = want;
+				}
+			}
+			s->in_off += (size_t)w, s->cur_left -= (uint32_t)w;
+			s->rx_delivered += (uint64_t)w;
+			if ((uint32_t)w < want) {
+				s->app_blocked = 1; /* a short write: its buffer is full, wait for POLLOUT */
+				return 0;
+			}
+			if (s->cur_left > 0)
+				return 0; /* the rest of the payload is still on its way */
+			s->have_cur = 0;
+			continue;
+		}
+		struct qrf_header h;
+		enum qrf_status st = qrf_parse(s->in + s->in_off, avail, &h);
+		if (st == QRF_INCOMPLETE)
+			return 0;
+		if (st != QRF_OK) {
+			snprintf(s->why, sizeof(s->why), "bad frame: %s", qrf_status_name(st));
+			return -1;
+		}
+		if (h.type == QRF_RESUME) {
+			if (avail < QRF_HEADER_SIZE + QRF_RESUME_PAYLOAD)
+				return 0;
+			if (take_resume(s, &h, s->in + s->in_off + QRF_HEADER_SIZE) != 0)
+				return -1;
+			s->in_off += QRF_HEADER_SIZE + QRF_RESUME_PAYLOAD;
+			continue;
+		}
+		if (!s->peer_resumed) {
+			snprintf(s->why, sizeof(s->why), "frame type %u before RESUME", h.type);
+			return -1;
+		}
+		if (take_ack(s, h.ack) != 0) {
+			snprintf(s->why, sizeof(s->why), "ack %u (mod 2^32) of bytes never sent", h.ack);
+			return -1;
+		}
+		s->in_off += QRF_HEADER_SIZE;
+		if (h.type == QRF_DATA) {
+			if (qrf_data_position(s->rx_delivered, h.seq, h.length, &s->cur_skip) != 0) {
+				snprintf(s->why, sizeof(s->why), "data at %u beyond the %llu received",
+				    h.seq, (unsigned long long)s->rx_delivered);
+				return -1;
+			}
+			s->have_cur = 1;
+			s->cur_left = h.length;
+		} else if (h.type == QRF_FIN) {
+			if (h.seq != (uint32_t)s->rx_delivered) {
+				snprintf(s->why, sizeof(s->why), "FIN at %u with %llu received", h.seq,
+				    (unsigned long long)s->rx_delivered);
+				return -1;
+			}
+			s->peer_fin = 1;
+		}
+	}
+}
+
+/* Read from the leg and deliver; 0, or -1 on a protocol error. The leg may break meanwhile. */
+static int
+leg_read(struct stream *s)
+{
+	while (s->leg >= 0) {
+		if (consume(s) != 0)
+			return -1;
+		if (s->in_off == s->in_len)
+			s->in_off = s->in_len = 0;
+		else if (s->in_off > INBUF_SIZE / 2) {
+			memmove(s->in, s->in + s->in_off, s->in_len - s->in_off);
+			s->in_len -= s->in_off;
+			s->in_off = 0;
+		}
+		if (s->in_len == INBUF_SIZE)
+			return 0; /* the application is behind: stop reading the leg */
+		ssize_t n = recv(s->leg, s->in + s->in_len, INBUF_SIZE - s->in_len, MSG_DONTWAIT);
+		if (n > 0) {
+			s->in_len += (size_t)n;
+			s->heard_us = now_us();
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		int read_errno = errno; /* consume() writes to the application */
+		if (consume(s) != 0) /* frames read before the end still count */
+			return -1;
+		if (n == 0 && s->fin_sent && s->tx_base == s->tx_end && s->peer_fin) {
+			s->closed_clean = 1; /* the peer finished first and left: nothing is owed */
+			return 0;
+		}
+		leg_broken(s, "%s", n == 0 ? "closed by the proxy" : strerror(read_errno));
+	}
+	return 0;
+}
+
+/* Whether both directions are finished and acknowledged: the stream may go. */
+static int
+finished(const struct stream *s)
+{
+	return s->fin_sent && s->tx_base == s->tx_end && s->peer_fin && !s->have_cur &&
+	    s->rx_acked == s->rx_delivered && s->out_off == s->out_len && s->out_payload == 0;
+}
+
+/* One round of work on s. Returns 1 when s is done (finished or failed) and may be freed. */
+static int
+stream_step(struct stream *s)
+{
+	if (s->resuming) {
+		pthread_mutex_lock(&g_lock);
+		int ready = s->pending_ready, fd = s->pending_leg;
+		pthread_mutex_unlock(&g_lock);
+		if (!ready) {
+			app_read(s); /* fill the window meanwhile */
+			return 0;
+		}
+		s->resuming = 0;
+		if (fd < 0) {
+			say(s, "no new relay leg within %d ms (%s); the connection fails",
+			    s->cfg.resume_timeout_ms, s->why);
+			goto fail;
+		}
+		set_leg(s, fd);
+	}
+	app_read(s);
+	if (leg_read(s) != 0) {
+		say(s, "relay leg refused: %s; the connection fails", s->why);
+		goto fail;
+	}
+	if (s->closed_clean)
+		return 1;
+	if (s->peer_fin && !s->app_shut && !s->have_cur) {
+		shutdown(s->app, SHUT_WR); /* the application reads its EOF */
+		s->app_shut = 1;
+	}
+	if (s->leg >= 0)
+		leg_write(s);
+	if (s->leg >= 0 && s->cfg.stall_ms > 0 && s->tx_sent > s->tx_base &&
+	    now_us() - s->heard_us > s->cfg.stall_ms * 1000L)
+		leg_broken(s, "nothing heard for %d ms with data unacknowledged", s->cfg.stall_ms);
+	return s->leg >= 0 && finished(s);
+fail:
+	pthread_mutex_lock(&g_lock);
+	g_totals.streams_failed++;
+	pthread_mutex_unlock(&g_lock);
+	return 1;
+}
+
+/* --- the I/O thread --------------------------------------------------------------------- */
+
+static void *
+io_main(void *unused)
+{
+	(void)unused;
+	struct stream *list = NULL;
+	struct pollfd *pfd = NULL;
+	size_t pfd_cap = 0;
+	for (;;) {
+		pthread_mutex_lock(&g_lock);
+		while (g_incoming != NULL) {
+			struct stream *s = g_incoming;
+			g_incoming = s->next;
+			s->kick = 1;
+			s->next = list;
+			list = s;
+		}
+		unsigned count = g_count;
+		pthread_mutex_unlock(&g_lock);
+		if (pfd_cap < 1 + 2 * (size_t)count) {
+			pfd_cap = 2 + 2 * (size_t)count;
+			pfd = realloc(pfd, pfd_cap * sizeof(*pfd));
+			if (pfd == NULL)
+				abort(); /* a few KiB: without them no stream of this process can move */
+		}
+		/* Work on the streams that had events (or a timer), then poll for what each waits
+		 * on. Stepping only those keeps a wake-up's system calls to the busy stream's: the
+		 * added latency of the relayed path is mostly wake-ups and system calls. */
+		size_t n = 1;
+		int timeout = 1000;
+		long now = now_us();
+		pfd[0] = (struct pollfd){ .fd = g_wake, .events = POLLIN };
+		for (struct stream **p = &list; *p != NULL;) {
+			struct stream *s = *p;
+			int ack_due = s->rx_delivered != s->rx_acked &&
+			    now - s->ack_sent_us >= s->cfg.ack_ms * 1000L;
+			if (s->kick || s->resuming || ack_due || now - s->stepped_us > 1000000) {
+				s->kick = 0;
+				s->stepped_us = now;
+				if (stream_step(s)) {
+					*p = s->next;
+					stream_free(s);
+					continue;
+				}
+			}
+			short app_ev = 0, leg_ev = 0;
+			if (!s->app_eof && s->tx_end - s->tx_base < s->cfg.window)
+				app_ev |= POLLIN;
+			if (s->app_blocked)
+				app_ev |= POLLOUT;
+			if (s->leg >= 0) {
+				if (s->in_len < INBUF_SIZE)
+					leg_ev |= POLLIN;
+				if (s->out_off < s->out_len || s->out_payload > 0 ||
+				    (s->peer_resumed && s->tx_sent < s->tx_end))
+					leg_ev |= POLLOUT;
+				if (s->rx_delivered != s->rx_acked && timeout > s->cfg.ack_ms)
+					timeout = s->cfg.ack_ms;
+			}
+			s->pi = n;
+			pfd[n++] = (struct pollfd){ .fd = s->app, .events = app_ev };
+			pfd[n++] = (struct pollfd){ .fd = s->leg, .events = leg_ev }; /* -1: skipped */
+			p = &s->next;
+		}
+		if (poll(pfd, n, timeout) <= 0)
+			continue;
+		for (struct stream *s = list; s != NULL; s = s->next)
+			if (pfd[s->pi].revents | pfd[s->pi + 1].revents)
+				s->kick = 1;
+		if (pfd[0].revents & POLLIN) {
+			uint64_t v;
+			if (read(g_wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				abort(); /* an eventfd read fails only on a bug */
+		}
+	}
+	return NULL;
+}
+
+static int
+io_thread_start(char *err, size_t errlen)
+{
+	if (g_started)
+		return 0;
+	g_wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (g_wake < 0) {
+		snprintf(err, errlen, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &attr, io_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot start the I/O thread: %s", strerror(rc));
+		close(g_wake);
+		g_wake = -1;
+		return -1;
+	}
+	g_started = 1;
+	return 0;
+}
+
+int
+qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_config *cfg,
+    qrs_path_fn path, void *arg, char *err, size_t errlen)
+{
+	int sv[2] = { -1, -1 };
+	struct stream *s = NULL;
+	if (cfg->window < QRS_WINDOW_MIN || cfg->window > QRF_WINDOW_MAX ||
+	    cfg->resume_timeout_ms <= 0 || cfg->stall_ms < 0 || cfg->ack_ms <= 0) {
+		snprintf(err, errlen, "resumable stream: window %zu (allowed %u..%u) or a timeout "
+		    "not positive", cfg->window, QRS_WINDOW_MIN, QRF_WINDOW_MAX);
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL || (s->ring = malloc(cfg->window)) == NULL ||
+	    (s->in = malloc(INBUF_SIZE)) == NULL) {
+		snprintf(err, errlen, "resumable stream: out of memory");
+		goto fail;
+	}
+	fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
+	s->app = sv[1];
+	memcpy(s->identity, identity, QRS_IDENTITY_SIZE);
+	s->cfg = *cfg;
+	s->path = path;
+	s->path_arg = arg;
+	s->ack_sent_us = now_us();
+	set_leg(s, leg);
+
+	pthread_mutex_lock(&g_lock);
+	if (g_count >= QRS_STREAMS_MAX) {
+		pthread_mutex_unlock(&g_lock);
+		snprintf(err, errlen, "resumable stream: %d streams open already", QRS_STREAMS_MAX);
+		s->leg = -1;
+		goto fail;
+	}
+	if (io_thread_start(err, errlen) != 0) {
+		pthread_mutex_unlock(&g_lock);
+		s->leg = -1;
+		goto fail;
+	}
+	g_count++;
+	g_totals.streams_started++;
+	g_totals.streams_open++;
+	s->next = g_incoming;
+	g_incoming = s;
+	pthread_mutex_unlock(&g_lock);
+	wake();
+	return sv[0];
+fail:
+	if (s != NULL) {
+		free(s->ring);
+		free(s->in);
+		free(s);
+	}
+	if (sv[0] >= 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	close(leg);
+	return -1;
+}

@@ -1,0 +1,79 @@
+/*
+ * qcgnet_resume_stream.h: the resumable stream of a relayed connection (issue 14).
+ *
+ * For a relayed connection the application does not get the relay leg itself but one end of
+ * a local socketpair. The other end and the leg belong to one small per-process I/O thread (a
+ * poll loop over every such stream), which frames the bytes (qcgnet_resume_frame.h), keeps a
+ * bounded window of bytes the peer has not acknowledged, and acknowledges what it delivers.
+ * When the leg breaks (EOF, reset, or no progress), a short-lived thread asks `path` for a new
+ * leg to the same peer, through another proxy, until `resume_timeout_ms` from the break; both
+ * ends then say on the new leg how much they have received and replay exactly the rest. The
+ * application sees no break. When no leg comes back in time the application's end is closed
+ * and the log says why: the connection fails as it did before.
+ *
+ * Back-pressure, not growth: while `window` bytes are unacknowledged the thread stops reading
+ * the application's end, whose sends then block (or return EAGAIN) as on a slow TCP peer.
+ */
+#ifndef QCG_QCGNET_RESUME_STREAM_H
+#define QCG_QCGNET_RESUME_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define QRS_IDENTITY_SIZE 16
+#define QRS_WINDOW_DEFAULT (4u << 20)      /* unacknowledged bytes kept per direction */
+#define QRS_WINDOW_MIN (256u << 10)
+#define QRS_RESUME_TIMEOUT_DEFAULT_MS 60000 /* issue 14: resume_timeout */
+#define QRS_STALL_DEFAULT_MS 0             /* off: see stall_ms */
+#define QRS_KEEPALIVE_IDLE_S 10            /* an idle leg is probed (TCP keepalive) after this, */
+#define QRS_KEEPALIVE_INTVL_S 5            /* every this, and declared dead after */
+#define QRS_KEEPALIVE_CNT 3                /* this many unanswered probes */
+#define QRS_STREAMS_MAX 4096               /* resumable streams one process runs at once */
+
+/*
+ * Get a new leg to the same peer: connect to a proxy and send the relay hello for a relay id
+ * both ends were given. `attempt` counts from 0 for each break; timeout_ms is what is left of
+ * the resume time. Returns the connected socket, or -1 with err. Called from a resume thread,
+ * never from the I/O thread, so it may block (within timeout_ms).
+ */
+typedef int (*qrs_path_fn)(void *arg, unsigned attempt, int timeout_ms, char *err,
+    size_t errlen);
+
+struct qrs_config {
+	size_t window;          /* unacknowledged bytes kept: QRS_WINDOW_MIN..QRF_WINDOW_MAX */
+	int resume_timeout_ms;  /* from a break to giving up */
+	int stall_ms;           /* unacknowledged data and nothing heard for this long: broken;
+	                         * 0 = off (the default). Off because a peer whose application
+	                         * reads nothing while its own data waits unread here (both
+	                         * sides back-pressured) says nothing either, and a false break
+	                         * costs a proxy. A proxy host that vanishes silently is found
+	                         * by TCP keepalive on an idle leg, and by the kernel's
+	                         * retransmission timeout (minutes) under unacknowledged data */
+	int ack_ms;             /* delivered bytes are acknowledged at most this late */
+	void (*log)(const char *line); /* where resume and failure lines go; NULL: stderr */
+};
+
+/* Process-wide counters since the first stream, for statistics and the tests. */
+struct qrs_totals {
+	uint64_t streams_started;
+	uint64_t streams_open;     /* gauge */
+	uint64_t streams_failed;   /* gave up: no new leg in time, or a protocol error */
+	uint64_t resumes;          /* legs replaced */
+	uint64_t bytes_replayed;   /* payload sent again after a resume */
+};
+
+/* Fill cfg with the defaults above. */
+void qrs_config_default(struct qrs_config *cfg);
+
+/*
+ * Take over `leg` (connected, relay hello sent) for a stream named `identity` (both ends give
+ * the same: the first relay id). Returns the application's end of the socketpair (blocking,
+ * close-on-exec), or -1 with err; leg is closed on failure. `path` and `arg` must stay valid
+ * while the stream lives.
+ */
+int qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_config *cfg,
+    qrs_path_fn path, void *arg, char *err, size_t errlen);
+
+void qrs_get_totals(struct qrs_totals *out);
+
+#endif
