@@ -144,7 +144,7 @@ for sig in INT:130 TERM:143; do
 	wait_for_log "$D/run.log" 'processes on' || fail "sig${sig%:*}_setup" "the job did not start: $(cat "$D/run.log")"
 	# Signalled before the stand-in runs, the check would not be of a running job.
 	wait_until 300 pgrep -f '^sleep 48.5' >/dev/null || fail "sig${sig%:*}_setup" "the stand-in mpirun did not start"
-	qpid=$(pgrep -f "qcg-submit .*sig$sig.qcg" | head -1)
+	qpid=$(pgrep -f "qcg-submit .*$D/sig$sig.qcg" | head -1)
 	[ -n "$qpid" ] && kill -"${sig%:*}" "$qpid"
 	wait_gone 300 $spid
 	kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the signal: let the check below say so
@@ -176,7 +176,7 @@ QCG_MPIRUN=$D/fake-mpirun-outage submit jane "$D/outage.qcg" >"$D/outage.log" 2>
 spid=$!
 wait_for_log "$D/outage.log" 'processes on' || fail outage_setup "the job did not start: $(cat "$D/outage.log")"
 id=$(sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p' "$D/outage.log")
-qpid=$(pgrep -f "qcg-submit .*outage.qcg" | head -1)
+qpid=$(pgrep -f "qcg-submit .*$D/outage.qcg" | head -1) # $D: not another copy of this test's
 broker_kill9
 /usr/bin/python3 -c '
 import os, socket, sys
