@@ -175,10 +175,6 @@ send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 		w.endOfInput = end ? xsd__boolean__true_ : xsd__boolean__false_;
 		struct _qf__WriteInputResponse wr;
 		int called = soap_call___qf__WriteInput(soap, p->frontend_url, NULL, &w, &wr);
-		/* A new connection for each chunk: the server's XML shape limits
-		 * (lib/xml_bounds.c) did not start again for each message on one kept-alive
-		 * connection, and refused the 5th (more than 64 namespace declarations). */
-		soap_force_closesock(soap);
 		if (called != SOAP_OK) {
 			soap_client_error(soap, msg, sizeof(msg));
 			soap_client_reset(soap);

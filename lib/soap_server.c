@@ -80,6 +80,7 @@ struct connection {
 	const char *refusal;            /* answer the request with this 400 instead of serving it */
 	int refusal_status;             /* its HTTP status */
 	struct xml_bounds xml;          /* the shape of the XML read so far (xml_bounds.h) */
+	uintptr_t xml_fed, xml_fed_end; /* the bytes check_xml_bounds saw last (gSOAP's buffer) */
 	struct soap_request req;        /* what the handlers see (soap->user) */
 	struct soap_server *srv;
 	int served;                     /* requests answered on this connection */
@@ -544,6 +545,17 @@ static int
 check_xml_bounds(struct soap *soap, const char *buf, size_t len)
 {
 	struct connection *c = connection_of(soap);
+	/* gSOAP shows the bytes after the HTTP head twice: once as read, with the head, and again
+	 * from where the body starts once it has parsed the head (stdsoap2.c, soap_begin_recv).
+	 * Counted twice, a body longer than that first read (a 512 KiB WriteInput) left the
+	 * scanner one element deep for good, and every later request on the connection added to
+	 * its counts until one was refused. A call that ends where the last one ended, inside
+	 * its bytes, is that second look and has been scanned. */
+	uintptr_t from = (uintptr_t)buf, to = from + len;
+	if (from > c->xml_fed && from < c->xml_fed_end && to == c->xml_fed_end)
+		return SOAP_OK;
+	c->xml_fed = from;
+	c->xml_fed_end = to;
 	if (xml_bounds_feed(&c->xml, buf, len) == 0)
 		return SOAP_OK;
 	c->refusal = c->xml.exceeded;
@@ -574,6 +586,7 @@ connection_attach_soap(struct soap_server *srv, struct connection *c)
 	c->soap->fsend = counted_send;
 	c->soap->fpreparerecv = check_xml_bounds;
 	xml_bounds_init(&c->xml, &srv->xml_limits);
+	c->xml_fed = c->xml_fed_end = 0;
 	return 0;
 }
 
