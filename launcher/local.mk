@@ -136,3 +136,8 @@ TESTS += tests/launcher/test_startup_watch
 # qcg-submit across Slurm sites and a builtin one (issue 16; skips without Slurm).
 TESTS += tests/launcher/slurm_submit.test
 EXTRA_DIST += tests/launcher/slurm_submit.test
+
+# Staging on loopback: many chunks on one kept-alive connection, and back (lib/soap_server.c's
+# XML shape check, the node's stage-out command).
+TESTS += tests/launcher/test_stage_loopback.sh
+EXTRA_DIST += tests/launcher/test_stage_loopback.sh

@@ -40,11 +40,22 @@ static char stage_in_script[] = STAGE_ENTER
 	"chmod \"$mode\" -- \"$t\" && mv -f -- \"$t\" \"$p\" || exit 1\n"
 	"trap - EXIT\n";
 
+/* The digest is of the bytes as they leave: tee copies them to stdout and to a FIFO that
+ * sha256sum reads. Not `tee /dev/fd/1`: re-opening the standard output by name is refused
+ * (EACCES) when the pipe belongs to the helper's root launcher and the script runs as the
+ * mapped account, and stage-out then sent nothing but a digest. */
 static char stage_out_script[] = STAGE_ENTER
 	"[ -f \"$p\" ] || { echo \"$p: no such file in $wd\" >&2; exit 1; }\n"
-	"exec 3>&1\n"
-	"sum=$({ tee /dev/fd/3 < \"$p\" || echo read-failed; } | sha256sum) || exit 1\n"
-	"echo \"${sum%% *}\" >&2\n";
+	"d=$(mktemp -d) || exit 1\n"
+	"trap 'rm -rf -- \"$d\"' EXIT\n"
+	"trap 'exit 143' TERM\n"
+	"trap 'exit 129' HUP\n"
+	"trap 'exit 130' INT\n"
+	"mkfifo -m 600 -- \"$d/fifo\" || exit 1\n"
+	"{ sum=$(sha256sum < \"$d/fifo\") && echo \"${sum%% *}\" >&2; } &\n"
+	"{ cat -- \"$p\" || : > \"$d/failed\"; } | tee -- \"$d/fifo\" || : > \"$d/failed\"\n"
+	"wait $! || exit 1\n"
+	"[ ! -e \"$d/failed\" ]\n";
 
 int
 stage_node_in_argv(const char *workdir, const char *path, uint64_t size, const char *sha256,

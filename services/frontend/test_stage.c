@@ -5,7 +5,11 @@
 #include "config.h"
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "stage_node.h"
@@ -105,11 +109,94 @@ node_commands(void)
 	CHECK_STR_EQ(argv[5], "out.dat");
 }
 
+/* Run the stage-out command on a file of 200,000 bytes with its standard output in a pipe, as
+ * the helper runs it. Returns its exit status; its stdout bytes go to outf, stderr to errf. */
+static int
+run_stage_out(const char *dir, const char *name, const char *outf, const char *errf)
+{
+	char *argv[STAGE_NODE_ARGV_MAX + 1];
+	int n = stage_node_out_argv(dir, name, argv);
+	argv[n] = NULL;
+	pid_t reader = fork();
+	if (reader != 0) {
+		int st = -1;
+		waitpid(reader, &st, 0);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+	}
+	/* the reader of the pipe; it exits with the script's status once the pipe is drained */
+	int p[2];
+	FILE *out = fopen(outf, "w");
+	if (out == NULL || freopen(errf, "w", stderr) == NULL || pipe(p) != 0)
+		_exit(98);
+	pid_t script = fork();
+	if (script == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		close(p[1]);
+		execv("/bin/sh", argv);
+		_exit(97);
+	}
+	close(p[1]);
+	char buf[8192];
+	ssize_t got;
+	while ((got = read(p[0], buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)got, out);
+	fclose(out);
+	int st = -1;
+	waitpid(script, &st, 0);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 96);
+}
+
+/* The last line of file, without its newline. */
+static void
+last_line(const char *file, char *last, size_t len)
+{
+	char line[256];
+	last[0] = '\0';
+	FILE *f = fopen(file, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		snprintf(last, len, "%.*s", (int)strcspn(line, "\n"), line);
+	if (f != NULL)
+		fclose(f);
+}
+
+/* Every byte of the file comes out on stdout, and the digest of exactly those bytes is stderr's
+ * last line; a missing file is an error that says so. */
+static void
+stage_out_runs(void)
+{
+	char dir[] = "/tmp/qcg-test-stage-out.XXXXXX", path[256], outf[256], errf[256], last[256];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.dat", dir);
+	snprintf(outf, sizeof(outf), "%s/stdout", dir);
+	snprintf(errf, sizeof(errf), "%s/stderr", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	for (int i = 0; f != NULL && i < 200000 / 6; i++)
+		fputs("hello\n", f);
+	if (f != NULL) {
+		fputs("he", f); /* 200,000 bytes: `yes hello | head -c 200000` */
+		fclose(f);
+	}
+	CHECK_INT_EQ(run_stage_out(dir, "out.dat", outf, errf), 0);
+	char cmp[600];
+	snprintf(cmp, sizeof(cmp), "cmp -s '%s' '%s'", outf, path);
+	CHECK(system(cmp) == 0);
+	last_line(errf, last, sizeof(last));
+	CHECK_STR_EQ(last, "5b79bcf79d06fbf478793097d7a464db437f3eb5849f294f74c31f9d4fc48e43");
+	CHECK_INT_EQ(run_stage_out(dir, "gone.dat", outf, errf), 1);
+	last_line(errf, last, sizeof(last));
+	CHECK(strstr(last, "gone.dat: no such file") != NULL);
+	snprintf(cmp, sizeof(cmp), "rm -rf '%s'", dir);
+	CHECK(system(cmp) == 0);
+}
+
 int
 main(void)
 {
 	names();
 	quota();
 	node_commands();
+	stage_out_runs();
 	return check_exit();
 }
