@@ -18,13 +18,14 @@
 
 #include "soapH.h"
 #include "broker_jobs.h"
+#include "proc_identity.h"
 #include "soap_client.h"
 #include "user_client.h"
 
 #define CANCEL_RECORD_PARTS 64 /* reservations a record may list (JOB_CLUSTERS_MAX) */
 
 struct record {
-	long submit_pid, mpirun_pid;
+	struct proc_identity submit, mpirun; /* start 0: unknown, never signalled */
 	char url[CANCEL_RECORD_PARTS][1024], reservation[CANCEL_RECORD_PARTS][128];
 	int count;
 };
@@ -41,9 +42,16 @@ read_record(const char *job, struct record *r)
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "pid %ld", &r->submit_pid) == 1 ||
-		    sscanf(line, "mpirun %ld", &r->mpirun_pid) == 1)
+		long pid;
+		unsigned long long start = 0;
+		if (sscanf(line, "pid %ld %llu", &pid, &start) >= 1) {
+			r->submit = (struct proc_identity) { (pid_t)pid, start };
 			continue;
+		}
+		if (sscanf(line, "mpirun %ld %llu", &pid, &start) >= 1) {
+			r->mpirun = (struct proc_identity) { (pid_t)pid, start };
+			continue;
+		}
 		if (r->count < CANCEL_RECORD_PARTS && sscanf(line, "reservation %1023s %127s",
 		    r->url[r->count], r->reservation[r->count]) == 2)
 			r->count++;
@@ -60,8 +68,9 @@ finish_orphan(struct soap *soap, const char *job, const struct record *r)
 {
 	char why[512];
 	int failed = 0;
-	if (r->mpirun_pid > 1 && kill(-(pid_t)r->mpirun_pid, SIGKILL) == 0)
-		fprintf(stderr, "qcg-cancel: stopped mpirun (process group %ld)\n", r->mpirun_pid);
+	if (r->mpirun.pid > 1 && proc_identity_kill_group(&r->mpirun, SIGKILL) == 0)
+		fprintf(stderr, "qcg-cancel: stopped mpirun (process group %ld)\n",
+		    (long)r->mpirun.pid);
 	for (int i = 0; i < r->count; i++) {
 		struct _qf__Release req = { (char *)r->reservation[i] };
 		struct _qf__ReleaseResponse resp;
@@ -88,12 +97,13 @@ stop_local(struct soap *soap, const char *job)
 	memset(&r, 0, sizeof(r));
 	if (read_record(job, &r) != 0)
 		return 0;
-	if (r.submit_pid > 1 && kill((pid_t)r.submit_pid, SIGTERM) == 0) {
-		fprintf(stderr, "qcg-cancel: told qcg-submit (pid %ld) to stop\n", r.submit_pid);
+	/* only while the pid is still that qcg-submit: a reused pid is someone else's process */
+	if (r.submit.pid > 1 && proc_identity_alive(&r.submit) && kill(r.submit.pid, SIGTERM) == 0) {
+		fprintf(stderr, "qcg-cancel: told qcg-submit (pid %ld) to stop\n", (long)r.submit.pid);
 		return 0;
 	}
 	fprintf(stderr, "qcg-cancel: job %s: its qcg-submit (pid %ld) is gone; releasing its "
-	    "reservations\n", job, r.submit_pid);
+	    "reservations\n", job, (long)r.submit.pid);
 	return finish_orphan(soap, job, &r);
 }
 

@@ -40,6 +40,7 @@
 #include "job_files.h"
 #include "job_topology.h"
 #include "node_env.h"
+#include "proc_identity.h"
 #include "soap_client.h"
 #include "stage.h"
 #include "startup_watch.h"
@@ -208,7 +209,8 @@ prepare_net(struct submit *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* The record qcg-cancel reads on this host: our pid, then each front-end and reservation. */
+/* The record qcg-cancel reads on this host: our pid and start time, then each front-end and
+ * reservation. */
 static void
 write_record(const struct submit *s)
 {
@@ -217,7 +219,10 @@ write_record(const struct submit *s)
 	FILE *f = fopen(path, "w");
 	if (f == NULL)
 		return;
-	fprintf(f, "pid %ld\n", (long)getpid());
+	/* with its start time: a pid alone may name another process by the time qcg-cancel reads it */
+	struct proc_identity me = { getpid(), 0 };
+	proc_identity_of(me.pid, &me);
+	fprintf(f, "pid %ld %llu\n", (long)me.pid, me.start);
 	for (int i = 0; i < s->alloc.count; i++)
 		fprintf(f, "reservation %s %s\n", s->alloc.part[i].frontend_url,
 		    s->alloc.part[i].reservation);
@@ -233,7 +238,9 @@ record_mpirun(const struct submit *s, pid_t pid)
 	FILE *f = fopen(path, "a");
 	if (f == NULL)
 		return;
-	fprintf(f, "mpirun %ld\n", (long)pid);
+	struct proc_identity mpirun = { pid, 0 };
+	proc_identity_of(pid, &mpirun);
+	fprintf(f, "mpirun %ld %llu\n", (long)pid, mpirun.start);
 	fclose(f);
 }
 

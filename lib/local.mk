@@ -28,6 +28,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \
 	lib/json_write.c lib/json_write.h \
 	lib/relay_id.c lib/relay_id.h \
+	lib/proc_identity.c lib/proc_identity.h \
 	$(QCG_BASE_SOURCES)
 
 EXTRA_DIST += lib/README.md

@@ -83,3 +83,10 @@ tests_unit_test_net_socket_SOURCES = tests/unit/test_net_socket.c tests/unit/che
 tests_unit_test_net_socket_CPPFLAGS = $(LIBTEST_CPPFLAGS)
 tests_unit_test_net_socket_LDADD = lib/libqcgbase.la
 TESTS += tests/unit/test_cidr tests/unit/test_random_bytes tests/unit/test_net_socket
+
+# A recorded pid is signalled only while it still names the same process (qcg-cancel).
+check_PROGRAMS += tests/unit/test_proc_identity
+tests_unit_test_proc_identity_SOURCES = tests/unit/test_proc_identity.c tests/unit/check.h
+tests_unit_test_proc_identity_CPPFLAGS = $(LIBTEST_CPPFLAGS)
+tests_unit_test_proc_identity_LDADD = $(LIBTEST_PLAIN_LIBS)
+TESTS += tests/unit/test_proc_identity
