@@ -136,3 +136,5 @@ TESTS += tests/launcher/test_startup_watch
 # qcg-submit across Slurm sites and a builtin one (issue 16; skips without Slurm).
 TESTS += tests/launcher/slurm_submit.test
 EXTRA_DIST += tests/launcher/slurm_submit.test
+# The examples' expected output, shared by examples.test and slurm_submit.test.
+EXTRA_DIST += tests/launcher/examples_output.sh
