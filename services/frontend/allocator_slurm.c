@@ -80,13 +80,19 @@ cancel_job(struct slurm_state *s, const char *job_id, const char *reason)
 /* Cancel the Slurm jobs a previous life of this front-end left (it crashed or was killed
  * before it could cancel them): nothing else would end them before their time limit, and
  * until then they hold nodes no reservation knows of. They are found by their comment, which
- * names this front-end's cluster. A Slurm that does not answer now is not waited for: the
- * front-end starts, and the jobs end at their time limit. */
+ * names this front-end's cluster. A Slurm that does not answer within command_timeout is not
+ * waited for longer: the front-end starts, and those jobs end at their time limit. */
 static void
 reclaim(struct slurm_state *s)
 {
 	char why[256], (*ids)[SLURM_JOB_ID_MAX] = calloc(s->max, sizeof(*ids));
-	char *argv[] = { "squeue", "-h", "-o", "%i %k", NULL };
+	/* Only the partition ours run in, when one is configured: squeue's answer must fit in
+	 * SLURM_CMD_OUTPUT_MAX, or it is not read at all. */
+	char *argv[] = { "squeue", "-h", "-o", "%i %k", NULL, NULL, NULL };
+	if (s->cfg.partition[0]) {
+		argv[4] = "-p";
+		argv[5] = s->cfg.partition;
+	}
 	struct slurm_cmd_result *res = malloc(sizeof(*res));
 	size_t n = 0;
 	if (ids == NULL || res == NULL)

@@ -408,13 +408,11 @@ slurm_parse_own_jobs(const char *text, const char *cluster, char (*ids)[SLURM_JO
 		size_t len = strcspn(line, "\n");
 		const char *next = line + len + (line[len] == '\n');
 		size_t id_len = strspn(line, "0123456789");
-		if (len == 0) {
+		/* Ours are plain salloc jobs with a decimal id; array tasks (12_3), heterogeneous
+		 * components (12+0) and anything else are some user's, whatever their comment. */
+		if (id_len == 0 || id_len >= SLURM_JOB_ID_MAX || (id_len < len && line[id_len] != ' ')) {
 			line = next;
 			continue;
-		}
-		if (id_len == 0 || id_len >= SLURM_JOB_ID_MAX || (id_len < len && line[id_len] != ' ')) {
-			snprintf(err, errlen, "squeue: a line without a job id: %.60s", line);
-			return -1;
 		}
 		const char *comment = line + id_len + (id_len < len);
 		size_t comment_len = len - (size_t)(comment - line);

@@ -83,8 +83,9 @@ struct slurm_salloc_request {
 #define SLURM_COMMENT_OWNER ", front-end of cluster "
 
 /* From `squeue -h -o '%i %k'` (job id, comment), the ids of the jobs whose comment says they
- * are allocations of cluster's front-end, into ids (at most max). Lines of other jobs are
- * skipped; -1 with err on a line without an id or with more than max such jobs. */
+ * are allocations of cluster's front-end, into ids (at most max). Lines of other jobs, and of
+ * jobs without a plain decimal id (array tasks, heterogeneous components), are skipped; -1
+ * with err when more than max jobs are ours. */
 int slurm_parse_own_jobs(const char *text, const char *cluster,
     char (*ids)[SLURM_JOB_ID_MAX], size_t max, size_t *count, char *err, size_t errlen);
 
