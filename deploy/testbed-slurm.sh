@@ -10,7 +10,15 @@
 #                       (the front-end's, the tests') at this file
 #   slurmctld           on the site's gateway, listening on the gateway's site address
 #   slurmd -N NODE      on each node, under the node's own hostname (its UTS namespace)
-#   jobcomp.log         Slurm's own record of every ended job (no slurmdbd here)
+#   jobcomp.log         Slurm's own record of every ended job (no slurmdbd here): one line
+#                       per job, written by slurmctld (JobCompType=jobcomp/filetxt) as the
+#                       job ends, with its name (qcg-GRIDJOB), JobState and end time. Chosen
+#                       over sacct because sacct reads only the accounting storage, which in
+#                       Debian's slurm-wlm is slurmdbd (and so MariaDB) or none, and `none`
+#                       leaves sacct nothing. The front-end ends every allocation with scancel
+#                       (Release, qcg-cancel, Ctrl-C, wall time, a drained node), so Slurm
+#                       records each as CANCELLED; only salloc's own exit (or libslurm's
+#                       slurm_complete_job) could make a good run COMPLETED.
 # The daemons log to their standard error (-D), which tb_spawn keeps in DIR/log/NAME.log.
 # The daemons run in the testbed's namespaces, so `down` stops them with every other process
 # there; their files go with DIR/slurm.

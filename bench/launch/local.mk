@@ -6,3 +6,5 @@ bench_launch_init_time_LDADD = $(OMPI_LIBS)
 EXTRA_DIST += bench/launch/run.sh bench/launch/pingpong.sh bench/launch/privsep.sh bench/launch/README.md
 EXTRA_DIST += bench/launch/slurm.sh
 EXTRA_DIST += bench/launch/common.sh
+# The Slurm-vs-builtin figures README.md quotes (issue 16).
+EXTRA_DIST += bench/launch/results/slurm-20261126-1338.txt bench/launch/results/slurm-20261126-1344.txt

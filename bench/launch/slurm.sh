@@ -8,10 +8,15 @@
 # Time: from just before qcg-submit starts to the last rank's return from MPI_Init (the
 # namespaces share the clock; bench/launch/init-time prints it). Reported: the median per
 # allocator over the runs that succeeded, every run, and the ratio slurm / builtin. Not a test; holds the testbed lock;
-# its testbed is always brought down.
+# its testbed is always brought down. Run it under the heavy lock:
+#   flock /tmp/qcg-heavy.lock bench/launch/slurm.sh BUILD-DIR
+# What it prints is kept in bench/launch/results/slurm-UTCDATE.txt (RESULTS=FILE names another).
 set -euo pipefail
 # shellcheck source=bench/launch/common.sh
 . "$(dirname "$0")/common.sh" "${1:-.}"
+RESULTS=${RESULTS:-$S/bench/launch/results/slurm-$(date -u +%Y%m%d-%H%M).txt}
+mkdir -p "$(dirname "$RESULTS")"
+exec > >(tee "$RESULTS")
 bench_need slurm.sh "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broker"
 command -v slurmctld >/dev/null || { echo "slurm.sh: Slurm is not installed" >&2; exit 1; }
 bench_up slurm.sh /var/tmp/qcg-tb-slurm-bench --sites 4 --nodes 2 --policies open --proxies 1 \
@@ -33,6 +38,7 @@ run_job() {
 	last_init "$t0" "$OUT/out" 8
 }
 
+printf 'bench/launch/slurm.sh, %s\n' "$(date -u +%FT%TZ)"
 printf 'testbed: 4 open sites x 2 nodes x 4 slots (a, b builtin; c, d Slurm), WAN delay 2 ms;\n'
 printf '8 ranks on 2 sites, %s runs each, alternated; load %s\n' "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)"
 bs=() ss=()

@@ -37,6 +37,7 @@ struct slurm_state {
 	pthread_mutex_t lock;
 	struct resv_table *table;
 	struct fe_slurm_config cfg;
+	char cluster[QCG_NAME_MAX]; /* in each job's comment (slurm_parse.h) */
 	struct slurm_alloc *alloc;
 	size_t max;
 };
@@ -76,6 +77,36 @@ cancel_job(struct slurm_state *s, const char *job_id, const char *reason)
 	free(res);
 }
 
+/* Cancel the Slurm jobs a previous life of this front-end left (it crashed or was killed
+ * before it could cancel them): nothing else would end them before their time limit, and
+ * until then they hold nodes no reservation knows of. They are found by their comment, which
+ * names this front-end's cluster. A Slurm that does not answer within command_timeout is not
+ * waited for longer: the front-end starts, and those jobs end at their time limit. */
+static void
+reclaim(struct slurm_state *s)
+{
+	char why[256], (*ids)[SLURM_JOB_ID_MAX] = calloc(s->max, sizeof(*ids));
+	/* Only the partition ours run in, when one is configured: squeue's answer must fit in
+	 * SLURM_CMD_OUTPUT_MAX, or it is not read at all. */
+	char *argv[] = { "squeue", "-h", "-o", "%i %k", NULL, NULL, NULL };
+	if (s->cfg.partition[0]) {
+		argv[4] = "-p";
+		argv[5] = s->cfg.partition;
+	}
+	struct slurm_cmd_result *res = malloc(sizeof(*res));
+	size_t n = 0;
+	if (ids == NULL || res == NULL)
+		log_warn("Slurm jobs of a previous life are not looked for: out of memory");
+	else if (run(s, argv, s->cfg.command_timeout, res, why, sizeof(why)) != 0 ||
+	    slurm_parse_own_jobs(res->out, s->cluster, ids, s->max, &n, why, sizeof(why)) != 0)
+		log_warn("Slurm jobs of a previous life of this front-end could not be looked "
+		    "for (they end at their time limit): %s", why);
+	free(res);
+	for (size_t i = 0; i < n; i++)
+		cancel_job(s, ids[i], "held by a previous life of this front-end");
+	free(ids);
+}
+
 static void *
 slurm_open(const struct fe_config *cfg, struct resv_table *t, char *err, size_t errlen)
 {
@@ -90,6 +121,8 @@ slurm_open(const struct fe_config *cfg, struct resv_table *t, char *err, size_t 
 	s->table = t;
 	s->cfg = cfg->slurm;
 	s->max = (size_t)cfg->max_reservations;
+	snprintf(s->cluster, sizeof(s->cluster), "%s", cfg->cluster.name);
+	reclaim(s);
 	return s;
 }
 
@@ -116,7 +149,8 @@ allocate(struct slurm_state *s, const struct resv_request *req, char job_id[SLUR
 	 * reservation's timeout later. */
 	struct slurm_salloc_request r = { req->job, req->slots, req->per_node, req->nodes,
 		req->node_count, req->walltime > 0 ? req->walltime + req->timeout : 0,
-		s->cfg.pending_timeout, s->cfg.partition, s->cfg.account, s->cfg.qos, "" };
+		s->cfg.pending_timeout, s->cfg.partition, s->cfg.account, s->cfg.qos, "",
+		s->cluster };
 	/* Slurm lets only a job's owner create steps in it (srun has no --uid since 20.11), and
 	 * the helper starts the srun as the grid user's mapped account: a front-end running as
 	 * root makes that account the owner. Otherwise the job is the front-end's own, and grid
@@ -145,8 +179,9 @@ allocate(struct slurm_state *s, const struct resv_request *req, char job_id[SLUR
 	} else if (o == SLURM_SALLOC_PENDING) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "%s", err);
-		snprintf(err, errlen, "Slurm could not allocate %d tasks within %ld s (the "
-		    "front-end's pending_timeout): %s", req->slots, s->cfg.pending_timeout, msg);
+		snprintf(err, errlen, "Slurm's allocation of %d tasks stayed pending for %ld s (the "
+		    "front-end's pending_timeout) and was withdrawn: %s", req->slots,
+		    s->cfg.pending_timeout, msg);
 		st = RESV_BUSY;
 	} else if (o == SLURM_SALLOC_IMPOSSIBLE) {
 		char msg[256];
@@ -317,9 +352,10 @@ broken(struct slurm_state *s, const struct slurm_alloc *a, char *why, size_t why
 		rc = 1;
 	} else if (run(s, si, s->cfg.command_timeout, res, err, sizeof(err)) == 0) {
 		for (char *line = strtok(res->out, "\n"); line && !rc; line = strtok(NULL, "\n")) {
-			char name[QCG_NAME_MAX], st[32];
+			char name[QCG_NAME_MAX], st[32], word[64];
 			if (sscanf(line, "%63s %31s", name, st) == 2 && slurm_node_state_lost(st)) {
-				snprintf(why, whylen, "node %s of Slurm job %s is %s", name, job, st);
+				snprintf(why, whylen, "node %s of Slurm job %s is %s", name, job,
+				    slurm_node_state_word(st, word, sizeof(word)));
 				rc = 1;
 			}
 		}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "slurm_parse.h"
 
@@ -286,6 +287,27 @@ slurm_node_state_lost(const char *state)
 	return false;
 }
 
+const char *
+slurm_node_state_word(const char *state, char *buf, size_t buflen)
+{
+	/* sinfo's compact forms (%t) of the states slurm_node_state_lost() names, spelt out. */
+	static const char *const words[][2] = { { "drng", "draining" }, { "drain", "drained" },
+		{ "failg", "failing" }, { "fail", "failed" }, { "maint", "in maintenance" },
+		{ "npc", "not power capable" }, { "unk", "in an unknown state" },
+		{ "boot", "booting" }, { "pow_dn", "powered down" } };
+	size_t n = strcspn(state, "*~#!%$@^-+");
+	const char *word = NULL;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && word == NULL; i++)
+		if (strlen(words[i][0]) == n && strncasecmp(state, words[i][0], n) == 0)
+			word = words[i][1];
+	/* '*' is Slurm's "not responding" flag: the reason a node is down or lost. */
+	snprintf(buf, buflen, "%s%.*s%s", word ? word : "", word ? 0 : (int)(n < 31 ? n : 31),
+	    state, state[n] == '*' ? " (not responding)" : "");
+	if (buf[0] == '\0' || buf[0] == ' ')
+		snprintf(buf, buflen, "in state '%.31s'", state);
+	return buf;
+}
+
 long
 slurm_minutes(long seconds)
 {
@@ -343,7 +365,12 @@ slurm_salloc_argv(const struct slurm_salloc_request *r, char *argv[SLURM_ARGV_MA
 	arg_add(&b, "", "--no-shell");
 	arg_add_long(&b, "--immediate=", r->pending_seconds < 1 ? 1 : r->pending_seconds);
 	arg_add(&b, "--job-name=qcg-", r->grid_job);
-	arg_add(&b, "--comment=qcg-ompi grid job ", r->grid_job);
+	char comment[512];
+	if ((size_t)snprintf(comment, sizeof(comment), "%s%s%s", r->grid_job,
+	    r->cluster && r->cluster[0] ? SLURM_COMMENT_OWNER : "", r->cluster ? r->cluster : "")
+	    >= sizeof(comment))
+		b.failed = 1;
+	arg_add(&b, "--comment=" SLURM_COMMENT_HEAD, comment);
 	arg_add_long(&b, "--ntasks=", r->tasks);
 	if (r->per_node > 0)
 		arg_add_long(&b, "--ntasks-per-node=", r->per_node);
@@ -366,6 +393,39 @@ slurm_salloc_argv(const struct slurm_salloc_request *r, char *argv[SLURM_ARGV_MA
 	if (b.failed) {
 		snprintf(err, errlen, "the salloc command line for job %.40s is too long", r->grid_job);
 		return -1;
+	}
+	return 0;
+}
+
+int
+slurm_parse_own_jobs(const char *text, const char *cluster, char (*ids)[SLURM_JOB_ID_MAX],
+    size_t max, size_t *count, char *err, size_t errlen)
+{
+	char tail[QCG_NAME_MAX + 32];
+	size_t tail_len = (size_t)snprintf(tail, sizeof(tail), SLURM_COMMENT_OWNER "%s", cluster);
+	*count = 0;
+	for (const char *line = text; *line; ) {
+		size_t len = strcspn(line, "\n");
+		const char *next = line + len + (line[len] == '\n');
+		size_t id_len = strspn(line, "0123456789");
+		/* Ours are plain salloc jobs with a decimal id; array tasks (12_3), heterogeneous
+		 * components (12+0) and anything else are some user's, whatever their comment. */
+		if (id_len == 0 || id_len >= SLURM_JOB_ID_MAX || (id_len < len && line[id_len] != ' ')) {
+			line = next;
+			continue;
+		}
+		const char *comment = line + id_len + (id_len < len);
+		size_t comment_len = len - (size_t)(comment - line);
+		if (comment_len > strlen(SLURM_COMMENT_HEAD) + tail_len &&
+		    strncmp(comment, SLURM_COMMENT_HEAD, strlen(SLURM_COMMENT_HEAD)) == 0 &&
+		    strncmp(comment + comment_len - tail_len, tail, tail_len) == 0) {
+			if (*count == max) {
+				snprintf(err, errlen, "more than %zu Slurm jobs of this front-end", max);
+				return -1;
+			}
+			snprintf(ids[(*count)++], SLURM_JOB_ID_MAX, "%.*s", (int)id_len, line);
+		}
+		line = next;
 	}
 	return 0;
 }

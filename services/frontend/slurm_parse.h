@@ -52,6 +52,10 @@ int slurm_parse_job_detail(const char *text, char *state, size_t statelen,
  * failed. */
 bool slurm_node_state_lost(const char *state);
 
+/* The words for such a state in a message ("drng" is "draining", "down*" is "down (not
+ * responding)"), into buf, which it returns; a state it does not know is shown as it is. */
+const char *slurm_node_state_word(const char *state, char *buf, size_t buflen);
+
 /* Minutes for Slurm's --time from seconds, rounded up, at least 1. */
 long slurm_minutes(long seconds);
 
@@ -70,7 +74,20 @@ struct slurm_salloc_request {
 	const char *partition, *account, *qos; /* "" = Slurm's default */
 	const char *run_as;           /* a local account to run salloc as (runuser), so that the
 	                                 job and its steps belong to it; "" = as ourselves */
+	const char *cluster;          /* the front-end's cluster: in the comment, so that its
+	                                 next life finds the jobs of this one */
 };
+
+/* The comment of a grid job's allocation: "qcg-ompi grid job JOB, front-end of cluster C". */
+#define SLURM_COMMENT_HEAD "qcg-ompi grid job "
+#define SLURM_COMMENT_OWNER ", front-end of cluster "
+
+/* From `squeue -h -o '%i %k'` (job id, comment), the ids of the jobs whose comment says they
+ * are allocations of cluster's front-end, into ids (at most max). Lines of other jobs, and of
+ * jobs without a plain decimal id (array tasks, heterogeneous components), are skipped; -1
+ * with err when more than max jobs are ours. */
+int slurm_parse_own_jobs(const char *text, const char *cluster,
+    char (*ids)[SLURM_JOB_ID_MAX], size_t max, size_t *count, char *err, size_t errlen);
 
 /* Build `salloc --no-shell ...` for r into argv (NULL-ended; text in storage). -1 with err if
  * it does not fit. */

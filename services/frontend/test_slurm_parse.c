@@ -118,6 +118,14 @@ node_states_that_lose_a_job_are_recognised(void)
 	CHECK(!slurm_node_state_lost("alloc"));
 	CHECK(!slurm_node_state_lost("mix"));
 	CHECK(!slurm_node_state_lost("idle"));
+	char w[64];
+	CHECK_STR_EQ(slurm_node_state_word("drng", w, sizeof(w)), "draining");
+	CHECK_STR_EQ(slurm_node_state_word("drain", w, sizeof(w)), "drained");
+	CHECK_STR_EQ(slurm_node_state_word("DRAIN", w, sizeof(w)), "drained");
+	CHECK_STR_EQ(slurm_node_state_word("down*", w, sizeof(w)), "down (not responding)");
+	CHECK_STR_EQ(slurm_node_state_word("failg", w, sizeof(w)), "failing");
+	CHECK_STR_EQ(slurm_node_state_word("weird$", w, sizeof(w)), "weird");
+	CHECK_STR_EQ(slurm_node_state_word("", w, sizeof(w)), "in state ''");
 	CHECK_INT_EQ(slurm_minutes(1), 1);
 	CHECK_INT_EQ(slurm_minutes(60), 1);
 	CHECK_INT_EQ(slurm_minutes(61), 2);
@@ -138,13 +146,13 @@ salloc_line_carries_job_limits_and_site_settings(void)
 	char *argv[SLURM_ARGV_MAX], storage[SLURM_ARGV_STORAGE], err[256];
 	const char *nodes[] = { "a1", "a2" };
 	struct slurm_salloc_request r = { "job-7", 6, 3, nodes, 2, 125, 10, "grid", "acct", "",
-		"" };
+		"", "site-a" };
 	CHECK_INT_EQ(slurm_salloc_argv(&r, argv, storage, sizeof(storage), err, sizeof(err)), 0);
 	CHECK_STR_EQ(argv[0], "salloc");
 	CHECK(has_arg(argv, "--no-shell"));
 	CHECK(has_arg(argv, "--immediate=10"));
 	CHECK(has_arg(argv, "--job-name=qcg-job-7"));
-	CHECK(has_arg(argv, "--comment=qcg-ompi grid job job-7"));
+	CHECK(has_arg(argv, "--comment=qcg-ompi grid job job-7, front-end of cluster site-a"));
 	CHECK(has_arg(argv, "--ntasks=6"));
 	CHECK(has_arg(argv, "--ntasks-per-node=3"));
 	CHECK(has_arg(argv, "--nodelist=a1,a2"));
@@ -153,7 +161,7 @@ salloc_line_carries_job_limits_and_site_settings(void)
 	CHECK(has_arg(argv, "--account=acct"));
 	for (int i = 0; argv[i]; i++)
 		CHECK(strncmp(argv[i], "--qos", 5) != 0); /* empty: Slurm's default */
-	struct slurm_salloc_request bare = { "j", 1, 0, NULL, 0, 0, 5, "", "", "", "jane" };
+	struct slurm_salloc_request bare = { "j", 1, 0, NULL, 0, 0, 5, "", "", "", "jane", "" };
 	CHECK_INT_EQ(slurm_salloc_argv(&bare, argv, storage, sizeof(storage), err, sizeof(err)),
 	    0);
 	for (int i = 0; argv[i]; i++)
@@ -210,6 +218,39 @@ daemonize_is_found_only_as_a_whole_word(void)
 	CHECK_INT_EQ((int)slurm_daemonize_word(""), -1);
 }
 
+static void
+own_jobs_are_those_whose_comment_names_this_front_end(void)
+{
+	char ids[2][SLURM_JOB_ID_MAX], err[256];
+	size_t n = 9;
+	const char *q = "41 qcg-ompi grid job j-1, front-end of cluster site-a\n"
+	    "42 qcg-ompi grid job j-2, front-end of cluster site-ab\n"
+	    "43 qcg-ompi grid job j-3, front-end of cluster other-site-a\n"
+	    "44 (null)\n"
+	    "45 qcg-ompi grid job j-5\n"
+	    "46 a user's job, front-end of cluster site-a\n"
+	    "47 qcg-ompi grid job job with spaces, front-end of cluster site-a\n";
+	CHECK_INT_EQ(slurm_parse_own_jobs(q, "site-a", ids, 2, &n, err, sizeof(err)), 0);
+	CHECK_INT_EQ(n, 2);
+	CHECK_STR_EQ(ids[0], "41");
+	CHECK_STR_EQ(ids[1], "47");
+	CHECK_INT_EQ(slurm_parse_own_jobs("", "site-a", ids, 2, &n, err, sizeof(err)), 0);
+	CHECK_INT_EQ(n, 0);
+	CHECK_INT_EQ(slurm_parse_own_jobs(q, "site-a", ids, 1, &n, err, sizeof(err)), -1);
+	CHECK(strstr(err, "more than 1") != NULL);
+	/* Array tasks, heterogeneous components and garbage are no salloc job of ours. */
+	CHECK_INT_EQ(slurm_parse_own_jobs("x1 qcg-ompi grid job j, front-end of cluster site-a\n"
+	    "12_3 qcg-ompi grid job j, front-end of cluster site-a\n"
+	    "12+0 qcg-ompi grid job j, front-end of cluster site-a\n"
+	    "49 qcg-ompi grid job j, front-end of cluster site-a", "site-a", ids, 2, &n, err,
+	    sizeof(err)), 0);
+	CHECK_INT_EQ(n, 1);
+	CHECK_STR_EQ(ids[0], "49");
+	/* One that names no comment at all is not ours. */
+	CHECK_INT_EQ(slurm_parse_own_jobs("48\n", "site-a", ids, 2, &n, err, sizeof(err)), 0);
+	CHECK_INT_EQ(n, 0);
+}
+
 int
 main(void)
 {
@@ -220,5 +261,6 @@ main(void)
 	RUN(salloc_line_carries_job_limits_and_site_settings);
 	RUN(step_prefix_runs_in_the_allocation_and_moves_the_preload);
 	RUN(daemonize_is_found_only_as_a_whole_word);
+	RUN(own_jobs_are_those_whose_comment_names_this_front_end);
 	return check_exit();
 }
