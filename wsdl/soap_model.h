@@ -107,4 +107,45 @@ void soap_model_multicast_out(struct soap *soap, const struct multicast_group *i
 void soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
     struct qcg__Liveness **out);
 
+/*
+ * A client's side of a call (soap_model_client.c). What it sends is built in the call's soap
+ * memory, so that the request owns it; each returns NULL when out of memory. What it reads back
+ * is checked as the inbound conversions above are (-1 or NULL with err naming the field); a
+ * listing's rows live in soap's memory, until the context's soap_end.
+ */
+struct qcg__AccessPoint *soap_model_access_points_new(struct soap *soap,
+    const struct access_point *in, size_t n);
+/* Outcomes as a node reports them (the target by address where the report says only that). */
+struct qcg__Connection *soap_model_reports_new(struct soap *soap,
+    const struct connection_report *in, size_t n);
+/* Registrations: only what the broker takes from the caller (not the DN, not the load). */
+struct qcg__Cluster *soap_model_cluster_registration_new(struct soap *soap,
+    const struct cluster *in);
+struct qcg__Proxy *soap_model_proxy_registration_new(struct soap *soap, const struct proxy *in);
+struct qcg__Event *soap_model_event_new(struct soap *soap, const struct qcg_event *in);
+/* RecordJob's job: its id, state and description. */
+struct qcg__Job *soap_model_job_record_new(struct soap *soap, const struct job *in);
+struct qcg__JobCluster *soap_model_job_clusters_new(struct soap *soap,
+    const struct job_cluster_record *in, size_t n);
+/* A launch's output (the bytes copied into soap's memory), and read back (bytes borrowed). */
+struct qcg__Output *soap_model_output_new(struct soap *soap, const struct output_chunk *in);
+void soap_model_output_in(const struct qcg__Output *in, struct output_chunk *out);
+int soap_model_multicast_in(const struct qcg__MulticastGroup *in, struct multicast_group *out,
+    char *err, size_t errlen);
+/* NULL (a broker that does not say) reads as known = false. */
+void soap_model_liveness_in(const struct qcg__Liveness *in, struct liveness_report *out);
+/* The listings (n rows at in). */
+struct cluster_listing *soap_model_clusters_in(struct soap *soap, const struct qcg__Cluster *in,
+    int n, char *err, size_t errlen);
+struct proxy_listing *soap_model_proxies_in(struct soap *soap, const struct qcg__Proxy *in,
+    int n, char *err, size_t errlen);
+int soap_model_job_in(const struct qcg__Job *in, struct job_listing *out, char *err,
+    size_t errlen);
+struct job_listing *soap_model_jobs_in(struct soap *soap, const struct qcg__Job *in, int n,
+    char *err, size_t errlen);
+struct access_point *soap_model_access_points_in(struct soap *soap,
+    const struct qcg__AccessPoint *in, int n, char *err, size_t errlen);
+struct connection_record *soap_model_connections_in(struct soap *soap,
+    const struct qcg__Connection *in, int n, char *err, size_t errlen);
+
 #endif

@@ -161,7 +161,7 @@ soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out
 	out->submitted = in->submitted ? soap_model_long_out(soap, in->submitted) : NULL;
 	out->started = in->started ? soap_model_long_out(soap, in->started) : NULL;
 	out->finished = in->finished ? soap_model_long_out(soap, in->finished) : NULL;
-	if (in->state == JOB_DONE || in->state == JOB_FAILED || in->state == JOB_CANCELLED) {
+	if (job_state_is_final(in->state)) {
 		out->exitCode = SOAP_MODEL_NEW(soap, int, 1);
 		if (out->exitCode)
 			*out->exitCode = in->exit_code;
@@ -194,13 +194,8 @@ void
 soap_model_job_clusters_out(struct soap *soap, const struct job_cluster_record *in,
     size_t count, struct qcg__Job *out)
 {
-	out->cluster = count ? soap_malloc(soap, count * sizeof(*out->cluster)) : NULL;
+	out->cluster = count ? soap_model_job_clusters_new(soap, in, count) : NULL;
 	out->__sizecluster = out->cluster ? (int)count : 0;
-	for (int i = 0; i < out->__sizecluster; i++) {
-		out->cluster[i].name = soap_strdup(soap, in[i].cluster);
-		out->cluster[i].batchJobId = in[i].batch_job_id[0] ?
-		    soap_strdup(soap, in[i].batch_job_id) : NULL;
-	}
 }
 
 int
