@@ -43,6 +43,8 @@ enum event_kind soap_model_event_kind_in(enum qcg__EventKind kind);
  */
 LONG64 *soap_model_long_out(struct soap *soap, int64_t v);
 unsigned short *soap_model_ushort_out(struct soap *soap, uint16_t v);
+/* An optional method field (Resolve's after). */
+enum qcg__Method *soap_model_method_new(struct soap *soap, enum connect_method method);
 
 /* Copy src (NULL reads as "") into a fixed field, or name the field that does not fit or holds
  * a control character (what is copied goes into logs and on to other services). */
@@ -88,8 +90,17 @@ int soap_model_request_job_clusters_in(struct soap *soap, int count,
     const struct qcg__JobCluster *in, struct job_cluster_record *out);
 int soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
     struct access_point *out);
+/* An access point whose fields may be empty (a helper's, which its front-end completes): only
+ * the limits and control characters are checked. */
+int soap_model_request_any_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out);
 int soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
     struct connection_record *out);
+/* An outcome as a node reports it: with a toAddress the target's cluster and node may be left
+ * out (the broker finds them). The reporter's names are required when from_required (a
+ * front-end fills them in from its caller's identity). */
+int soap_model_request_report_in(struct soap *soap, const struct qcg__Connection *in,
+    int from_required, struct connection_report *out);
 
 /* Listings. */
 void soap_model_cluster_out(struct soap *soap, const struct cluster *in,
