@@ -199,6 +199,7 @@ struct proxy_listing {
  * from the answer's memory, or NULL) and its clusters. */
 struct job_listing {
 	struct job job;
+	bool has_exit_code;         /* the answer said one */
 	size_t cluster_count;
 	struct job_cluster_record cluster[QCG_JOB_CLUSTERS_MAX];
 };

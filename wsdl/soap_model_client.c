@@ -258,6 +258,7 @@ soap_model_job_in(const struct qcg__Job *in, struct job_listing *out, char *err,
 	j->submitted = in->submitted ? *in->submitted : 0;
 	j->started = in->started ? *in->started : 0;
 	j->finished = in->finished ? *in->finished : 0;
+	out->has_exit_code = in->exitCode != NULL;
 	j->exit_code = in->exitCode ? *in->exitCode : 0;
 	j->description = in->description; /* borrowed from the answer */
 	if (in->__sizecluster < 0 || in->__sizecluster > QCG_JOB_CLUSTERS_MAX) {
