@@ -222,6 +222,14 @@ struct output_chunk {
 	int term_signal, exit_code;
 };
 
+/* Whether the helper sets a method's socket up itself and hands it to the process (reversal,
+ * traversal), rather than the process connecting (direct, port range, relays). */
+static inline bool
+method_hands_off(enum connect_method m)
+{
+	return m == METHOD_REVERSAL || m == METHOD_TRAVERSAL;
+}
+
 /* Whether a job's state is final (it has an exit code). */
 static inline bool
 job_state_is_final(enum job_state s)
