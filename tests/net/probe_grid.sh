@@ -47,6 +47,15 @@ serve() {
 	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }
 	PORT=$(sed -n 's/^listening //p' "$out")
 }
+# serve_plain ADDR OUT: a listening probe without the shim (a socket that is not the job's), in
+# the background, for one connection; sets PORT and LISTENER
+serve_plain() {
+	"$PROBE" listen "$1" 0 1 block >"$2" 2>&1 &
+	PIDS="$PIDS $!"
+	LISTENER=$!
+	wait_for_log "$2" '^listening' || { echo "probe did not listen: $(cat "$2")"; exit 99; }
+	PORT=$(sed -n 's/^listening //p' "$2")
+}
 conn_log() { query_as jane connections job-1 2>&1; }
 # logged FROM TO PORT METHOD OUTCOME: the broker's connection log has that line (a node's
 # cluster is site-<its name without the last character>: a1 and a2 are in site-a)

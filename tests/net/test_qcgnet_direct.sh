@@ -114,11 +114,8 @@ fi
 
 # --- inside the direct networks, a socket that is not the job's: not decided here (it would
 # get libqcgnet's origin preamble), but resolved, found no job peer, and connected plainly ----
-"$PROBE" listen 127.0.0.6 0 1 block >"$D/plain.out" 2>&1 &
-PIDS="$PIDS $!"
-P_PID=$!
-wait_for_log "$D/plain.out" '^listening'
-PP=$(sed -n 's/^listening //p' "$D/plain.out")
+serve_plain 127.0.0.6 "$D/plain.out"
+PP=$PORT P_PID=$LISTENER
 out=$(on a1 "$PROBE" connect 127.0.0.6 "$PP" 2>>"$ERR")
 wait "$P_PID"
 if [ "$out" = "connect=0 getpeername=127.0.0.6:$PP got=echo:ping" ] &&

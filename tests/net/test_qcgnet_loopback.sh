@@ -143,11 +143,8 @@ fi
 out=$(on a1 env -u QCG_NET_LOOPBACK "$PROBE" local 2>>"$ERR")
 case $out in "local ok tcp-peer=127.0.0.1:"*) pass unix_udp_and_loopback_tcp_are_untouched ;;
 *) fail unix_udp_and_loopback_tcp_are_untouched "$out" ;; esac
-"$PROBE" listen 127.0.0.7 0 1 block >"$D/plain.out" 2>&1 &
-PIDS="$PIDS $!"
-P_PID=$!
-wait_for_log "$D/plain.out" '^listening'
-PP=$(sed -n 's/^listening //p' "$D/plain.out")
+serve_plain 127.0.0.7 "$D/plain.out"
+PP=$PORT P_PID=$LISTENER
 out=$(on b1 "$PROBE" connect 127.0.0.7 "$PP" 2>>"$ERR")
 wait "$P_PID"
 if [ "$out" = "connect=0 getpeername=127.0.0.7:$PP got=echo:ping" ] &&
