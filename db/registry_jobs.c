@@ -15,12 +15,6 @@
 #define JOB_COLUMNS "id, owner_dn, state, submitted, started, finished, exit_code"
 #define FINAL_STATES "('done', 'failed', 'cancelled')"
 
-static int
-job_state_is_final(enum job_state state)
-{
-	return state == JOB_DONE || state == JOB_FAILED || state == JOB_CANCELLED;
-}
-
 /* The state's name, or NULL (error set) when the enum value is not one. */
 static const char *
 state_name(struct registry *reg, enum job_state state, const char *op)

@@ -30,15 +30,34 @@ int
 broker_record_job(struct soap *soap, const char *url, const char *id, const char *summary,
     int *auth, char *err, size_t errlen)
 {
-	struct qcg__Job job;
-	memset(&job, 0, sizeof(job));
-	job.id = (char *)id;
-	job.state = qcg__JobState__pending;
-	job.description = (char *)summary;
-	struct _qb__RecordJob req = { &job };
+	struct job job = { .state = JOB_PENDING, .description = (char *)summary };
+	if (snprintf(job.id, sizeof(job.id), "%s", id) >= (int)sizeof(job.id)) {
+		if (auth)
+			*auth = 0;
+		snprintf(err, errlen, "broker: RecordJob: job id %.80s is longer than %d bytes", id,
+		    QCG_NAME_MAX - 1);
+		return -1;
+	}
+	struct _qb__RecordJob req = { soap_model_job_record_new(soap, &job) };
 	struct _qb__RecordJobResponse resp;
-	if (soap_call___qb__RecordJob(soap, url, NULL, &req, &resp) != SOAP_OK)
+	if (req.job == NULL || soap_call___qb__RecordJob(soap, url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "RecordJob", auth, err, errlen);
+	soap_client_reset(soap);
+	return 0;
+}
+
+/* SetJobState with the job's clusters (n of them, none for a state change alone). */
+static int
+set_job_state(struct soap *soap, const char *url, const char *id, enum job_state state,
+    int exit_code, const struct job_cluster_record *clusters, size_t n, char *err,
+    size_t errlen)
+{
+	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(state), &exit_code,
+		(int)n, n ? soap_model_job_clusters_new(soap, clusters, n) : NULL };
+	struct _qb__SetJobStateResponse resp;
+	if ((n && req.cluster == NULL) ||
+	    soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "SetJobState", NULL, err, errlen);
 	soap_client_reset(soap);
 	return 0;
 }
@@ -47,32 +66,22 @@ int
 broker_set_state(struct soap *soap, const char *url, const char *id, enum job_state state,
     int exit_code, char *err, size_t errlen)
 {
-	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(state), &exit_code, 0, NULL };
-	struct _qb__SetJobStateResponse resp;
-	if (soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return call_failed(soap, "SetJobState", NULL, err, errlen);
-	soap_client_reset(soap);
-	return 0;
+	return set_job_state(soap, url, id, state, exit_code, NULL, 0, err, errlen);
 }
 
 int
 broker_set_running(struct soap *soap, const char *url, const char *id,
     const struct coalloc *c, char *err, size_t errlen)
 {
-	struct qcg__JobCluster clusters[JOB_CLUSTERS_MAX];
-	int exit_code = 0, n = 0;
+	struct job_cluster_record clusters[JOB_CLUSTERS_MAX];
+	size_t n = 0;
 	for (int i = 0; i < c->count && i < JOB_CLUSTERS_MAX; i++, n++) {
-		clusters[n].name = (char *)c->part[i].cluster->name;
-		clusters[n].batchJobId = c->part[i].batch_job_id[0] ?
-		    (char *)c->part[i].batch_job_id : NULL;
+		snprintf(clusters[n].cluster, sizeof(clusters[n].cluster), "%s",
+		    c->part[i].cluster->name);
+		snprintf(clusters[n].batch_job_id, sizeof(clusters[n].batch_job_id), "%s",
+		    c->part[i].batch_job_id);
 	}
-	struct _qb__SetJobState req = { (char *)id, soap_model_job_state_out(JOB_RUNNING), &exit_code, n,
-		clusters };
-	struct _qb__SetJobStateResponse resp;
-	if (soap_call___qb__SetJobState(soap, url, NULL, &req, &resp) != SOAP_OK)
-		return call_failed(soap, "SetJobState", NULL, err, errlen);
-	soap_client_reset(soap);
-	return 0;
+	return set_job_state(soap, url, id, JOB_RUNNING, 0, clusters, n, err, errlen);
 }
 
 int

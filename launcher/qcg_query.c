@@ -50,21 +50,18 @@ usage(FILE *out)
 	    "  --timeout SEC    connect and I/O timeout (default 30)\n");
 }
 
+/* A field the broker leaves out when it is empty, as the answer held it (NULL for absent). */
 static const char *
-policy_text(enum qcg__Policy p) { return cluster_policy_name(soap_model_policy_in(p)); }
-static const char *
-method_text(enum qcg__Method m) { return connect_method_name(soap_model_method_in(m)); }
-static const char *
-opt_text(const char *s) { return s ? s : ""; }
+absent_if_empty(const char *s) { return s[0] ? s : NULL; }
 
 static void
-format_time(LONG64 *t, char *buf, size_t len)
+format_time(int64_t t, char *buf, size_t len)
 {
-	if (t == NULL || *t == 0) {
+	if (t == 0) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	time_t tt = (time_t)*t;
+	time_t tt = (time_t)t;
 	struct tm tm;
 	gmtime_r(&tt, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -73,17 +70,17 @@ format_time(LONG64 *t, char *buf, size_t len)
 /* A service's last sign of life as one phrase: "alive, seen 2 s ago", "withdrawn 40 s ago
  * (seen 45 s ago)"; "-" from a broker that does not say. */
 static const char *
-liveness_text(const struct qcg__Liveness *l, char *buf, size_t len)
+liveness_text(const struct liveness_report *l, char *buf, size_t len)
 {
 	char seen[48] = "";
-	if (l == NULL)
+	if (!l->known)
 		return "-";
-	if (l->secondsSinceSeen)
-		snprintf(seen, sizeof(seen), "seen %lld s ago", (long long)*l->secondsSinceSeen);
+	if (l->seen_ago >= 0)
+		snprintf(seen, sizeof(seen), "seen %lld s ago", (long long)l->seen_ago);
 	if (l->alive)
 		snprintf(buf, len, "alive%s%s", seen[0] ? ", " : "", seen);
-	else if (l->withdrawnSecondsAgo)
-		snprintf(buf, len, "withdrawn %lld s ago%s%s%s", (long long)*l->withdrawnSecondsAgo,
+	else if (l->withdrawn_ago >= 0)
+		snprintf(buf, len, "withdrawn %lld s ago%s%s%s", (long long)l->withdrawn_ago,
 		    seen[0] ? " (" : "", seen, seen[0] ? ")" : "");
 	else
 		snprintf(buf, len, "withdrawn");
@@ -91,23 +88,23 @@ liveness_text(const struct qcg__Liveness *l, char *buf, size_t len)
 }
 
 static void
-json_liveness(struct json_writer *w, const struct qcg__Liveness *l)
+json_liveness(struct json_writer *w, const struct liveness_report *l)
 {
-	if (l == NULL)
+	if (!l->known)
 		return;
 	json_object_open(w, "liveness");
 	json_bool(w, "alive", l->alive);
-	if (l->lastSeen)
-		json_int(w, "lastSeen", *l->lastSeen);
-	if (l->secondsSinceSeen)
-		json_int(w, "secondsSinceSeen", *l->secondsSinceSeen);
-	if (l->withdrawnSecondsAgo)
-		json_int(w, "withdrawnSecondsAgo", *l->withdrawnSecondsAgo);
+	if (l->last_seen)
+		json_int(w, "lastSeen", l->last_seen);
+	if (l->seen_ago >= 0)
+		json_int(w, "secondsSinceSeen", l->seen_ago);
+	if (l->withdrawn_ago >= 0)
+		json_int(w, "withdrawnSecondsAgo", l->withdrawn_ago);
 	json_object_close(w);
 }
 
 static void
-print_clusters(const struct _qb__ListClustersResponse *r, bool json)
+print_clusters(const struct cluster_listing *rows, int n, bool json)
 {
 	struct json_writer w;
 	if (json) {
@@ -117,33 +114,34 @@ print_clusters(const struct _qb__ListClustersResponse *r, bool json)
 		printf("%-16s %-11s %-13s %-18s %-24s %-9s %-28s %s\n", "CLUSTER", "POLICY",
 		    "PORTS", "PUBLIC ADDRESS", "PRIVATE NETWORKS", "TRAVERSAL", "FRONT-END",
 		    "FRONT-END STATE");
-	for (int i = 0; i < r->__sizecluster; i++) {
-		const struct qcg__Cluster *c = &r->cluster[i];
+	for (int i = 0; i < n; i++) {
+		const struct cluster *c = &rows[i].cluster;
+		/* the broker says the range only for a port-range cluster, whose ports are not 0 */
+		bool has_range = c->port_min != 0 || c->port_max != 0;
 		char ports[16] = "-";
-		if (c->portMin && c->portMax)
-			snprintf(ports, sizeof(ports), "%u-%u", *c->portMin, *c->portMax);
+		if (has_range)
+			snprintf(ports, sizeof(ports), "%u-%u", c->port_min, c->port_max);
 		if (!json) {
 			char state[96];
 			printf("%-16s %-11s %-13s %-18s %-24s %-9s %-28s %s\n", c->name,
-			    policy_text(c->policy), ports, opt_text(c->publicAddress),
-			    opt_text(c->privateNetworks), c->traversalAllowed ? "yes" : "no",
-			    opt_text(c->frontendEndpoint),
-			    liveness_text(c->liveness, state, sizeof(state)));
+			    cluster_policy_name(c->policy), ports, c->public_address,
+			    c->private_networks, c->traversal_allowed ? "yes" : "no",
+			    c->frontend_endpoint, liveness_text(&rows[i].state, state, sizeof(state)));
 			continue;
 		}
 		json_object_open(&w, NULL);
 		json_string(&w, "name", c->name);
-		json_string(&w, "policy", policy_text(c->policy));
-		if (c->portMin && c->portMax) {
-			json_int(&w, "portMin", *c->portMin);
-			json_int(&w, "portMax", *c->portMax);
+		json_string(&w, "policy", cluster_policy_name(c->policy));
+		if (has_range) {
+			json_int(&w, "portMin", c->port_min);
+			json_int(&w, "portMax", c->port_max);
 		}
-		json_string(&w, "publicAddress", c->publicAddress);
-		json_string(&w, "privateNetworks", c->privateNetworks);
-		json_bool(&w, "traversalAllowed", c->traversalAllowed);
-		json_string(&w, "frontendEndpoint", c->frontendEndpoint);
-		json_string(&w, "frontendDN", c->frontendDN);
-		json_liveness(&w, c->liveness);
+		json_string(&w, "publicAddress", c->public_address);
+		json_string(&w, "privateNetworks", c->private_networks);
+		json_bool(&w, "traversalAllowed", c->traversal_allowed);
+		json_string(&w, "frontendEndpoint", c->frontend_endpoint);
+		json_string(&w, "frontendDN", c->frontend_dn);
+		json_liveness(&w, &rows[i].state);
 		json_object_close(&w);
 	}
 	if (json) {
@@ -164,7 +162,7 @@ struct proxy_live {
 /* Ask every proxy that registered a control URL for its statistics, on a context of its own
  * (the broker's answer lives in the other one's memory). */
 static void
-fetch_proxy_stats(const struct query_options *o, const struct _qb__ListProxiesResponse *r,
+fetch_proxy_stats(const struct query_options *o, const struct proxy_listing *rows, int n,
     struct proxy_live *live)
 {
 	int t = o->timeout < PROXY_STATS_TIMEOUT ? o->timeout : PROXY_STATS_TIMEOUT;
@@ -172,8 +170,8 @@ fetch_proxy_stats(const struct query_options *o, const struct _qb__ListProxiesRe
 	char err[512];
 	struct soap *soap = soap_client_new(&o->tls, &settings, err, sizeof(err));
 
-	for (int i = 0; i < r->__sizeproxy; i++) {
-		const char *url = r->proxy[i].controlEndpoint;
+	for (int i = 0; i < n; i++) {
+		const char *url = absent_if_empty(rows[i].proxy.control_endpoint);
 		struct _qp__GetStatistics req;
 		memset(&req, 0, sizeof(req));
 		if (url == NULL || soap == NULL) {
@@ -183,7 +181,7 @@ fetch_proxy_stats(const struct query_options *o, const struct _qb__ListProxiesRe
 		}
 		/* A withdrawn proxy is gone as far as the broker knows: asking would only cost
 		 * the timeout (a vanished host) for an answer that is known. */
-		if (r->proxy[i].liveness && !r->proxy[i].liveness->alive) {
+		if (rows[i].state.known && !rows[i].state.alive) {
 			snprintf(live[i].why, sizeof(live[i].why), "withdrawn by the broker");
 			continue;
 		}
@@ -217,7 +215,7 @@ print_proxy_stats_json(struct json_writer *w, const struct proxy_live *live)
 }
 
 static void
-print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live *live, bool json)
+print_proxies(const struct proxy_listing *rows, int n, const struct proxy_live *live, bool json)
 {
 	struct json_writer w;
 	if (json) {
@@ -226,12 +224,12 @@ print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live 
 	} else
 		printf("%-28s %-36s %-16s %5s %8s %8s %14s  %s\n", "ENDPOINT", "NETWORKS",
 		    "CLUSTER", "LOAD", "LEGS", "ACTIVE", "BYTES", "STATE");
-	for (int i = 0; i < r->__sizeproxy; i++) {
-		const struct qcg__Proxy *p = &r->proxy[i];
-		long long load = p->load ? *p->load : 0;
+	for (int i = 0; i < n; i++) {
+		const struct proxy *p = &rows[i].proxy;
+		long long load = p->load;
 		if (!json) {
 			printf("%-28s %-36s %-16s %5lld ", p->endpoint, p->networks,
-			    p->cluster ? p->cluster : "-", load);
+			    p->cluster[0] ? p->cluster : "-", load);
 			char state[96];
 			if (live[i].ok)
 				printf("%8lld %8lld %14lld", (long long)live[i].st.legs,
@@ -239,17 +237,17 @@ print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live 
 				    (long long)live[i].st.bytesForwarded);
 			else
 				printf("%8s %8s %14s", "-", "-", "-");
-			printf("  %s\n", liveness_text(p->liveness, state, sizeof(state)));
+			printf("  %s\n", liveness_text(&rows[i].state, state, sizeof(state)));
 			continue;
 		}
 		json_object_open(&w, NULL);
 		json_string(&w, "endpoint", p->endpoint);
 		json_string(&w, "networks", p->networks);
-		json_string(&w, "cluster", p->cluster);
+		json_string(&w, "cluster", absent_if_empty(p->cluster));
 		json_int(&w, "load", load);
-		json_string(&w, "controlEndpoint", p->controlEndpoint);
+		json_string(&w, "controlEndpoint", absent_if_empty(p->control_endpoint));
 		print_proxy_stats_json(&w, &live[i]);
-		json_liveness(&w, p->liveness);
+		json_liveness(&w, &rows[i].state);
 		json_object_close(&w);
 	}
 	if (json) {
@@ -257,33 +255,34 @@ print_proxies(const struct _qb__ListProxiesResponse *r, const struct proxy_live 
 		json_end(&w);
 		return;
 	}
-	for (int i = 0; i < r->__sizeproxy; i++)
+	for (int i = 0; i < n; i++)
 		if (!live[i].ok)
-			fprintf(stderr, "note: %s: no statistics: %s\n", r->proxy[i].endpoint,
+			fprintf(stderr, "note: %s: no statistics: %s\n", rows[i].proxy.endpoint,
 			    live[i].why);
 }
 
 static void
-print_job_json(struct json_writer *w, const struct qcg__Job *j)
+print_job_json(struct json_writer *w, const struct job_listing *l)
 {
+	const struct job *j = &l->job;
 	json_object_open(w, NULL);
 	json_string(w, "id", j->id);
-	json_string(w, "owner", j->ownerDN);
-	json_string(w, "state", job_state_name(soap_model_job_state_in(j->state)));
-	json_int(w, "submitted", j->submitted ? *j->submitted : 0);
-	json_int(w, "started", j->started ? *j->started : 0);
-	json_int(w, "finished", j->finished ? *j->finished : 0);
-	if (j->exitCode)
-		json_int(w, "exitCode", *j->exitCode);
+	json_string(w, "owner", j->owner_dn);
+	json_string(w, "state", job_state_name(j->state));
+	json_int(w, "submitted", j->submitted);
+	json_int(w, "started", j->started);
+	json_int(w, "finished", j->finished);
+	if (l->has_exit_code)
+		json_int(w, "exitCode", j->exit_code);
 	if (j->description)
 		json_string(w, "description", j->description);
-	if (j->__sizecluster > 0) {
+	if (l->cluster_count > 0) {
 		json_array_open(w, "clusters");
-		for (int i = 0; i < j->__sizecluster; i++) {
+		for (size_t i = 0; i < l->cluster_count; i++) {
 			json_object_open(w, NULL);
-			json_string(w, "name", j->cluster[i].name);
-			if (j->cluster[i].batchJobId)
-				json_string(w, "batchJobId", j->cluster[i].batchJobId);
+			json_string(w, "name", l->cluster[i].cluster);
+			if (l->cluster[i].batch_job_id[0])
+				json_string(w, "batchJobId", l->cluster[i].batch_job_id);
 			json_object_close(w);
 		}
 		json_array_close(w);
@@ -292,7 +291,7 @@ print_job_json(struct json_writer *w, const struct qcg__Job *j)
 }
 
 static void
-print_jobs(const struct qcg__Job *jobs, int n, bool json, bool one)
+print_jobs(const struct job_listing *jobs, int n, bool json, bool one)
 {
 	struct json_writer w;
 	if (json) {
@@ -309,26 +308,26 @@ print_jobs(const struct qcg__Job *jobs, int n, bool json, bool one)
 	printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", "JOB", "STATE", "SUBMITTED", "STARTED",
 	    "FINISHED", "EXIT", "OWNER");
 	for (int i = 0; i < n; i++) {
-		const struct qcg__Job *j = &jobs[i];
+		const struct job_listing *l = &jobs[i];
+		const struct job *j = &l->job;
 		char sub[32], start[32], fin[32], code[12] = "-";
 		format_time(j->submitted, sub, sizeof(sub));
 		format_time(j->started, start, sizeof(start));
 		format_time(j->finished, fin, sizeof(fin));
-		if (j->exitCode)
-			snprintf(code, sizeof(code), "%d", *j->exitCode);
-		printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", j->id,
-		    job_state_name(soap_model_job_state_in(j->state)), sub, start, fin, code,
-		    opt_text(j->ownerDN));
+		if (l->has_exit_code)
+			snprintf(code, sizeof(code), "%d", j->exit_code);
+		printf("%-24s %-10s %-20s %-20s %-20s %-5s %s\n", j->id, job_state_name(j->state),
+		    sub, start, fin, code, j->owner_dn);
 		/* One job asked for: its clusters too, each with the batch job holding its nodes. */
-		for (int k = 0; one && k < j->__sizecluster; k++)
-			printf("  cluster %-16s %s%s\n", opt_text(j->cluster[k].name),
-			    j->cluster[k].batchJobId ? "batch job " : "no batch job (builtin)",
-			    j->cluster[k].batchJobId ? j->cluster[k].batchJobId : "");
+		for (size_t k = 0; one && k < l->cluster_count; k++)
+			printf("  cluster %-16s %s%s\n", l->cluster[k].cluster,
+			    l->cluster[k].batch_job_id[0] ? "batch job " : "no batch job (builtin)",
+			    l->cluster[k].batch_job_id);
 	}
 }
 
 static void
-print_contacts(const struct _qb__ListAccessPointsResponse *r, bool json)
+print_contacts(const struct access_point *rows, int n, bool json)
 {
 	struct json_writer w;
 	if (json) {
@@ -336,11 +335,11 @@ print_contacts(const struct _qb__ListAccessPointsResponse *r, bool json)
 		json_array_open(&w, NULL);
 	} else
 		printf("%-16s %-16s %-18s %-6s %s\n", "CLUSTER", "NODE", "ADDRESS", "PORT", "PROCESS");
-	for (int i = 0; i < r->__sizeaccessPoint; i++) {
-		const struct qcg__AccessPoint *a = &r->accessPoint[i];
+	for (int i = 0; i < n; i++) {
+		const struct access_point *a = &rows[i];
 		if (!json) {
 			printf("%-16s %-16s %-18s %-6u %s\n", a->cluster, a->node, a->address, a->port,
-			    opt_text(a->process));
+			    a->process);
 			continue;
 		}
 		json_object_open(&w, NULL);
@@ -358,7 +357,7 @@ print_contacts(const struct _qb__ListAccessPointsResponse *r, bool json)
 }
 
 static void
-print_connections(const struct _qb__ListConnectionsResponse *r, bool json)
+print_connections(const struct connection_record *rows, int n, bool json)
 {
 	struct json_writer w;
 	if (json) {
@@ -366,25 +365,26 @@ print_connections(const struct _qb__ListConnectionsResponse *r, bool json)
 		json_array_open(&w, NULL);
 	} else
 		printf("%-28s %-28s %-12s %-8s %s\n", "FROM", "TO", "METHOD", "OUTCOME", "SETUP(us)");
-	for (int i = 0; i < r->__sizeconnection; i++) {
-		const struct qcg__Connection *c = &r->connection[i];
+	for (int i = 0; i < n; i++) {
+		const struct connection_record *c = &rows[i];
 		if (!json) {
 			char from[64], to[72];
-			snprintf(from, sizeof(from), "%s/%s", c->fromCluster, c->fromNode);
-			snprintf(to, sizeof(to), "%s/%s:%u", c->toCluster, c->toNode, c->toPort);
-			printf("%-28s %-28s %-12s %-8s %lld\n", from, to, method_text(c->method),
-			    c->succeeded ? "ok" : "failed", (long long)c->setupMicroseconds);
+			snprintf(from, sizeof(from), "%s/%s", c->from_cluster, c->from_node);
+			snprintf(to, sizeof(to), "%s/%s:%u", c->to_cluster, c->to_node, c->to_port);
+			printf("%-28s %-28s %-12s %-8s %lld\n", from, to,
+			    connect_method_name(c->method), c->succeeded ? "ok" : "failed",
+			    (long long)c->setup_usec);
 			continue;
 		}
 		json_object_open(&w, NULL);
-		json_string(&w, "fromCluster", c->fromCluster);
-		json_string(&w, "fromNode", c->fromNode);
-		json_string(&w, "toCluster", c->toCluster);
-		json_string(&w, "toNode", c->toNode);
-		json_int(&w, "toPort", c->toPort);
-		json_string(&w, "method", method_text(c->method));
+		json_string(&w, "fromCluster", c->from_cluster);
+		json_string(&w, "fromNode", c->from_node);
+		json_string(&w, "toCluster", c->to_cluster);
+		json_string(&w, "toNode", c->to_node);
+		json_int(&w, "toPort", c->to_port);
+		json_string(&w, "method", connect_method_name(c->method));
 		json_bool(&w, "succeeded", c->succeeded);
-		json_int(&w, "setupMicroseconds", c->setupMicroseconds);
+		json_int(&w, "setupMicroseconds", c->setup_usec);
 		json_int(&w, "when", c->when);
 		json_object_close(&w);
 	}
@@ -416,17 +416,30 @@ print_health(const struct _qb__GetHealthResponse *r, bool json)
 	json_end(&w);
 }
 
+/* rows read from an answer (soap_model_*_in), or stop saying why the answer is unusable. */
+static void *
+answer_rows(void *rows, const char *why)
+{
+	if (rows == NULL) {
+		fprintf(stderr, "qcg-query: the broker's answer: %s\n", why[0] ? why : "out of memory");
+		exit(EXIT_REFUSED);
+	}
+	return rows;
+}
+
 /* Run one query; returns SOAP_OK or gSOAP's error code. */
 static int
 run_query(struct soap *soap, const struct query_options *o, const char *what, char *arg)
 {
 	const char *url = o->broker_url;
+	char why[512] = "";
 	if (strcmp(what, "clusters") == 0) {
 		struct _qb__ListClusters req = {};
 		struct _qb__ListClustersResponse resp;
 		int rc = soap_call___qb__ListClusters(soap, url, NULL, &req, &resp);
 		if (rc == SOAP_OK)
-			print_clusters(&resp, o->json);
+			print_clusters(answer_rows(soap_model_clusters_in(soap, resp.cluster,
+			    resp.__sizecluster, why, sizeof(why)), why), resp.__sizecluster, o->json);
 		return rc;
 	}
 	if (strcmp(what, "proxies") == 0) {
@@ -435,13 +448,15 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		int rc = soap_call___qb__ListProxies(soap, url, NULL, &req, &resp);
 		if (rc != SOAP_OK)
 			return rc;
+		const struct proxy_listing *rows = answer_rows(soap_model_proxies_in(soap, resp.proxy,
+		    resp.__sizeproxy, why, sizeof(why)), why);
 		struct proxy_live *live = calloc((size_t)resp.__sizeproxy + 1, sizeof(*live));
 		if (live == NULL) {
 			fprintf(stderr, "qcg-query: out of memory\n");
 			exit(EXIT_REFUSED);
 		}
-		fetch_proxy_stats(o, &resp, live);
-		print_proxies(&resp, live, o->json);
+		fetch_proxy_stats(o, rows, resp.__sizeproxy, live);
+		print_proxies(rows, resp.__sizeproxy, live, o->json);
 		free(live);
 		return rc;
 	}
@@ -450,7 +465,8 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		struct _qb__ListJobsResponse resp;
 		int rc = soap_call___qb__ListJobs(soap, url, NULL, &req, &resp);
 		if (rc == SOAP_OK)
-			print_jobs(resp.job, resp.__sizejob, o->json, false);
+			print_jobs(answer_rows(soap_model_jobs_in(soap, resp.job, resp.__sizejob, why,
+			    sizeof(why)), why), resp.__sizejob, o->json, false);
 		return rc;
 	}
 	if (strcmp(what, "job") == 0) {
@@ -458,7 +474,8 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		struct _qb__GetJobResponse resp;
 		int rc = soap_call___qb__GetJob(soap, url, NULL, &req, &resp);
 		if (rc == SOAP_OK)
-			print_jobs(resp.job, 1, o->json, true);
+			print_jobs(answer_rows(soap_model_jobs_in(soap, resp.job, resp.job ? 1 : 0, why,
+			    sizeof(why)), why), resp.job ? 1 : 0, o->json, true);
 		return rc;
 	}
 	if (strcmp(what, "contacts") == 0) {
@@ -466,7 +483,9 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		struct _qb__ListAccessPointsResponse resp;
 		int rc = soap_call___qb__ListAccessPoints(soap, url, NULL, &req, &resp);
 		if (rc == SOAP_OK)
-			print_contacts(&resp, o->json);
+			print_contacts(answer_rows(soap_model_access_points_in(soap, resp.accessPoint,
+			    resp.__sizeaccessPoint, why, sizeof(why)), why), resp.__sizeaccessPoint,
+			    o->json);
 		return rc;
 	}
 	if (strcmp(what, "connections") == 0) {
@@ -474,7 +493,9 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		struct _qb__ListConnectionsResponse resp;
 		int rc = soap_call___qb__ListConnections(soap, url, NULL, &req, &resp);
 		if (rc == SOAP_OK)
-			print_connections(&resp, o->json);
+			print_connections(answer_rows(soap_model_connections_in(soap, resp.connection,
+			    resp.__sizeconnection, why, sizeof(why)), why), resp.__sizeconnection,
+			    o->json);
 		return rc;
 	}
 	struct _qb__GetHealth req = {};

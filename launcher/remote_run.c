@@ -10,6 +10,7 @@
 #include "soapH.h"
 #include "remote_run.h"
 #include "soap_client.h"
+#include "soap_model.h"
 
 int
 remote_launch(struct soap *soap, const struct remote_command *cmd,
@@ -53,13 +54,13 @@ forward_signal(struct soap *soap, const char *url, const char *launch_id, int si
 
 /* Write one chunk of a stream; the offset advances by what the front-end sent. */
 static void
-copy_chunk(const struct xsd__base64Binary *b, FILE *to, LONG64 *offset)
+copy_chunk(const uint8_t *bytes, size_t len, FILE *to, LONG64 *offset)
 {
-	if (b->__ptr == NULL || b->__size <= 0)
+	if (bytes == NULL || len == 0)
 		return;
-	fwrite(b->__ptr, 1, (size_t)b->__size, to);
+	fwrite(bytes, 1, len, to);
 	fflush(to);
-	*offset += b->__size;
+	*offset += (LONG64)len;
 }
 
 int
@@ -91,13 +92,14 @@ remote_stream(struct soap *soap, const char *url, const char *launch_id,
 			continue;
 		}
 		failures = 0;
-		const struct qcg__Output *o = resp.output;
-		copy_chunk(&o->standardOutput, out, &out_off);
-		copy_chunk(&o->standardError, errout, &err_off);
-		if (o->exited == xsd__boolean__true_) {
-			st->signaled = o->termSignal != NULL;
-			st->term_signal = o->termSignal ? *o->termSignal : 0;
-			st->exit_code = o->exitCode ? *o->exitCode : 0;
+		struct output_chunk o;
+		soap_model_output_in(resp.output, &o);
+		copy_chunk(o.out, o.out_len, out, &out_off);
+		copy_chunk(o.err, o.err_len, errout, &err_off);
+		if (o.exited) {
+			st->signaled = o.signaled;
+			st->term_signal = o.term_signal;
+			st->exit_code = o.exit_code;
 			soap_client_reset(soap);
 			return 0;
 		}

@@ -133,6 +133,24 @@ node_refused(struct soap *soap, const char *url, const char *id, uint64_t sent,
 	return -1;
 }
 
+/* The launch id a StageIn or StageOut call (rc, op) answered, into id; -1 with why when the
+ * call failed or the answer holds no usable id. Resets soap either way. */
+static int
+launch_id_of(struct soap *soap, int rc, const char *answered, const char *url, const char *op,
+    char id[REMOTE_LAUNCH_ID_MAX], char *why, size_t whylen)
+{
+	char msg[256];
+	if (rc != SOAP_OK || answered == NULL || strlen(answered) >= REMOTE_LAUNCH_ID_MAX) {
+		soap_client_error(soap, msg, sizeof(msg));
+		snprintf(why, whylen, "%.300s: %s: %s", url, op, msg);
+		soap_client_reset(soap);
+		return -1;
+	}
+	snprintf(id, REMOTE_LAUNCH_ID_MAX, "%s", answered);
+	soap_client_reset(soap);
+	return 0;
+}
+
 /* Stream f (size bytes, digest hex) to one node. */
 static int
 send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
@@ -146,15 +164,10 @@ send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 		(LONG64)size, (char *)hex, executable ? xsd__boolean__true_ : xsd__boolean__false_,
 		(char *)workdir_of(job) };
 	struct _qf__StageInResponse resp;
-	if (soap_call___qf__StageIn(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK ||
-	    resp.launchId == NULL || strlen(resp.launchId) >= sizeof(id)) {
-		soap_client_error(soap, msg, sizeof(msg));
-		snprintf(why, whylen, "%.300s: StageIn: %s", p->frontend_url, msg);
-		soap_client_reset(soap);
+	int started = soap_call___qf__StageIn(soap, p->frontend_url, NULL, &req, &resp);
+	if (launch_id_of(soap, started, resp.launchId, p->frontend_url, "StageIn", id, why,
+	    whylen) != 0)
 		return -1;
-	}
-	snprintf(id, sizeof(id), "%s", resp.launchId);
-	soap_client_reset(soap);
 	rewind(f);
 	uint64_t sent = 0;
 	for (;;) {
@@ -258,15 +271,10 @@ fetch_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 		snprintf(why, whylen, "the local name is too long");
 		return -1;
 	}
-	if (soap_call___qf__StageOut(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK ||
-	    resp.launchId == NULL || strlen(resp.launchId) >= sizeof(id)) {
-		soap_client_error(soap, msg, sizeof(msg));
-		snprintf(why, whylen, "%.300s: StageOut: %s", p->frontend_url, msg);
-		soap_client_reset(soap);
+	int started = soap_call___qf__StageOut(soap, p->frontend_url, NULL, &req, &resp);
+	if (launch_id_of(soap, started, resp.launchId, p->frontend_url, "StageOut", id, why,
+	    whylen) != 0)
 		return -1;
-	}
-	snprintf(id, sizeof(id), "%s", resp.launchId);
-	soap_client_reset(soap);
 	int fd = mkstemp(tmp);
 	bool made = fd >= 0;
 	FILE *to = made ? fdopen(fd, "wb") : NULL;

@@ -8,6 +8,7 @@
 
 #include "soapH.h"
 #include "soap_client.h"
+#include "soap_model.h"
 #include "startup_watch.h"
 
 void
@@ -100,7 +101,8 @@ startup_watch_judge(struct startup_watch *w, const char *job, const struct start
 
 /* The job's daemons' access points (mpirun's and every orted's), from ListAccessPoints. */
 struct daemons {
-	const struct _qb__ListAccessPointsResponse *aps;
+	const struct access_point *aps;
+	int count;
 };
 
 /* Whether an access point is a daemon's: libqcgnet names them "<program> pid N" (a rank is
@@ -109,10 +111,9 @@ static bool
 is_daemon(void *arg, const char *cluster, const char *node, unsigned short port)
 {
 	const struct daemons *d = arg;
-	for (int i = 0; i < d->aps->__sizeaccessPoint; i++) {
-		const struct qcg__AccessPoint *ap = &d->aps->accessPoint[i];
-		if (ap->port != port || ap->cluster == NULL || ap->node == NULL ||
-		    ap->process == NULL || strcmp(ap->cluster, cluster) != 0 ||
+	for (int i = 0; i < d->count; i++) {
+		const struct access_point *ap = &d->aps[i];
+		if (ap->port != port || strcmp(ap->cluster, cluster) != 0 ||
 		    strcmp(ap->node, node) != 0)
 			continue;
 		return strncmp(ap->process, "mpirun ", 7) == 0 ||
@@ -150,15 +151,19 @@ startup_watch_poll(struct startup_watch *w, struct soap *soap, const char *url, 
 		/* the time limit holds even when the broker is gone */
 		return startup_watch_check_time(w, job, why, whylen);
 	}
-	for (int i = 0; i < conns.__sizeconnection && n < sizeof(c) / sizeof(c[0]); i++) {
-		const struct qcg__Connection *k = &conns.connection[i];
-		if (k->fromCluster == NULL || k->fromNode == NULL || k->toCluster == NULL ||
-		    k->toNode == NULL)
-			continue;
-		c[n++] = (struct startup_conn){ k->fromCluster, k->fromNode, k->toCluster, k->toNode,
-			k->toPort, k->succeeded == xsd__boolean__true_, k->method == qcg__Method__none };
+	/* both answers, read into the model in soap's memory (until the reset below) */
+	struct daemons d = { soap_model_access_points_in(soap, aps.accessPoint,
+		aps.__sizeaccessPoint, e, sizeof(e)), aps.__sizeaccessPoint };
+	const struct connection_record *k = d.aps == NULL ? NULL :
+	    soap_model_connections_in(soap, conns.connection, conns.__sizeconnection, e, sizeof(e));
+	if (k == NULL) {
+		snprintf(err, errlen, "broker: start-up watch: the answer: %s", e);
+		soap_client_reset(soap);
+		return startup_watch_check_time(w, job, why, whylen);
 	}
-	struct daemons d = { &aps };
+	for (int i = 0; i < conns.__sizeconnection && n < sizeof(c) / sizeof(c[0]); i++)
+		c[n++] = (struct startup_conn){ k[i].from_cluster, k[i].from_node, k[i].to_cluster,
+			k[i].to_node, k[i].to_port, k[i].succeeded, k[i].method == METHOD_NONE };
 	enum startup_state st = startup_watch_judge(w, job, c, n, is_daemon, &d, time(NULL), why,
 	    whylen);
 	soap_client_reset(soap);

@@ -174,6 +174,69 @@ struct qcg_event {
 	struct decision decision;     /* for EVENT_CONNECT and EVENT_RELAY; names no target */
 };
 
+/* A lease as the state queries report it (the WSDL's Liveness): ages at the broker's clock, so
+ * that a client needs no clock of its own. */
+struct liveness_report {
+	bool known;            /* the broker said (one that predates leases does not) */
+	bool alive;
+	int64_t last_seen;     /* unix seconds; 0: not said */
+	int64_t seen_ago;      /* seconds since last_seen; -1: not said */
+	int64_t withdrawn_ago; /* seconds since the withdrawal; -1: not said */
+};
+
+/* One row of ListClusters and ListProxies, as a client reads it. */
+struct cluster_listing {
+	struct cluster cluster;     /* no liveness: the report below says it */
+	struct liveness_report state;
+};
+struct proxy_listing {
+	struct proxy proxy;         /* id and owner_dn are not listed: 0 and "" */
+	struct liveness_report state;
+};
+
+/* One row of ListJobs (or GetJob's answer), as a client reads it: the job (exit_code means
+ * something only in a final state, the only ones the broker sends it for; description borrowed
+ * from the answer's memory, or NULL) and its clusters. */
+struct job_listing {
+	struct job job;
+	bool has_exit_code;         /* the answer said one */
+	size_t cluster_count;
+	struct job_cluster_record cluster[QCG_JOB_CLUSTERS_MAX];
+};
+
+/* A connection outcome as a node reports it: when the node knows the target only by address
+ * (a connect decided on the node), rec's to_cluster and to_node are "" and to_address names it;
+ * the broker looks the access point up. */
+struct connection_report {
+	struct connection_record rec;
+	char to_address[QCG_ADDR_MAX]; /* "" when rec names the target */
+};
+
+/* What a launch wrote since the offsets asked for, and whether and how it ended (the WSDL's
+ * Output). The bytes are borrowed: from the helper's buffers, or from the SOAP answer's memory. */
+struct output_chunk {
+	const uint8_t *out, *err;
+	size_t out_len, err_len;
+	bool exited;     /* ended, and this holds the last of its output */
+	bool signaled;   /* when exited: ended by term_signal, else with exit_code */
+	int term_signal, exit_code;
+};
+
+/* Whether the helper sets a method's socket up itself and hands it to the process (reversal,
+ * traversal), rather than the process connecting (direct, port range, relays). */
+static inline bool
+method_hands_off(enum connect_method m)
+{
+	return m == METHOD_REVERSAL || m == METHOD_TRAVERSAL;
+}
+
+/* Whether a job's state is final (it has an exit code). */
+static inline bool
+job_state_is_final(enum job_state s)
+{
+	return s == JOB_DONE || s == JOB_FAILED || s == JOB_CANCELLED;
+}
+
 /* Names as they appear in configuration, the WSDL and the registry. */
 const char *cluster_policy_name(enum cluster_policy policy);
 int cluster_policy_parse(const char *name, enum cluster_policy *out);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "helper_client.h"
+#include "helper_decision.h"
 #include "relay_hello.h"
 
 #define CLIENT_DEFAULT_TIMEOUT_MS 30000
@@ -161,7 +162,7 @@ helper_client_register(struct helper_client *c, const char *address, uint16_t po
 
 int
 helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t to_port,
-    int after, struct helper_decision *out, int *code, char *err, size_t errlen)
+    int after, struct decision *out, int *code, char *err, size_t errlen)
 {
 	struct helper_msg m, ans;
 	helper_msg_init(&m, HELPER_MSG_RESOLVE);
@@ -171,21 +172,7 @@ helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t 
 	m.method = after < 0 ? HELPER_METHOD_NONE_WIRE : (uint8_t)after;
 	if (exchange(c, &m, &ans, code, err, errlen) != 0)
 		return -1;
-	if (ans.type != HELPER_MSG_DECISION) {
-		snprintf(err, errlen, "RESOLVE: qcg-helper answered %s",
-		    helper_msg_type_name(ans.type));
-		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->method = ans.method;
-	out->handoff_follows = (ans.flags & HELPER_FLAG_HANDOFF_FOLLOWS) != 0;
-	strcpy(out->target_address, ans.address);
-	out->target_port = ans.port;
-	memcpy(out->relay_id, ans.relay_id, sizeof(out->relay_id));
-	out->proxy_count = ans.proxy_count;
-	for (int i = 0; i < ans.proxy_count; i++)
-		strcpy(out->proxy[i], ans.proxy[i]);
-	return 0;
+	return helper_decision_from_msg(&ans, out, err, errlen);
 }
 
 int

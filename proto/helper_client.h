@@ -9,9 +9,10 @@
  *   - listen(): helper_client_register(); then a second connection per listening socket does
  *     helper_client_wait_inbound() and gets each handed-off socket from
  *     helper_client_next_handoff() (poll helper_client_fd() for readiness);
- *   - connect(): helper_client_resolve(); for reversal/traversal (decision.handoff_follows)
- *     helper_client_next_handoff() delivers the connected socket; for relays, connect to
- *     decision.proxy[0] and send the hello that helper_client_relay_hello() builds;
+ *   - connect(): helper_client_resolve(); for reversal/traversal
+ *     (method_hands_off(decision.method)) helper_client_next_handoff() delivers the connected
+ *     socket; for relays, connect to decision.proxy[0].endpoint and send the hello that
+ *     helper_client_relay_hello() builds;
  *     then helper_client_report().
  */
 #ifndef QCG_HELPER_CLIENT_H
@@ -32,17 +33,6 @@ struct helper_client {
 	int fd;                      /* the unix socket; poll it for HANDOFFs */
 	int timeout_ms;              /* how long an answer may take (default 30 s) */
 	struct helper_reader reader;
-};
-
-/* What RESOLVE answered. */
-struct helper_decision {
-	int method;                          /* enum connect_method */
-	int handoff_follows;                 /* a HANDOFF (or ERR) comes next: reversal, traversal */
-	char target_address[QCG_ADDR_MAX];   /* direct / port range: connect here */
-	uint16_t target_port;
-	uint8_t relay_id[QCG_RELAY_ID_BYTES];
-	int proxy_count;                     /* relays: connect to proxy[0] ("host:port") */
-	char proxy[2][QCG_ENDPOINT_MAX];
 };
 
 /* A socket the helper set up. */
@@ -69,9 +59,12 @@ int helper_client_fd(const struct helper_client *c);
 /* Each returns 0, or -1 with err; *code (when not NULL) gets the helper's ERR code or 0. */
 int helper_client_register(struct helper_client *c, const char *address, uint16_t port,
     const char *process, int *code, char *err, size_t errlen);
-/* after: the method that failed (enum connect_method), or -1. */
+/* after: the method that failed (enum connect_method), or -1. What RESOLVE answered, as the
+ * model's decision (helper_decision.h): for direct and port range connect to target.address
+ * and target.port; when method_hands_off(method) a HANDOFF (or ERR) comes next; for relays
+ * connect to proxy[0].endpoint ("host:port") with relay_id. */
 int helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t to_port,
-    int after, struct helper_decision *out, int *code, char *err, size_t errlen);
+    int after, struct decision *out, int *code, char *err, size_t errlen);
 int helper_client_wait_inbound(struct helper_client *c, uint16_t port, int *code, char *err,
     size_t errlen);
 int helper_client_report(struct helper_client *c, int method, const char *to_address,

@@ -7,6 +7,7 @@ proto_libqcgproto_la_SOURCES = \
 	proto/helper_proto.c proto/helper_proto.h \
 	proto/helper_wire.c proto/helper_wire.h \
 	proto/helper_client.c proto/helper_client.h \
+	proto/helper_decision.c proto/helper_decision.h \
 	proto/relay_hello.c proto/relay_hello.h
 EXTRA_DIST += proto/README.md
 

@@ -42,7 +42,8 @@ gen_libqcgsoap_a_CFLAGS = $(GEN_CFLAGS) $(SANITIZER_FLAGS)
 # with the static asserts that tie the XSD's enumerations to the model's enums. Ours, so it is
 # compiled with the project's warnings, unlike gen/.
 noinst_LIBRARIES += wsdl/libqcgsoapmodel.a
-wsdl_libqcgsoapmodel_a_SOURCES = wsdl/soap_model.c wsdl/soap_model.h wsdl/soap_model_request.c
+wsdl_libqcgsoapmodel_a_SOURCES = wsdl/soap_model.c wsdl/soap_model.h wsdl/soap_model_request.c \
+	wsdl/soap_model_client.c
 wsdl_libqcgsoapmodel_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/wsdl -Igen $(GSOAP_CFLAGS) \
 	$(OPENSSL_CFLAGS)
 

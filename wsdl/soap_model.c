@@ -61,6 +61,15 @@ soap_model_long_out(struct soap *soap, int64_t v)
 	return p;
 }
 
+enum qcg__Method *
+soap_model_method_new(struct soap *soap, enum connect_method method)
+{
+	enum qcg__Method *p = SOAP_MODEL_NEW(soap, enum qcg__Method, 1);
+	if (p)
+		*p = soap_model_method_out(method);
+	return p;
+}
+
 unsigned short *
 soap_model_ushort_out(struct soap *soap, uint16_t v)
 {

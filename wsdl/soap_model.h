@@ -43,6 +43,8 @@ enum event_kind soap_model_event_kind_in(enum qcg__EventKind kind);
  */
 LONG64 *soap_model_long_out(struct soap *soap, int64_t v);
 unsigned short *soap_model_ushort_out(struct soap *soap, uint16_t v);
+/* An optional method field (Resolve's after). */
+enum qcg__Method *soap_model_method_new(struct soap *soap, enum connect_method method);
 
 /* Copy src (NULL reads as "") into a fixed field, or name the field that does not fit or holds
  * a control character (what is copied goes into logs and on to other services). */
@@ -88,8 +90,17 @@ int soap_model_request_job_clusters_in(struct soap *soap, int count,
     const struct qcg__JobCluster *in, struct job_cluster_record *out);
 int soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
     struct access_point *out);
+/* An access point whose fields may be empty (a helper's, which its front-end completes): only
+ * the limits and control characters are checked. */
+int soap_model_request_any_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out);
 int soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
     struct connection_record *out);
+/* An outcome as a node reports it: with a toAddress the target's cluster and node may be left
+ * out (the broker finds them). The reporter's names are required when from_required (a
+ * front-end fills them in from its caller's identity). */
+int soap_model_request_report_in(struct soap *soap, const struct qcg__Connection *in,
+    int from_required, struct connection_report *out);
 
 /* Listings. */
 void soap_model_cluster_out(struct soap *soap, const struct cluster *in,
@@ -106,5 +117,46 @@ void soap_model_multicast_out(struct soap *soap, const struct multicast_group *i
  * NULL when out of memory. */
 void soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
     struct qcg__Liveness **out);
+
+/*
+ * A client's side of a call (soap_model_client.c). What it sends is built in the call's soap
+ * memory, so that the request owns it; each returns NULL when out of memory. What it reads back
+ * is checked as the inbound conversions above are (-1 or NULL with err naming the field); a
+ * listing's rows live in soap's memory, until the context's soap_end.
+ */
+struct qcg__AccessPoint *soap_model_access_points_new(struct soap *soap,
+    const struct access_point *in, size_t n);
+/* Outcomes as a node reports them (the target by address where the report says only that). */
+struct qcg__Connection *soap_model_reports_new(struct soap *soap,
+    const struct connection_report *in, size_t n);
+/* Registrations: only what the broker takes from the caller (not the DN, not the load). */
+struct qcg__Cluster *soap_model_cluster_registration_new(struct soap *soap,
+    const struct cluster *in);
+struct qcg__Proxy *soap_model_proxy_registration_new(struct soap *soap, const struct proxy *in);
+struct qcg__Event *soap_model_event_new(struct soap *soap, const struct qcg_event *in);
+/* RecordJob's job: its id, state and description. */
+struct qcg__Job *soap_model_job_record_new(struct soap *soap, const struct job *in);
+struct qcg__JobCluster *soap_model_job_clusters_new(struct soap *soap,
+    const struct job_cluster_record *in, size_t n);
+/* A launch's output (the bytes copied into soap's memory), and read back (bytes borrowed). */
+struct qcg__Output *soap_model_output_new(struct soap *soap, const struct output_chunk *in);
+void soap_model_output_in(const struct qcg__Output *in, struct output_chunk *out);
+int soap_model_multicast_in(const struct qcg__MulticastGroup *in, struct multicast_group *out,
+    char *err, size_t errlen);
+/* NULL (a broker that does not say) reads as known = false. */
+void soap_model_liveness_in(const struct qcg__Liveness *in, struct liveness_report *out);
+/* The listings (n rows at in). */
+struct cluster_listing *soap_model_clusters_in(struct soap *soap, const struct qcg__Cluster *in,
+    int n, char *err, size_t errlen);
+struct proxy_listing *soap_model_proxies_in(struct soap *soap, const struct qcg__Proxy *in,
+    int n, char *err, size_t errlen);
+int soap_model_job_in(const struct qcg__Job *in, struct job_listing *out, char *err,
+    size_t errlen);
+struct job_listing *soap_model_jobs_in(struct soap *soap, const struct qcg__Job *in, int n,
+    char *err, size_t errlen);
+struct access_point *soap_model_access_points_in(struct soap *soap,
+    const struct qcg__AccessPoint *in, int n, char *err, size_t errlen);
+struct connection_record *soap_model_connections_in(struct soap *soap,
+    const struct qcg__Connection *in, int n, char *err, size_t errlen);
 
 #endif

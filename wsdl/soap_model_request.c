@@ -161,7 +161,7 @@ soap_model_job_out(struct soap *soap, const struct job *in, struct qcg__Job *out
 	out->submitted = in->submitted ? soap_model_long_out(soap, in->submitted) : NULL;
 	out->started = in->started ? soap_model_long_out(soap, in->started) : NULL;
 	out->finished = in->finished ? soap_model_long_out(soap, in->finished) : NULL;
-	if (in->state == JOB_DONE || in->state == JOB_FAILED || in->state == JOB_CANCELLED) {
+	if (job_state_is_final(in->state)) {
 		out->exitCode = SOAP_MODEL_NEW(soap, int, 1);
 		if (out->exitCode)
 			*out->exitCode = in->exit_code;
@@ -194,13 +194,8 @@ void
 soap_model_job_clusters_out(struct soap *soap, const struct job_cluster_record *in,
     size_t count, struct qcg__Job *out)
 {
-	out->cluster = count ? soap_malloc(soap, count * sizeof(*out->cluster)) : NULL;
+	out->cluster = count ? soap_model_job_clusters_new(soap, in, count) : NULL;
 	out->__sizecluster = out->cluster ? (int)count : 0;
-	for (int i = 0; i < out->__sizecluster; i++) {
-		out->cluster[i].name = soap_strdup(soap, in[i].cluster);
-		out->cluster[i].batchJobId = in[i].batch_job_id[0] ?
-		    soap_strdup(soap, in[i].batch_job_id) : NULL;
-	}
 }
 
 int
@@ -230,9 +225,10 @@ soap_model_request_access_point_in(struct soap *soap, const struct qcg__AccessPo
 	return SOAP_OK;
 }
 
-int
-soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
-    struct connection_record *out)
+/* A connection record; the reporter's and the target's names required as said. */
+static int
+connection_in(struct soap *soap, const struct qcg__Connection *in, int from_required,
+    int target_required, struct connection_record *out)
 {
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -240,13 +236,13 @@ soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection
 		return soap_fault_client(soap, "connection is required");
 	if ((rc = field_in(soap, out->job, sizeof(out->job), in->job, "connection.job", 1)) ||
 	    (rc = field_in(soap, out->from_cluster, sizeof(out->from_cluster),
-		 in->fromCluster, "connection.fromCluster", 1)) ||
+		 in->fromCluster, "connection.fromCluster", from_required)) ||
 	    (rc = field_in(soap, out->from_node, sizeof(out->from_node), in->fromNode,
-		 "connection.fromNode", 1)) ||
+		 "connection.fromNode", from_required)) ||
 	    (rc = field_in(soap, out->to_cluster, sizeof(out->to_cluster), in->toCluster,
-		 "connection.toCluster", 1)) ||
+		 "connection.toCluster", target_required)) ||
 	    (rc = field_in(soap, out->to_node, sizeof(out->to_node), in->toNode,
-		 "connection.toNode", 1)))
+		 "connection.toNode", target_required)))
 		return rc;
 	if (in->setupMicroseconds < 0)
 		return soap_fault_client(soap, "connection.setupMicroseconds must not be negative");
@@ -255,6 +251,52 @@ soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection
 	out->succeeded = in->succeeded == xsd__boolean__true_;
 	out->setup_usec = in->setupMicroseconds;
 	out->when = in->when;
+	return SOAP_OK;
+}
+
+int
+soap_model_request_any_access_point_in(struct soap *soap, const struct qcg__AccessPoint *in,
+    struct access_point *out)
+{
+	char err[256];
+	if (in == NULL) {
+		memset(out, 0, sizeof(*out));
+		return soap_fault_client(soap, "accessPoint is required");
+	}
+	if (soap_model_access_point_in(in, out, err, sizeof(err)) != 0)
+		return soap_fault_client(soap, "%s", err);
+	return SOAP_OK;
+}
+
+int
+soap_model_request_connection_in(struct soap *soap, const struct qcg__Connection *in,
+    struct connection_record *out)
+{
+	return connection_in(soap, in, 1, 1, out);
+}
+
+int
+soap_model_request_report_in(struct soap *soap, const struct qcg__Connection *in,
+    int from_required, struct connection_report *out)
+{
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (in == NULL)
+		return soap_fault_client(soap, "connection is required");
+	if (in->toAddress == NULL || in->toAddress[0] == '\0')
+		return connection_in(soap, in, from_required, 1, &out->rec);
+	/* the target by address: the broker finds its cluster and node; the job and the address
+	 * are checked first, so that a record that is not the job's is refused when malformed */
+	if ((rc = field_in(soap, out->rec.job, sizeof(out->rec.job), in->job, "connection.job",
+		 1)) ||
+	    (rc = field_in(soap, out->to_address, sizeof(out->to_address), in->toAddress,
+		 "connection.toAddress", 1)))
+		return rc;
+	char to_address[QCG_ADDR_MAX];
+	memcpy(to_address, out->to_address, sizeof(to_address));
+	if ((rc = connection_in(soap, in, from_required, 0, &out->rec)))
+		return rc;
+	memcpy(out->to_address, to_address, sizeof(out->to_address));
 	return SOAP_OK;
 }
 

@@ -67,7 +67,7 @@ now_ms(void)
 static int
 connect_one(struct rank *r, const struct peer *p)
 {
-	struct helper_decision d;
+	struct decision d;
 	char err[512];
 	int code, ok = 0;
 	double t0 = now_ms();
@@ -77,12 +77,12 @@ connect_one(struct rank *r, const struct peer *p)
 		return -1;
 	}
 	if (d.method == METHOD_DIRECT || d.method == METHOD_PORT_RANGE) {
-		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d.target_port) };
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d.target.port) };
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		ok = fd >= 0 && inet_pton(AF_INET, d.target_address, &sin.sin_addr) == 1 &&
+		ok = fd >= 0 && inet_pton(AF_INET, d.target.address, &sin.sin_addr) == 1 &&
 		    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
 		if (!ok)
-			fprintf(stderr, "connect %s:%u (method %d): %s\n", d.target_address, d.target_port,
+			fprintf(stderr, "connect %s:%u (method %d): %s\n", d.target.address, d.target.port,
 			    d.method, strerror(errno));
 		if (fd >= 0)
 			close(fd);

@@ -89,3 +89,5 @@ tests_net_test_resume_refuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/
 	-I$(top_srcdir)/tests/unit
 tests_net_test_resume_refuse_LDADD = -lpthread
 TESTS += tests/net/test_resume_refuse
+# What test_qcgnet_loopback.sh and test_qcgnet_direct.sh share (issue 13).
+EXTRA_DIST += tests/net/probe_grid.sh

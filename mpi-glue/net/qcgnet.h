@@ -149,7 +149,7 @@ int qn_origin_take(int fd, int timeout_ms, struct sockaddr_in *origin);
  * Carry out decision d for a connect() of app_fd towards to: returns a connected socket (app_fd
  * itself for direct and port range, a new descriptor otherwise) or -1 with err.
  */
-int qn_method_run(struct helper_client *c, int app_fd, const struct helper_decision *d,
+int qn_method_run(struct helper_client *c, int app_fd, const struct decision *d,
     char *err, size_t errlen);
 /* Connect fd to sin within timeout_ms whatever fd's blocking mode; 0 or -1 (errno). */
 int qn_connect_timed(int fd, const struct sockaddr_in *sin, int timeout_ms);

@@ -80,7 +80,7 @@ sleep_ms(long ms)
  */
 static int
 resolve_bounded(struct helper_client **c, const char *to, uint16_t port, int after,
-    struct helper_decision *d, int *code, char *err, size_t errlen)
+    struct decision *d, int *code, char *err, size_t errlen)
 {
 	long start = qn_now_us(), backoff_ms = 100;
 	int tries = 0;
@@ -120,7 +120,7 @@ resolve_bounded(struct helper_client **c, const char *to, uint16_t port, int aft
 static int
 method_loop(struct helper_client *c, int fd, const char *to, uint16_t port, int *method)
 {
-	struct helper_decision d;
+	struct decision d;
 	char err[512];
 	int code, after = -1;
 	for (int round = 0; round < QN_METHOD_TRIES; round++) {

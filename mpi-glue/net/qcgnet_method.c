@@ -48,21 +48,21 @@ qn_connect_timed(int fd, const struct sockaddr_in *sin, int timeout_ms)
 }
 
 static int
-direct(int app_fd, const struct helper_decision *d, char *err, size_t errlen)
+direct(int app_fd, const struct decision *d, char *err, size_t errlen)
 {
 	struct sockaddr_in to;
-	if (qn_sockaddr_of(d->target_address, d->target_port, &to) != 0) {
-		snprintf(err, errlen, "target '%s' does not resolve", d->target_address);
+	if (qn_sockaddr_of(d->target.address, d->target.port, &to) != 0) {
+		snprintf(err, errlen, "target '%s' does not resolve", d->target.address);
 		return -1;
 	}
 	if (qn_connect_timed(app_fd, &to, qn_cfg.connect_ms) != 0) {
-		snprintf(err, errlen, "connect to %s:%u: %s", d->target_address, d->target_port,
+		snprintf(err, errlen, "connect to %s:%u: %s", d->target.address, d->target.port,
 		    strerror(errno));
 		return -1;
 	}
 	if (qn_origin_send(app_fd) != 0) {
-		snprintf(err, errlen, "origin preamble to %s:%u: %s", d->target_address,
-		    d->target_port, strerror(errno));
+		snprintf(err, errlen, "origin preamble to %s:%u: %s", d->target.address,
+		    d->target.port, strerror(errno));
 		return -1;
 	}
 	return app_fd;
@@ -96,29 +96,29 @@ relay_leg(const struct sockaddr_in *proxy, const uint8_t hello[RELAY_HELLO_SIZE]
 }
 
 static int
-relay(const struct helper_decision *d, char *err, size_t errlen)
+relay(const struct decision *d, char *err, size_t errlen)
 {
 	uint8_t hello[RELAY_HELLO_SIZE];
 	struct sockaddr_in proxy;
 	char host[QCG_ADDR_MAX];
-	const char *colon = strrchr(d->proxy[0], ':');
-	if (d->proxy_count < 1 || colon == NULL || (size_t)(colon - d->proxy[0]) >= sizeof(host)) {
+	const char *colon = strrchr(d->proxy[0].endpoint, ':');
+	if (d->proxy_count < 1 || colon == NULL || (size_t)(colon - d->proxy[0].endpoint) >= sizeof(host)) {
 		snprintf(err, errlen, "relay decision without a proxy endpoint host:port");
 		return -1;
 	}
-	memcpy(host, d->proxy[0], (size_t)(colon - d->proxy[0]));
-	host[colon - d->proxy[0]] = '\0';
+	memcpy(host, d->proxy[0].endpoint, (size_t)(colon - d->proxy[0].endpoint));
+	host[colon - d->proxy[0].endpoint] = '\0';
 	int port = atoi(colon + 1);
 	if (port < 1 || port > 65535 || qn_sockaddr_of(host, (uint16_t)port, &proxy) != 0) {
-		snprintf(err, errlen, "proxy endpoint '%.200s' is not host:port", d->proxy[0]);
+		snprintf(err, errlen, "proxy endpoint '%.200s' is not host:port", d->proxy[0].endpoint);
 		return -1;
 	}
-	helper_client_relay_hello(hello, d->relay_id);
+	helper_client_relay_hello(hello, d->relay_id.bytes);
 	return relay_leg(&proxy, hello, err, errlen);
 }
 
 int
-qn_method_run(struct helper_client *c, int app_fd, const struct helper_decision *d, char *err,
+qn_method_run(struct helper_client *c, int app_fd, const struct decision *d, char *err,
     size_t errlen)
 {
 	switch (d->method) {

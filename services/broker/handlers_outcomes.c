@@ -20,38 +20,31 @@
 
 #define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
 
-/* Record one connection; 1 recorded, 0 skipped (its target is no access point of the job),
- * or a SOAP fault code. */
+/* Record one connection (what soap_model_request_report_in read); 1 recorded, 0 skipped (its
+ * target is no access point of the job), or a SOAP fault code. */
 static int
-record_one(struct soap *soap, struct broker_call *call, const struct qcg__Connection *in,
+record_one(struct soap *soap, struct broker_call *call, struct connection_report *in,
     int *recorded)
 {
-	struct qcg__Connection c = *in;
+	struct connection_record *rec = &in->rec;
 	struct access_point ap;
-	struct connection_record rec;
 	int rc;
 
-	if (c.toAddress != NULL && c.toAddress[0] != '\0') {
-		/* checked before the lookup: a record skipped as "not the job's" must still be
-		 * refused when it is malformed */
-		if ((rc = soap_require_name(soap, c.job, QCG_NAME_MAX, "connection.job")) ||
-		    (rc = soap_require_name(soap, c.toAddress, QCG_ADDR_MAX,
-			 "connection.toAddress")))
-			return rc;
-		rc = registry_find_access_point(call->reg, c.job, c.toAddress, c.toPort, &ap);
+	if (in->to_address[0] != '\0') {
+		rc = registry_find_access_point(call->reg, rec->job, in->to_address, rec->to_port,
+		    &ap);
 		if (rc == REGISTRY_NOT_FOUND)
 			return SOAP_OK; /* not one of the job's connections: nothing to record */
 		if ((rc = broker_registry_fault(soap, call, rc, "ReportOutcomes")))
 			return rc;
-		c.toCluster = ap.cluster;
-		c.toNode = ap.node;
+		memcpy(rec->to_cluster, ap.cluster, sizeof(rec->to_cluster));
+		memcpy(rec->to_node, ap.node, sizeof(rec->to_node));
 	}
-	if ((rc = soap_model_request_connection_in(soap, &c, &rec)) ||
-	    (rc = broker_require_cluster_owner(soap, call, rec.from_cluster)))
+	if ((rc = broker_require_cluster_owner(soap, call, rec->from_cluster)))
 		return rc;
-	if (rec.when == 0)
-		rec.when = (int64_t)time(NULL);
-	if ((rc = broker_registry_fault(soap, call, registry_log_connection(call->reg, &rec),
+	if (rec->when == 0)
+		rec->when = (int64_t)time(NULL);
+	if ((rc = broker_registry_fault(soap, call, registry_log_connection(call->reg, rec),
 		 "ReportOutcomes")))
 		return rc;
 	(*recorded)++;
@@ -72,9 +65,12 @@ __qb__ReportOutcomes(struct soap *soap, struct _qb__ReportOutcomes *req,
 	    (req->__sizeconnection > 0 && req->connection == NULL))
 		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
 		    OUTCOMES_MAX, req->__sizeconnection);
-	for (int i = 0; i < req->__sizeconnection; i++)
-		if ((rc = record_one(soap, &call, &req->connection[i], &recorded)))
+	for (int i = 0; i < req->__sizeconnection; i++) {
+		struct connection_report report;
+		if ((rc = soap_model_request_report_in(soap, &req->connection[i], 1, &report)) ||
+		    (rc = record_one(soap, &call, &report, &recorded)))
 			return rc;
+	}
 	log_debug("ReportOutcomes: %d of %d connections recorded", recorded,
 	    req->__sizeconnection);
 	resp->recorded = recorded;

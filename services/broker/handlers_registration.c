@@ -354,7 +354,7 @@ __qb__SetJobState(struct soap *soap, struct _qb__SetJobState *req,
 	/* An ended job's reservations must not outlive it, even when its launcher is gone (a
 	 * qcg-cancel from another host): the front-ends release them after a grace. */
 	enum job_state state = soap_model_job_state_in(req->state);
-	if (state == JOB_DONE || state == JOB_FAILED || state == JOB_CANCELLED)
+	if (job_state_is_final(state))
 		post_job_ended(&call, req->id);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;

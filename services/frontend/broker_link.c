@@ -64,21 +64,14 @@ link_stopping(struct broker_link *l)
 static int
 register_cluster(struct broker_link *l, char *err, size_t errlen)
 {
-	struct cluster c = l->cfg->cluster;
-	struct qcg__Cluster out = {
-		.name = c.name, .policy = soap_model_policy_out(c.policy),
-		.publicAddress = c.public_address, .privateNetworks = c.private_networks,
-		.traversalAllowed = c.traversal_allowed ? xsd__boolean__true_ : xsd__boolean__false_,
-		.frontendEndpoint = c.frontend_endpoint,
-	};
-	unsigned short lo = c.port_min, hi = c.port_max;
-	if (c.policy == POLICY_PORT_RANGE) {
-		out.portMin = &lo;
-		out.portMax = &hi;
-	}
-	struct _qb__RegisterCluster req = { &out };
-	struct _qb__RegisterClusterResponse resp;
 	soap_client_reset(l->soap);
+	struct _qb__RegisterCluster req = {
+		soap_model_cluster_registration_new(l->soap, &l->cfg->cluster) };
+	struct _qb__RegisterClusterResponse resp;
+	if (req.cluster == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (soap_call___qb__RegisterCluster(l->soap, l->cfg->broker_url, NULL, &req, &resp) ==
 	    SOAP_OK)
 		return 0;

@@ -104,11 +104,12 @@ static int
 deliver_one(struct delivery *d, const struct delivery_item *it, char *err, size_t errlen)
 {
 	const struct fe_node *node = &d->cfg->nodes[it->node];
-	struct qcg__Event out;
-
 	soap_client_reset(d->soap);
-	soap_model_event_out(d->soap, &it->event, &out);
-	struct _qh__Deliver req = { 1, &out };
+	struct _qh__Deliver req = { 1, soap_model_event_new(d->soap, &it->event) };
+	if (req.event == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	struct _qh__DeliverResponse resp;
 	if (soap_call___qh__Deliver(d->soap, node->helper_url, NULL, &req, &resp) == SOAP_OK)
 		return 0;

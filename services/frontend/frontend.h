@@ -111,6 +111,15 @@ int fe_launch_on_node(struct soap *soap, const struct fe_call *call, const char 
     const char *node, int argc, char **argv, int envc, char **env, const char *workdir,
     bool input, char id[33]);
 
+/* The caller's launch launch_id (NULL: ""), into info (handlers_launch.c). SOAP_OK, or a
+ * Client fault for an unknown launch or another user's. */
+int fe_launch_find(struct soap *soap, const struct fe_call *call, const char *launch_id,
+    struct resv_launch_info *info);
+/* The same, and the node it runs on and the worker's client context for that node's helper
+ * (what ReadOutput and WriteInput relay through). SOAP_OK or a fault set on soap. */
+int fe_launch_helper(struct soap *soap, const struct fe_call *call, const char *launch_id,
+    struct resv_launch_info *info, const struct fe_node **node, struct soap **helper);
+
 /* The staging quota's table for fe (handlers_stage.c), or NULL when out of memory. */
 struct stage_quota *fe_stage_quota_new(struct frontend *fe);
 

@@ -15,6 +15,7 @@
 #include "frontend.h"
 #include "local_listeners.h"
 #include "log.h"
+#include "soap_model.h"
 #include "soap_server.h"
 
 #define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
@@ -70,21 +71,28 @@ __qf__ReportOutcomes(struct soap *soap, struct _qf__ReportOutcomes *req,
 	if (n < 0 || n > OUTCOMES_MAX || (n > 0 && req->connection == NULL))
 		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
 		    OUTCOMES_MAX, n);
+	struct connection_report *reports = soap_malloc(soap, (size_t)(n ? n : 1) * sizeof(*reports));
+	if (reports == NULL)
+		return soap_fault_server(soap, "out of memory");
 	/* Each record speaks for the calling helper's node, in our cluster, whatever it said. */
 	for (int i = 0; i < n; i++) {
-		struct qcg__Connection *c = &req->connection[i];
-		if (c->fromNode != NULL && c->fromNode[0] != '\0' &&
-		    strcmp(c->fromNode, node->name) != 0) {
-			log_warn("denied: the helper of node %s reported a connection of node %.63s",
-			    node->name, c->fromNode);
+		struct connection_record *r = &reports[i].rec;
+		if ((rc = soap_model_request_report_in(soap, &req->connection[i], 0, &reports[i])))
+			return rc;
+		if (r->from_node[0] != '\0' && strcmp(r->from_node, node->name) != 0) {
+			log_warn("denied: the helper of node %s reported a connection of node %s",
+			    node->name, r->from_node);
 			return soap_fault_client(soap, "not authorized: the helper of node %s may not "
-			    "report for node %.63s", node->name, c->fromNode);
+			    "report for node %s", node->name, r->from_node);
 		}
-		c->fromCluster = call.fe->cfg.cluster.name;
-		c->fromNode = (char *)node->name;
+		snprintf(r->from_cluster, sizeof(r->from_cluster), "%s", call.fe->cfg.cluster.name);
+		snprintf(r->from_node, sizeof(r->from_node), "%s", node->name);
 	}
+	struct _qb__ReportOutcomes breq = { .__sizeconnection = n,
+		.connection = soap_model_reports_new(soap, reports, (size_t)n) };
+	if (breq.connection == NULL)
+		return soap_fault_server(soap, "out of memory");
 	struct soap *broker = broker_pool_borrow(call.fe->brokers);
-	struct _qb__ReportOutcomes breq = { .__sizeconnection = n, .connection = req->connection };
 	struct _qb__ReportOutcomesResponse bresp = { 0 };
 	rc = soap_call___qb__ReportOutcomes(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
 	if (rc != SOAP_OK)

@@ -33,18 +33,14 @@ require_own_node(struct soap *soap, const struct fe_node *node, const char *name
 	    "%.63s (%s)", node->name, named, what);
 }
 
-/* A helper's access point into ap, checked, with our cluster and its node filled in. */
+/* A helper's access point (as soap_model_request_any_access_point_in read it), checked, with
+ * our cluster and its node filled in. */
 static int
 access_point_of_helper(struct soap *soap, const struct fe_call *call, const struct fe_node *node,
-    const struct qcg__AccessPoint *in, struct access_point *ap)
+    struct access_point *ap)
 {
-	char err[256];
 	int rc;
 
-	if (in == NULL)
-		return soap_fault_client(soap, "accessPoint is required");
-	if (soap_model_access_point_in(in, ap, err, sizeof(err)) != 0)
-		return soap_fault_client(soap, "%s", err);
 	if ((rc = require_own_node(soap, node, ap->node, "accessPoint.node")))
 		return rc;
 	if (ap->job[0] == '\0' || ap->address[0] == '\0' || ap->port == 0)
@@ -78,13 +74,15 @@ __qf__RegisterAccessPoint(struct soap *soap, struct _qf__RegisterAccessPoint *re
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
 	    (rc = soap_require_body(soap, req, "RegisterAccessPoint")) ||
-	    (rc = access_point_of_helper(soap, &call, node, req->accessPoint, &ap)))
+	    (rc = soap_model_request_any_access_point_in(soap, req->accessPoint, &ap)) ||
+	    (rc = access_point_of_helper(soap, &call, node, &ap)))
 		return rc;
 
-	struct soap *broker = broker_pool_borrow(call.fe->brokers);
-	struct qcg__AccessPoint out = { ap.job, ap.cluster, ap.node, ap.address, ap.port, ap.process };
-	struct _qb__RegisterAccessPoint breq = { &out };
+	struct _qb__RegisterAccessPoint breq = { soap_model_access_points_new(soap, &ap, 1) };
 	struct _qb__RegisterAccessPointResponse bresp;
+	if (breq.accessPoint == NULL)
+		return soap_fault_server(soap, "out of memory");
+	struct soap *broker = broker_pool_borrow(call.fe->brokers);
 	rc = soap_call___qb__RegisterAccessPoint(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
 	if (rc != SOAP_OK)
 		rc = fe_relay_failure(soap, broker, "broker RegisterAccessPoint");
@@ -117,17 +115,18 @@ __qf__RegisterAccessPoints(struct soap *soap, struct _qf__RegisterAccessPoints *
 		return soap_fault_client(soap, "RegisterAccessPoints: 1-%d access points per call, "
 		    "got %d", REGISTRATIONS_MAX, n);
 	struct access_point *aps = soap_malloc(soap, (size_t)n * sizeof(*aps));
-	struct qcg__AccessPoint *out = soap_malloc(soap, (size_t)n * sizeof(*out));
-	if (aps == NULL || out == NULL)
+	if (aps == NULL)
 		return soap_fault_server(soap, "out of memory");
-	for (int i = 0; i < n; i++) {
-		if ((rc = access_point_of_helper(soap, &call, node, &req->accessPoint[i], &aps[i])))
+	for (int i = 0; i < n; i++)
+		if ((rc = soap_model_request_any_access_point_in(soap, &req->accessPoint[i],
+			 &aps[i])) ||
+		    (rc = access_point_of_helper(soap, &call, node, &aps[i])))
 			return rc;
-		out[i] = (struct qcg__AccessPoint){ aps[i].job, aps[i].cluster, aps[i].node,
-			aps[i].address, aps[i].port, aps[i].process };
-	}
+	struct _qb__RegisterAccessPoints breq = { .__sizeaccessPoint = n,
+		.accessPoint = soap_model_access_points_new(soap, aps, (size_t)n) };
+	if (breq.accessPoint == NULL)
+		return soap_fault_server(soap, "out of memory");
 	struct soap *broker = broker_pool_borrow(call.fe->brokers);
-	struct _qb__RegisterAccessPoints breq = { .__sizeaccessPoint = n, .accessPoint = out };
 	struct _qb__RegisterAccessPointsResponse bresp;
 	rc = soap_call___qb__RegisterAccessPoints(broker, call.fe->cfg.broker_url, NULL, &breq,
 	    &bresp);
@@ -219,16 +218,18 @@ __qf__ReportOutcome(struct soap *soap, struct _qf__ReportOutcome *req,
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
 	    (rc = soap_require_body(soap, req, "ReportOutcome")))
 		return rc;
-	if (req->connection == NULL)
-		return soap_fault_client(soap, "connection is required");
-	struct qcg__Connection c = *req->connection;
-	if ((rc = require_own_node(soap, node, c.fromNode, "connection.fromNode")))
+	struct connection_report report;
+	if ((rc = soap_model_request_report_in(soap, req->connection, 0, &report)) ||
+	    (rc = require_own_node(soap, node, report.rec.from_node, "connection.fromNode")))
 		return rc;
-	c.fromCluster = call.fe->cfg.cluster.name;
-	c.fromNode = (char *)node->name;
+	snprintf(report.rec.from_cluster, sizeof(report.rec.from_cluster), "%s",
+	    call.fe->cfg.cluster.name);
+	snprintf(report.rec.from_node, sizeof(report.rec.from_node), "%s", node->name);
 
+	struct _qb__ReportOutcome breq = { soap_model_reports_new(soap, &report, 1) };
+	if (breq.connection == NULL)
+		return soap_fault_server(soap, "out of memory");
 	struct soap *broker = broker_pool_borrow(call.fe->brokers);
-	struct _qb__ReportOutcome breq = { &c };
 	struct _qb__ReportOutcomeResponse bresp;
 	rc = soap_call___qb__ReportOutcome(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
 	if (rc != SOAP_OK)

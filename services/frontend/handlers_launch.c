@@ -298,13 +298,36 @@ __qf__Launch(struct soap *soap, struct _qf__Launch *req, struct _qf__LaunchRespo
 }
 
 int
+fe_launch_find(struct soap *soap, const struct fe_call *call, const char *launch_id,
+    struct resv_launch_info *info)
+{
+	char err[256];
+	enum resv_status st = resv_launch_find(call->fe->reservations, launch_id ? launch_id : "",
+	    call->caller_dn, info, err, sizeof(err));
+	return st == RESV_OK ? SOAP_OK : resv_fault(soap, st, err);
+}
+
+int
+fe_launch_helper(struct soap *soap, const struct fe_call *call, const char *launch_id,
+    struct resv_launch_info *info, const struct fe_node **node, struct soap **helper)
+{
+	int rc;
+	if ((rc = fe_launch_find(soap, call, launch_id, info)) != SOAP_OK)
+		return rc;
+	if ((*node = fe_config_node(&call->fe->cfg, info->node)) == NULL)
+		return soap_fault_server(soap, "launch %s runs on unknown node %s", launch_id,
+		    info->node);
+	*helper = fe_worker_helper(call->worker, *node);
+	return SOAP_OK;
+}
+
+int
 __qf__ReadOutput(struct soap *soap, struct _qf__ReadOutput *req,
     struct _qf__ReadOutputResponse *resp)
 {
 	struct fe_call call = fe_call_of(soap);
 	struct resv_launch_info info;
 	const char *account;
-	char err[256];
 	int rc;
 
 	if ((rc = fe_require_user(soap, &call, &account)) ||
@@ -314,15 +337,10 @@ __qf__ReadOutput(struct soap *soap, struct _qf__ReadOutput *req,
 	    req->standardOutputOffset < 0 || req->standardErrorOffset < 0)
 		return soap_fault_client(soap, "timeoutSeconds must be 0-%ld and offsets must not be "
 		    "negative", call.fe->cfg.output_wait_max);
-	enum resv_status st = resv_launch_find(call.fe->reservations,
-	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
-	if (st != RESV_OK)
-		return resv_fault(soap, st, err);
-	const struct fe_node *node = fe_config_node(&call.fe->cfg, info.node);
-	if (node == NULL)
-		return soap_fault_server(soap, "launch %s runs on unknown node %s", req->launchId,
-		    info.node);
-	struct soap *helper = fe_worker_helper(call.worker, node);
+	const struct fe_node *node;
+	struct soap *helper;
+	if ((rc = fe_launch_helper(soap, &call, req->launchId, &info, &node, &helper)) != SOAP_OK)
+		return rc;
 	struct _qh__ReadOutput hreq = { info.helper_launch_id, req->standardOutputOffset,
 		req->standardErrorOffset, req->timeoutSeconds };
 	struct _qh__ReadOutputResponse hresp;
@@ -343,7 +361,6 @@ __qf__Signal(struct soap *soap, struct _qf__Signal *req, struct _qf__SignalRespo
 	struct fe_call call = fe_call_of(soap);
 	struct resv_launch_info info;
 	const char *account;
-	char err[256];
 	int rc;
 
 	if ((rc = fe_require_user(soap, &call, &account)) ||
@@ -352,10 +369,8 @@ __qf__Signal(struct soap *soap, struct _qf__Signal *req, struct _qf__SignalRespo
 	if (req->signal < 1 || req->signal > FE_SIGNAL_MAX)
 		return soap_fault_client(soap, "signal must be 1-%d, got %d", FE_SIGNAL_MAX,
 		    req->signal);
-	enum resv_status st = resv_launch_find(call.fe->reservations,
-	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
-	if (st != RESV_OK)
-		return resv_fault(soap, st, err);
+	if ((rc = fe_launch_find(soap, &call, req->launchId, &info)) != SOAP_OK)
+		return rc;
 	if (fe_signal_launch(call.worker, &info, req->signal) != SOAP_OK)
 		return fe_relay_failure(soap, call.worker->helper, "helper Signal");
 	log_info("launch %s: signal %d", req->launchId, req->signal);

@@ -7,28 +7,30 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "soapH.h"
 #include "broker_pool.h"
 #include "frontend.h"
 #include "log.h"
+#include "soap_model.h"
 #include "soap_server.h"
 
-/* Copy the broker's group into our answer; a fault if the broker broke the contract. */
+/* The broker's group (read into g) into our answer for job; a fault if the broker broke the
+ * contract. */
 static int
-group_out(struct soap *soap, const struct qcg__MulticastGroup *in, const char *job,
+group_out(struct soap *soap, int read, const struct multicast_group *g, const char *job,
     struct _qf__AllocateMulticastGroupResponse *resp)
 {
-	if (in == NULL || in->address == NULL || in->address[0] == '\0' ||
-	    strlen(in->address) >= QCG_ADDR_MAX || in->port == 0)
+	if (read != 0 || g->address[0] == '\0' || g->port == 0)
 		return soap_fault_server(soap, "broker AllocateMulticastGroup: malformed group");
+	struct multicast_group ours = *g;
+	snprintf(ours.job, sizeof(ours.job), "%s", job);
 	resp->group = soap_malloc(soap, sizeof(*resp->group));
 	if (resp->group == NULL)
 		return soap_fault_server(soap, "out of memory");
-	resp->group->job = soap_strdup(soap, job);
-	resp->group->address = soap_strdup(soap, in->address);
-	resp->group->port = in->port;
+	soap_model_multicast_out(soap, &ours, resp->group);
 	return resp->group->job && resp->group->address ? SOAP_OK :
 	    soap_fault_server(soap, "out of memory");
 }
@@ -53,8 +55,12 @@ __qf__AllocateMulticastGroup(struct soap *soap, struct _qf__AllocateMulticastGro
 	    &bresp);
 	if (rc != SOAP_OK)
 		rc = fe_relay_failure(soap, broker, "broker AllocateMulticastGroup");
-	else
-		rc = group_out(soap, bresp.group, req->job, resp);
+	else {
+		struct multicast_group g;
+		char err[256];
+		int read = soap_model_multicast_in(bresp.group, &g, err, sizeof(err));
+		rc = group_out(soap, read, &g, req->job, resp);
+	}
 	broker_pool_return(call.fe->brokers, broker); /* the answer is copied out by now */
 	if (rc != SOAP_OK)
 		return rc;

@@ -133,7 +133,6 @@ __qf__WriteInput(struct soap *soap, struct _qf__WriteInput *req,
 	struct fe_call call = fe_call_of(soap);
 	struct resv_launch_info info;
 	const char *account;
-	char err[256];
 	int rc;
 
 	if ((rc = fe_require_user(soap, &call, &account)) ||
@@ -143,16 +142,10 @@ __qf__WriteInput(struct soap *soap, struct _qf__WriteInput *req,
 	    (req->data.__size > 0 && req->data.__ptr == NULL))
 		return soap_fault_client(soap, "WriteInput: data must be 0 to %d bytes",
 		    STAGE_CHUNK_MAX);
-	enum resv_status st = resv_launch_find(call.fe->reservations,
-	    req->launchId ? req->launchId : "", call.caller_dn, &info, err, sizeof(err));
-	if (st != RESV_OK)
-		return soap_fault_client(soap, "%s%s", st == RESV_DENIED ? "not authorized: " : "",
-		    err);
-	const struct fe_node *node = fe_config_node(&call.fe->cfg, info.node);
-	if (node == NULL)
-		return soap_fault_server(soap, "launch %s runs on unknown node %s", req->launchId,
-		    info.node);
-	struct soap *helper = fe_worker_helper(call.worker, node);
+	const struct fe_node *node;
+	struct soap *helper;
+	if ((rc = fe_launch_helper(soap, &call, req->launchId, &info, &node, &helper)) != SOAP_OK)
+		return rc;
 	/* the chunk lives in this request's memory until the helper has taken it */
 	struct _qh__WriteInput hreq = { info.helper_launch_id, req->data, req->endOfInput };
 	struct _qh__WriteInputResponse hresp;

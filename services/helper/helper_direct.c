@@ -143,7 +143,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool started;
-	struct direct_record *queue;            /* DIRECT_QUEUE_MAX slots */
+	struct connection_report *queue;            /* DIRECT_QUEUE_MAX slots */
 	size_t count;
 	struct timespec oldest;                 /* when queue[0] came (CLOCK_MONOTONIC) */
 	unsigned long dropped;                  /* records the full queue refused */
@@ -159,7 +159,7 @@ ms_between(const struct timespec *a, const struct timespec *b)
 /* Send one batch; the records are gone either way (a failure is logged with the count, and
  * the broker's log then misses them: the connections themselves are unaffected). */
 static void
-send_batch(struct helper *h, const struct direct_record *recs, size_t n)
+send_batch(struct helper *h, const struct connection_report *recs, size_t n)
 {
 	char err[1024];
 	if (helper_frontend_report_batch(h, recs, n, err, sizeof(err)) != 0)
@@ -170,7 +170,7 @@ static void *
 batch_thread(void *arg)
 {
 	struct helper *h = arg;
-	struct direct_record *out = calloc(DIRECT_SEND_MAX, sizeof(*out));
+	struct connection_report *out = calloc(DIRECT_SEND_MAX, sizeof(*out));
 	if (out == NULL) {
 		log_error("direct connection records: out of memory; none will be sent");
 		return NULL;
@@ -247,7 +247,7 @@ helper_direct_record(struct helper *h, const struct connection_record *rec,
 	}
 	if (batch.count == 0)
 		clock_gettime(CLOCK_MONOTONIC, &batch.oldest);
-	struct direct_record *d = &batch.queue[batch.count++];
+	struct connection_report *d = &batch.queue[batch.count++];
 	d->rec = *rec;
 	snprintf(d->to_address, sizeof(d->to_address), "%s", to_address);
 	if (batch.count == 1 || batch.count == DIRECT_BATCH_MAX)

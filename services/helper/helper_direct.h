@@ -20,11 +20,8 @@
 
 struct helper;
 
-/* One connection decided here, as it waits for its batch. */
-struct direct_record {
-	struct connection_record rec;  /* to_cluster and to_node empty: the broker fills them */
-	char to_address[QCG_ADDR_MAX];
-};
+/* A connection decided here waits for its batch as a struct connection_report (lib/model.h):
+ * to_cluster and to_node empty, to_address set; the broker fills them. */
 
 #define DIRECT_BATCH_MAX 64        /* this many waiting records are sent at once */
 #define DIRECT_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */

@@ -28,6 +28,15 @@ client_for(struct helper *h, char *err, size_t errlen)
 	return soap_client_new(&h->tls, &s, err, errlen);
 }
 
+/* The request could not be built; free the context. */
+static int
+out_of_memory(struct soap *soap, const char *op, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "front-end %s: out of memory", op);
+	soap_client_free(soap);
+	return -1;
+}
+
 /* Say what failed, prefixed with the operation, and free the context. */
 static int
 call_failed(struct soap *soap, const char *op, char *err, size_t errlen)
@@ -46,31 +55,14 @@ helper_frontend_register(struct helper *h, const struct access_point *ap, char *
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
-	struct qcg__AccessPoint sap = { .job = (char *)ap->job, .cluster = (char *)ap->cluster,
-		.node = (char *)ap->node, .address = (char *)ap->address, .port = ap->port,
-		.process = (char *)ap->process };
-	struct _qf__RegisterAccessPoint req = { .accessPoint = &sap };
+	struct _qf__RegisterAccessPoint req = { soap_model_access_points_new(soap, ap, 1) };
 	struct _qf__RegisterAccessPointResponse resp;
+	if (req.accessPoint == NULL)
+		return out_of_memory(soap, "RegisterAccessPoint", err, errlen);
 	if (soap_call___qf__RegisterAccessPoint(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "RegisterAccessPoint", err, errlen);
 	soap_client_free(soap);
-	return 0;
-}
-
-/* Take the decision into out; -1 with err when the answer breaks the contract. */
-static int
-resolution_in(const struct qcg__Decision *d, struct decision *out, char *err, size_t errlen)
-{
-	char why[512];
-	if (d == NULL) {
-		snprintf(err, errlen, "front-end Resolve: the answer has no valid decision");
-		return -1;
-	}
-	if (soap_model_decision_in(d, out, why, sizeof(why)) != 0) {
-		snprintf(err, errlen, "front-end Resolve: %s", why);
-		return -1;
-	}
 	return 0;
 }
 
@@ -79,17 +71,18 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct decision *out,
     enum helper_no_answer *no_answer, char *err, size_t errlen)
 {
-	enum qcg__Method after_m = soap_model_method_out((enum connect_method)after);
-	unsigned short fport = from_port;
-	struct _qf__Resolve req = { .job = (char *)job, .fromNode = h->cfg.node,
-		.fromAddress = h->cfg.address, .fromPort = from_port ? &fport : NULL,
-		.toAddress = (char *)to_address, .toPort = to_port,
-		.after = after >= 0 ? &after_m : NULL };
-	struct _qf__ResolveResponse resp = { NULL };
 	*no_answer = HELPER_NO_ANSWER_FAILED;
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
+	struct _qf__Resolve req = { .job = (char *)job, .fromNode = h->cfg.node,
+		.fromAddress = h->cfg.address,
+		.fromPort = from_port ? soap_model_ushort_out(soap, from_port) : NULL,
+		.toAddress = (char *)to_address, .toPort = to_port,
+		.after = after >= 0 ? soap_model_method_new(soap, (enum connect_method)after) : NULL };
+	struct _qf__ResolveResponse resp = { NULL };
+	if ((from_port && req.fromPort == NULL) || (after >= 0 && req.after == NULL))
+		return out_of_memory(soap, "Resolve", err, errlen);
 	if (soap_call___qf__Resolve(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK) {
 		const char *kind = soap_client_fault_kind(soap);
 		*no_answer = kind == NULL ? HELPER_NO_ANSWER_FAILED :
@@ -98,7 +91,16 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		call_failed(soap, "Resolve", err, errlen);
 		return -1;
 	}
-	int rc = resolution_in(resp.decision, out, err, errlen);
+	/* the answer's decision into out; -1 with err when it breaks the contract */
+	char why[512];
+	int rc = 0;
+	if (resp.decision == NULL) {
+		snprintf(err, errlen, "front-end Resolve: the answer has no valid decision");
+		rc = -1;
+	} else if (soap_model_decision_in(resp.decision, out, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "front-end Resolve: %s", why);
+		rc = -1;
+	}
 	soap_client_free(soap);
 	return rc;
 }
@@ -107,17 +109,16 @@ int
 helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen)
 {
-	struct qcg__Connection c = { .job = (char *)rec->job, .fromCluster = (char *)rec->from_cluster,
-		.fromNode = (char *)rec->from_node, .toCluster = (char *)rec->to_cluster,
-		.toNode = (char *)rec->to_node, .toPort = rec->to_port,
-		.method = soap_model_method_out(rec->method),
-		.succeeded = rec->succeeded ? xsd__boolean__true_ : xsd__boolean__false_,
-		.setupMicroseconds = rec->setup_usec, .when = rec->when ? rec->when : time(NULL) };
-	struct _qf__ReportOutcome req = { .connection = &c };
-	struct _qf__ReportOutcomeResponse resp;
+	struct connection_report report = { .rec = *rec };
+	if (report.rec.when == 0)
+		report.rec.when = time(NULL);
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
+	struct _qf__ReportOutcome req = { soap_model_reports_new(soap, &report, 1) };
+	struct _qf__ReportOutcomeResponse resp;
+	if (req.connection == NULL)
+		return out_of_memory(soap, "ReportOutcome", err, errlen);
 	if (soap_call___qf__ReportOutcome(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "ReportOutcome", err, errlen);
 	soap_client_free(soap);
@@ -206,30 +207,22 @@ done:
 }
 
 int
-helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
+helper_frontend_report_batch(struct helper *h, const struct connection_report *recs, size_t n,
     char *err, size_t errlen)
 {
-	struct qcg__Connection c[DIRECT_SEND_MAX];
 	if (n > DIRECT_SEND_MAX) {
 		snprintf(err, errlen, "front-end ReportOutcomes: %zu records, at most %d", n,
 		    DIRECT_SEND_MAX);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct connection_record *r = &recs[i].rec;
-		c[i] = (struct qcg__Connection){ .job = (char *)r->job,
-			.fromCluster = (char *)r->from_cluster, .fromNode = (char *)r->from_node,
-			.toCluster = (char *)r->to_cluster, .toNode = (char *)r->to_node,
-			.toPort = r->to_port, .method = soap_model_method_out(r->method),
-			.succeeded = r->succeeded ? xsd__boolean__true_ : xsd__boolean__false_,
-			.setupMicroseconds = r->setup_usec, .when = r->when,
-			.toAddress = (char *)recs[i].to_address };
-	}
-	struct _qf__ReportOutcomes req = { .__sizeconnection = (int)n, .connection = c };
-	struct _qf__ReportOutcomesResponse resp;
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
+	struct _qf__ReportOutcomes req = { .__sizeconnection = (int)n,
+		.connection = soap_model_reports_new(soap, recs, n) };
+	struct _qf__ReportOutcomesResponse resp;
+	if (req.connection == NULL)
+		return out_of_memory(soap, "ReportOutcomes", err, errlen);
 	if (soap_call___qf__ReportOutcomes(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "ReportOutcomes", err, errlen);
@@ -241,22 +234,19 @@ int
 helper_frontend_register_batch(struct helper *h, const struct access_point *aps, size_t n,
     char *err, size_t errlen)
 {
-	static struct qcg__AccessPoint sap[REG_BATCH_MAX]; /* the batch thread's alone */
 	if (n < 1 || n > REG_BATCH_MAX) {
 		snprintf(err, errlen, "front-end RegisterAccessPoints: %zu access points, 1-%d", n,
 		    REG_BATCH_MAX);
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		sap[i] = (struct qcg__AccessPoint){ .job = (char *)aps[i].job,
-			.cluster = (char *)aps[i].cluster, .node = (char *)aps[i].node,
-			.address = (char *)aps[i].address, .port = aps[i].port,
-			.process = (char *)aps[i].process };
-	struct _qf__RegisterAccessPoints req = { .__sizeaccessPoint = (int)n, .accessPoint = sap };
-	struct _qf__RegisterAccessPointsResponse resp;
 	struct soap *soap = client_for(h, err, errlen);
 	if (soap == NULL)
 		return -1;
+	struct _qf__RegisterAccessPoints req = { .__sizeaccessPoint = (int)n,
+		.accessPoint = soap_model_access_points_new(soap, aps, n) };
+	struct _qf__RegisterAccessPointsResponse resp;
+	if (req.accessPoint == NULL)
+		return out_of_memory(soap, "RegisterAccessPoints", err, errlen);
 	if (soap_call___qf__RegisterAccessPoints(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "RegisterAccessPoints", err, errlen);

@@ -34,14 +34,14 @@ int helper_frontend_report(struct helper *h, const struct connection_record *rec
     size_t errlen);
 
 struct direct_target;
-struct direct_record;
+struct connection_report;
 /* GetConnectInfo: the networks this node connects to without asking ("" = none), and job's
  * listeners in this cluster (*listeners malloc'd, *count of them; the caller frees). */
 int helper_frontend_connect_info(struct helper *h, const char *job,
     char networks[QCG_NETWORKS_MAX], struct direct_target **listeners, size_t *count,
     char *err, size_t errlen);
 /* ReportOutcomes: n (at most DIRECT_SEND_MAX) records of connections decided here. */
-int helper_frontend_report_batch(struct helper *h, const struct direct_record *recs, size_t n,
+int helper_frontend_report_batch(struct helper *h, const struct connection_report *recs, size_t n,
     char *err, size_t errlen);
 
 /* RegisterAccessPoints: n (1-REG_BATCH_MAX) access points in one call; one caller at a time

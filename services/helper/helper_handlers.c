@@ -55,13 +55,11 @@ check_connect(struct soap *soap, struct helper *h, const struct qcg_event *s)
 }
 
 static int
-deliver_one(struct soap *soap, struct helper *h, const struct qcg__Event *e)
+deliver_one(struct soap *soap, struct helper *h, const struct qcg_event *e)
 {
-	struct qcg_event ev;
+	struct qcg_event ev = *e;
 	char err[512];
 	int rc;
-	if (soap_model_event_in(e, &ev, err, sizeof(err)) != 0)
-		return soap_fault_client(soap, "%s", err);
 	if (ev.job[0] == '\0')
 		return soap_fault_client(soap, "event.job is required");
 	if (ev.kind == EVENT_JOB_ENDED) {
@@ -89,9 +87,14 @@ __qh__Deliver(struct soap *soap, struct _qh__Deliver *req, struct _qh__DeliverRe
 		return rc;
 	if (req->__sizeevent < 1 || req->__sizeevent > 1024)
 		return soap_fault_client(soap, "Deliver takes 1..1024 events");
-	for (int i = 0; i < req->__sizeevent; i++)
-		if ((rc = deliver_one(soap, h, &req->event[i])))
+	for (int i = 0; i < req->__sizeevent; i++) {
+		struct qcg_event ev;
+		char err[512];
+		if (soap_model_event_in(&req->event[i], &ev, err, sizeof(err)) != 0)
+			return soap_fault_client(soap, "%s", err);
+		if ((rc = deliver_one(soap, h, &ev)))
 			return rc;
+	}
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }
@@ -117,17 +120,6 @@ __qh__Launch(struct soap *soap, struct _qh__Launch *req, struct _qh__LaunchRespo
 	return SOAP_OK;
 }
 
-/* Copy a malloc'ed chunk into the response's gSOAP memory. */
-static void
-bytes_out(struct soap *soap, struct xsd__base64Binary *dst, const uint8_t *src, size_t len)
-{
-	memset(dst, 0, sizeof(*dst));
-	dst->__ptr = soap_malloc(soap, len ? len : 1);
-	if (dst->__ptr && len)
-		memcpy(dst->__ptr, src, len);
-	dst->__size = dst->__ptr ? (int)len : 0;
-}
-
 int
 __qh__ReadOutput(struct soap *soap, struct _qh__ReadOutput *req,
     struct _qh__ReadOutputResponse *resp)
@@ -143,28 +135,11 @@ __qh__ReadOutput(struct soap *soap, struct _qh__ReadOutput *req,
 	if (launch_read(h->launches, req->launchId, req->standardOutputOffset,
 		req->standardErrorOffset, req->timeoutSeconds, &res, err, sizeof(err)) != 0)
 		return soap_fault_client(soap, "%s", err);
-	struct qcg__Output *o = soap_malloc(soap, sizeof(*o));
-	if (o == NULL) {
-		launch_result_free(&res);
-		return soap_fault_server(soap, "out of memory");
-	}
-	memset(o, 0, sizeof(*o));
-	bytes_out(soap, &o->standardOutput, res.out, res.out_len);
-	bytes_out(soap, &o->standardError, res.err, res.err_len);
-	o->exited = res.exited ? xsd__boolean__true_ : xsd__boolean__false_;
-	if (res.exited) {
-		int *v = soap_malloc(soap, sizeof(int));
-		if (v) {
-			*v = res.signaled ? res.term_signal : res.exit_code;
-			if (res.signaled)
-				o->termSignal = v;
-			else
-				o->exitCode = v;
-		}
-	}
+	struct output_chunk chunk = { res.out, res.err, res.out_len, res.err_len, res.exited,
+		res.signaled, res.term_signal, res.exit_code };
+	resp->output = soap_model_output_new(soap, &chunk); /* copies the bytes */
 	launch_result_free(&res);
-	resp->output = o;
-	return SOAP_OK;
+	return resp->output ? SOAP_OK : soap_fault_server(soap, "out of memory");
 }
 
 int

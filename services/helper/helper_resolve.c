@@ -15,25 +15,11 @@
 
 #include "helper.h"
 #include "helper_api.h"
+#include "helper_decision.h"
 #include "helper_direct.h"
 #include "helper_frontend.h"
 #include "helper_net.h"
 #include "log.h"
-
-static void
-decision_message(const struct decision *res, struct helper_msg *m)
-{
-	helper_msg_init(m, HELPER_MSG_DECISION);
-	m->method = (uint8_t)res->method;
-	snprintf(m->address, sizeof(m->address), "%s", res->target.address);
-	m->port = res->target.port;
-	memcpy(m->relay_id, res->relay_id.bytes, sizeof(m->relay_id));
-	m->proxy_count = (uint8_t)res->proxy_count;
-	for (size_t i = 0; i < res->proxy_count; i++)
-		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", res->proxy[i].endpoint);
-	if (res->method == METHOD_REVERSAL || res->method == METHOD_TRAVERSAL)
-		m->flags = HELPER_FLAG_HANDOFF_FOLLOWS;
-}
 
 /* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
 static int
@@ -72,12 +58,12 @@ static int
 resolve_here(struct session *s, const struct helper_msg *req)
 {
 	struct helper_msg m;
+	struct decision d = { .method = METHOD_DIRECT };
 	char err[256];
 	helper_session_remember_direct(s, req->address, req->port);
-	helper_msg_init(&m, HELPER_MSG_DECISION);
-	m.method = (uint8_t)METHOD_DIRECT;
-	snprintf(m.address, sizeof(m.address), "%s", req->address);
-	m.port = req->port;
+	snprintf(d.target.address, sizeof(d.target.address), "%s", req->address);
+	d.target.port = req->port;
+	helper_decision_to_msg(&d, &m);
 	log_debug("job %s: %s:%u is direct, decided here", s->job, req->address, req->port);
 	return helper_wire_send(s->sock, &m, -1, err, sizeof(err));
 }
@@ -122,7 +108,7 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	helper_session_remember(s, req->address, req->port, res.target.cluster, res.target.node);
 	if (res.method != METHOD_REVERSAL)
 		close(lfd); /* traversal binds the same port again for its own socket */
-	decision_message(&res, &m);
+	helper_decision_to_msg(&res, &m);
 	if (helper_wire_send(s->sock, &m, -1, err, sizeof(err)) != 0) {
 		if (res.method == METHOD_REVERSAL)
 			close(lfd);

@@ -181,16 +181,17 @@ set_registered(struct proxy_broker *pb, bool registered)
 static int
 call_register(struct proxy_broker *pb)
 {
-	struct qcg__Proxy proxy = {
-		.endpoint = pb->s.endpoint,
-		.networks = pb->s.networks,
-		.cluster = pb->s.cluster[0] ? pb->s.cluster : NULL,
-		.controlEndpoint = pb->s.control_url[0] ? pb->s.control_url : NULL,
-	};
-	struct _qb__RegisterProxy req = { &proxy };
+	struct proxy self;
+	memset(&self, 0, sizeof(self));
+	snprintf(self.endpoint, sizeof(self.endpoint), "%s", pb->s.endpoint);
+	snprintf(self.networks, sizeof(self.networks), "%s", pb->s.networks);
+	snprintf(self.cluster, sizeof(self.cluster), "%s", pb->s.cluster);
+	snprintf(self.control_endpoint, sizeof(self.control_endpoint), "%s", pb->s.control_url);
+	struct _qb__RegisterProxy req = { soap_model_proxy_registration_new(pb->soap, &self) };
 	struct _qb__RegisterProxyResponse resp;
 
-	int rc = soap_call___qb__RegisterProxy(pb->soap, pb->s.url, NULL, &req, &resp);
+	int rc = req.proxy ? soap_call___qb__RegisterProxy(pb->soap, pb->s.url, NULL, &req, &resp) :
+	    SOAP_EOM;
 	soap_client_reset(pb->soap);
 	return rc;
 }

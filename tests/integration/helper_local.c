@@ -89,7 +89,7 @@ static int
 op_resolve(struct helper_client *c, int argc, char **argv)
 {
 	char err[512];
-	struct helper_decision d;
+	struct decision d;
 	struct helper_handoff h;
 	if (argc < 2)
 		return fail("resolve", "needs ADDRESS PORT");
@@ -99,10 +99,10 @@ op_resolve(struct helper_client *c, int argc, char **argv)
 		fprintf(stderr, "helper_local: resolve: error code %d\n", code);
 		return fail("resolve", err);
 	}
-	printf("method=%d target=%s:%u proxies=%d handoff=%d\n", d.method, d.target_address,
-	    d.target_port, d.proxy_count, d.handoff_follows);
+	printf("method=%d target=%s:%u proxies=%d handoff=%d\n", d.method, d.target.address,
+	    d.target.port, (int)d.proxy_count, method_hands_off(d.method));
 	fflush(stdout);
-	if (!d.handoff_follows)
+	if (!method_hands_off(d.method))
 		return 0;
 	if (helper_client_next_handoff(c, 30000, &h, NULL, err, sizeof(err)) != 0)
 		return fail("handoff", err);
@@ -126,20 +126,20 @@ usec_now(void)
 
 /* Connect the way the decision says; returns a connected fd or -1. */
 static int
-connect_by_decision(struct helper_client *c, const struct helper_decision *d, char *err,
+connect_by_decision(struct helper_client *c, const struct decision *d, char *err,
     size_t errlen)
 {
 	struct helper_handoff h;
-	if (d->handoff_follows) {
+	if (method_hands_off(d->method)) {
 		if (helper_client_next_handoff(c, 30000, &h, NULL, err, errlen) != 0)
 			return -1;
 		return h.fd;
 	}
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d->target_port) };
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d->target.port) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || inet_pton(AF_INET, d->target_address, &sin.sin_addr) != 1 ||
+	if (fd < 0 || inet_pton(AF_INET, d->target.address, &sin.sin_addr) != 1 ||
 	    connect(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0) {
-		snprintf(err, errlen, "connect to %s:%u failed", d->target_address, d->target_port);
+		snprintf(err, errlen, "connect to %s:%u failed", d->target.address, d->target.port);
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -151,7 +151,7 @@ static int
 op_connect(struct helper_client *c, int argc, char **argv)
 {
 	char err[512], buf[64];
-	struct helper_decision d;
+	struct decision d;
 	if (argc < 2)
 		return fail("connect", "needs ADDRESS PORT");
 	long long start = usec_now();

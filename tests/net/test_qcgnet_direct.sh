@@ -13,25 +13,10 @@
 # reversal to the NAT site); a connect inside the direct networks to a socket that is not the
 # job's is not decided on the node (it would get the origin preamble): it is plain and never
 # logged.
-. "$top_srcdir/tests/integration/grid_fixture.sh"
-LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
-PROBE=$top_builddir/tests/net/qcgnet_probe
-if [ ! -x "$QCG_FRONTEND" ] || [ ! -f "$LIB" ]; then
-	echo "SKIP: qcg-frontend or libqcgnet.so is not built"
-	exit 77
-fi
-D=$FIXTURE_DIR
-TOKEN=0123456789abcdef0123456789abcdef
-ME=$(id -un)
-ERR=$D/probe-stderr.log
 export BROKER_LOG_LEVEL=debug # the broker logs each Resolve it answers at debug
-
-fixture_init
-broker_start
-call_as jane record-job job-1 >/dev/null || { echo "record-job failed"; exit 99; }
-"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+. "$top_srcdir/tests/net/probe_grid.sh"
+probe_grid_need "$QCG_FRONTEND"
+probe_grid_start
 
 # site NAME POLICY PUBLIC-ADDRESS EXTRA "NODE ADDRESS"...: a front-end and one helper per node;
 # sets SOCK_<NODE>
@@ -61,25 +46,6 @@ site() {
 site a open 127.0.0.2 "direct_networks = 127.0.0.2/32,127.0.0.6/32" "a1 127.0.0.2" "a2 127.0.0.6"
 site b nat 127.0.0.3 "traversal_allowed = no" "b1 127.0.0.3"
 
-# on NODE CMD...: run CMD as a process of job-1 on NODE, with the shim active
-on() {
-	local sock_var="SOCK_$1"; shift
-	env LD_PRELOAD="$LIB" QCG_NET=1 QCG_NET_LOOPBACK=1 QCG_HELPER_SOCKET="${!sock_var}" \
-		QCG_JOB_ID=job-1 QCG_JOB_TOKEN="$TOKEN" QCG_NET_CONNECT_TIMEOUT_MS=2000 \
-		QCG_NET_HANDOFF_TIMEOUT_MS=10000 "$@"
-}
-# serve NODE OUT ADDR COUNT MODE: a listening probe in the background; sets PORT, LISTENER
-serve() {
-	local node=$1 out=$2 addr=$3 count=$4 mode=$5
-	on "$node" "$PROBE" listen "$addr" 0 "$count" "$mode" >"$out" 2>&1 &
-	PIDS="$PIDS $!"
-	LISTENER=$!
-	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }
-	PORT=$(sed -n 's/^listening //p' "$out")
-}
-conn_log() { query_as jane connections job-1 2>&1; }
-# logged FROM TO PORT METHOD OUTCOME: the broker's connection log has that line
-logged() { conn_log | grep -Eq "^site-${1%?}/$1 +site-${2%?}/$2:$3 +$4 +$5"; }
 # Resolves of PORT the broker answered, and those the front-end of site-a answered
 broker_resolves() { grep -c -- "-> site-[ab]/[ab][12]:$1 by" "$D/broker.log"; }
 fe_resolves() { grep -c -- "-> 127\.0\.0\.[0-9]*:$1 by" "$D/fe-a.log"; }
@@ -148,11 +114,8 @@ fi
 
 # --- inside the direct networks, a socket that is not the job's: not decided here (it would
 # get libqcgnet's origin preamble), but resolved, found no job peer, and connected plainly ----
-"$PROBE" listen 127.0.0.6 0 1 block >"$D/plain.out" 2>&1 &
-PIDS="$PIDS $!"
-P_PID=$!
-wait_for_log "$D/plain.out" '^listening'
-PP=$(sed -n 's/^listening //p' "$D/plain.out")
+serve_plain 127.0.0.6 "$D/plain.out"
+PP=$PORT P_PID=$LISTENER
 out=$(on a1 "$PROBE" connect 127.0.0.6 "$PP" 2>>"$ERR")
 wait "$P_PID"
 if [ "$out" = "connect=0 getpeername=127.0.0.6:$PP got=echo:ping" ] &&

@@ -13,24 +13,9 @@
 # sockets that are not the job's are untouched; the connection log holds every method; and
 # during a broker outage connect() asks again, bounded, then fails naming the cause (no plain
 # connect), or succeeds when the broker is back in time.
-. "$top_srcdir/tests/integration/grid_fixture.sh"
-LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
-PROBE=$top_builddir/tests/net/qcgnet_probe
-if [ ! -x "$QCG_FRONTEND" ] || [ ! -x "$QCG_PROXY" ] || [ ! -f "$LIB" ]; then
-	echo "SKIP: qcg-frontend, qcg-proxy or libqcgnet.so is not built"
-	exit 77
-fi
-D=$FIXTURE_DIR
-TOKEN=0123456789abcdef0123456789abcdef
-ME=$(id -un)
-ERR=$D/probe-stderr.log
-
-fixture_init
-broker_start
-call_as jane record-job job-1 >/dev/null || { echo "record-job failed"; exit 99; }
-"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; proxy_stop_all; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
+. "$top_srcdir/tests/net/probe_grid.sh"
+probe_grid_need "$QCG_FRONTEND" "$QCG_PROXY"
+probe_grid_start
 
 # site NAME POLICY NODE ADDRESS TRAVERSAL: a front-end and a helper; sets SOCK_<NODE>
 site() {
@@ -54,25 +39,6 @@ site d nat d1 127.0.0.5 no
 write_proxy_conf "$D/pw.conf" proxy-1 0.0.0.0/0 ""
 proxy_start "$D/pw.conf" "$D/pw.log"
 
-# on NODE CMD...: run CMD as a process of job-1 on NODE, with the shim active
-on() {
-	local sock_var="SOCK_$1"; shift
-	env LD_PRELOAD="$LIB" QCG_NET=1 QCG_NET_LOOPBACK=1 QCG_HELPER_SOCKET="${!sock_var}" \
-		QCG_JOB_ID=job-1 QCG_JOB_TOKEN="$TOKEN" QCG_NET_CONNECT_TIMEOUT_MS=2000 \
-		QCG_NET_HANDOFF_TIMEOUT_MS=10000 "$@"
-}
-# serve NODE OUT ADDR COUNT MODE [env...]: a listening probe in the background; sets PORT
-serve() {
-	local node=$1 out=$2 addr=$3 count=$4 mode=$5; shift 5
-	on "$node" env "$@" "$PROBE" listen "$addr" 0 "$count" "$mode" >"$out" 2>&1 &
-	PIDS="$PIDS $!"
-	LISTENER=$!
-	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }
-	PORT=$(sed -n 's/^listening //p' "$out")
-}
-conn_log() { query_as jane connections job-1 2>&1; }
-# logged FROM TO PORT METHOD OUTCOME: the broker's connection log has that line
-logged() { conn_log | grep -Eq "^site-${1%1}/$1 +site-${2%1}/$2:$3 +$4 +$5"; }
 contacts() { query_as jane contacts job-1 2>&1; }
 # not_logged PORT / not_contact PORT: the broker answered, and nothing with PORT (a failed query,
 # which prints no record, proves nothing).
@@ -177,11 +143,8 @@ fi
 out=$(on a1 env -u QCG_NET_LOOPBACK "$PROBE" local 2>>"$ERR")
 case $out in "local ok tcp-peer=127.0.0.1:"*) pass unix_udp_and_loopback_tcp_are_untouched ;;
 *) fail unix_udp_and_loopback_tcp_are_untouched "$out" ;; esac
-"$PROBE" listen 127.0.0.7 0 1 block >"$D/plain.out" 2>&1 &
-PIDS="$PIDS $!"
-P_PID=$!
-wait_for_log "$D/plain.out" '^listening'
-PP=$(sed -n 's/^listening //p' "$D/plain.out")
+serve_plain 127.0.0.7 "$D/plain.out"
+PP=$PORT P_PID=$LISTENER
 out=$(on b1 "$PROBE" connect 127.0.0.7 "$PP" 2>>"$ERR")
 wait "$P_PID"
 if [ "$out" = "connect=0 getpeername=127.0.0.7:$PP got=echo:ping" ] &&

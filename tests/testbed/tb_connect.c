@@ -107,12 +107,12 @@ relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], char
 
 /* The data socket the decision leads to, or -1 with err. */
 static int
-connect_by_decision(struct helper_client *c, const struct helper_decision *d, char *err,
+connect_by_decision(struct helper_client *c, const struct decision *d, char *err,
     size_t errlen)
 {
 	struct helper_handoff h;
 	char port[8];
-	if (d->handoff_follows) {
+	if (method_hands_off(d->method)) {
 		int rc = helper_client_next_handoff(c, TB_HANDOFF_WAIT_MS, &h, NULL, err, errlen);
 		if (rc == 1)
 			snprintf(err, errlen, "no hand-off within %d ms", TB_HANDOFF_WAIT_MS);
@@ -122,9 +122,9 @@ connect_by_decision(struct helper_client *c, const struct helper_decision *d, ch
 		return h.fd;
 	}
 	if (d->proxy_count > 0)
-		return relay_leg(d->proxy[0], d->relay_id, err, errlen);
-	snprintf(port, sizeof(port), "%u", d->target_port);
-	return connect_to(d->target_address, port, err, errlen);
+		return relay_leg(d->proxy[0].endpoint, d->relay_id.bytes, err, errlen);
+	snprintf(port, sizeof(port), "%u", d->target.port);
+	return connect_to(d->target.address, port, err, errlen);
 }
 
 /* Send "ping\n" and read one reply line into reply; 0 when a reply came. */
@@ -145,7 +145,7 @@ int
 main(int argc, char **argv)
 {
 	struct helper_client c;
-	struct helper_decision d;
+	struct decision d;
 	char err[512], reply[TB_REPLY_MAX];
 	if (argc != 6) {
 		fprintf(stderr, "usage: tb_connect SOCKET JOB TOKEN ADDRESS PORT\n");
@@ -173,7 +173,7 @@ main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	printf("method=%s via=%s setup_us=%lld got=%s\n",
-	    connect_method_name((enum connect_method)d.method), d.proxy_count > 0 ? d.proxy[0] : "-",
+	    connect_method_name((enum connect_method)d.method), d.proxy_count > 0 ? d.proxy[0].endpoint : "-",
 	    setup, ok ? reply : "");
 	if (fd < 0)
 		fprintf(stderr, "tb_connect: %s\n", err);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "helper_decision.h"
 #include "helper_proto.h"
 
 static long
@@ -212,6 +213,54 @@ encoder_refuses_what_the_parser_would(void)
 	CHECK(encode(&m, buf, sizeof(buf)) > 0);
 }
 
+/* The model's decision goes out as a DECISION and comes back the same for what the message
+ * carries (helper_decision.h), the hand-off flag set for exactly reversal and traversal; a
+ * flag that disagrees with the method, or another message, is refused. */
+static void
+decisions_round_trip_through_the_message(void)
+{
+	uint8_t buf[HELPER_MSG_MAX];
+	char err[256];
+	size_t used;
+	for (int m = METHOD_DIRECT; m <= METHOD_NONE; m++) {
+		struct decision d, back;
+		struct helper_msg msg, parsed;
+		memset(&d, 0, sizeof(d));
+		d.method = (enum connect_method)m;
+		strcpy(d.target.address, "10.2.0.5");
+		strcpy(d.target.cluster, "site-b"); /* not on the wire: a process needs no names */
+		d.target.port = 30001;
+		for (int i = 0; i < QCG_RELAY_ID_BYTES; i++)
+			d.relay_id.bytes[i] = (uint8_t)(i * 7 + m);
+		d.proxy_count = m == METHOD_RELAY_CHAIN ? 2 : m == METHOD_RELAY ? 1 : 0;
+		strcpy(d.proxy[0].endpoint, "172.31.0.9:7000");
+		strcpy(d.proxy[1].endpoint, "172.31.0.10:7000");
+		helper_decision_to_msg(&d, &msg);
+		CHECK_INT_EQ((msg.flags & HELPER_FLAG_HANDOFF_FOLLOWS) != 0,
+		    m == METHOD_REVERSAL || m == METHOD_TRAVERSAL);
+		long n = encode(&msg, buf, sizeof(buf));
+		CHECK(n > 0);
+		CHECK_INT_EQ(parse(buf, (size_t)n, &parsed, &used, err), HELPER_PARSE_OK);
+		CHECK_INT_EQ(helper_decision_from_msg(&parsed, &back, err, sizeof(err)), 0);
+		CHECK_INT_EQ(back.method, m);
+		CHECK_STR_EQ(back.target.address, "10.2.0.5");
+		CHECK_STR_EQ(back.target.cluster, "");
+		CHECK_INT_EQ(back.target.port, 30001);
+		CHECK(memcmp(back.relay_id.bytes, d.relay_id.bytes, QCG_RELAY_ID_BYTES) == 0);
+		CHECK_INT_EQ(back.proxy_count, d.proxy_count);
+		for (size_t i = 0; i < back.proxy_count; i++)
+			CHECK_STR_EQ(back.proxy[i].endpoint, d.proxy[i].endpoint);
+		parsed.flags ^= HELPER_FLAG_HANDOFF_FOLLOWS;
+		CHECK_INT_EQ(helper_decision_from_msg(&parsed, &back, err, sizeof(err)), -1);
+		CHECK(strstr(err, "HANDOFF_FOLLOWS") != NULL);
+	}
+	struct helper_msg other;
+	struct decision back;
+	helper_msg_init(&other, HELPER_MSG_GROUP);
+	CHECK_INT_EQ(helper_decision_from_msg(&other, &back, err, sizeof(err)), -1);
+	CHECK(strstr(err, "answered GROUP") != NULL);
+}
+
 int
 main(void)
 {
@@ -221,5 +270,6 @@ main(void)
 	RUN(bad_headers_are_refused_as_soon_as_seen);
 	RUN(bad_payloads_name_the_field);
 	RUN(encoder_refuses_what_the_parser_would);
+	RUN(decisions_round_trip_through_the_message);
 	return check_exit();
 }
