@@ -1,0 +1,122 @@
+#!/bin/bash
+# test_qcg_submit_in_job.sh: qcg-submit with mpirun inside the job (launcher/submit_remote.h), on
+# loopback with a real broker, two sites' front-ends and helpers, and real TLS. No helper serves
+# the submitting host, so that is the default mode. A stand-in for mpirun, started on the job's
+# first node through its front-end and helper (as the mapped account, nobody), reports what it
+# finds there: its directory (mode 0700) with the hostfile, the hosts map and a delegated proxy
+# (mode 0600, a proxy of the user's credential and not the credential, living about the wall
+# time), the staged stdin; and with that proxy it runs a command on the other cluster's node
+# through qcg-rsh, as mpirun starts orted. Its output streams back, its exit code is
+# qcg-submit's, and the node's job directory (the proxy with it) is gone afterwards. Ctrl-C on
+# qcg-submit stops it on the node (exit 130) and leaves no process and no directory.
+. "$top_srcdir/tests/integration/grid_fixture.sh"
+SUBMIT="$top_builddir/launcher/qcg-submit"
+D=$FIXTURE_DIR
+
+fixture_init
+broker_start
+site_start sa open 2 sa1 sa2
+URL_A=$SITE_URL
+site_start sb open 2 sb1
+URL_B=$SITE_URL
+# What the job's account (nobody) reads on "its" node: the stand-ins and the CA's certificates
+# (public), in a directory it may enter. The fixture's own directory stays root's.
+S=$(mktemp -d /tmp/qcg-injob.XXXXXX)
+trap 'frontend_stop_all; helper_cleanup; rm -rf "$S"; fixture_cleanup' EXIT
+chmod 755 "$S"
+cp -r "$D/ca/certificates" "$S/certificates" && chmod -R a+rX "$S/certificates"
+unset QCG_HELPER_SOCKET
+export QCG_FRONTEND_URL_sa=$URL_A QCG_FRONTEND_URL_sb=$URL_B
+submit() { as_user jane env X509_CERT_DIR="$S/certificates" "$SUBMIT" --broker "$BROKER_URL" "$@"; }
+
+cat >"$S/mpirun-report" <<'SH'
+#!/bin/sh
+# mpirun's stand-in on the job's first node: what it was given there.
+hf=
+while [ $# -gt 0 ]; do [ "$1" = --hostfile ] && hf=$2; shift; done
+dir=$(dirname "$X509_USER_PROXY")
+echo "where=$(pwd) dir=$dir mode=$(stat -c %a "$dir") proxy-mode=$(stat -c %a "$X509_USER_PROXY")"
+echo "hostfile=$(tr '\n' ' ' <"$hf")"
+echo "colors=$QCG_TOPOLOGY_COLORS job=$QCG_JOB_ID"
+echo "stdin=$(cat)"
+openssl x509 -in "$X509_USER_PROXY" -noout -subject -enddate | sed 's/^/proxy-/'
+echo "proxy-path=$X509_USER_PROXY"
+env -u QCG_NET qcg-rsh sb1 'echo "from sb1 as $(id -un)"'
+echo "rsh-exit=$?"
+echo "to stderr" >&2
+exit 3
+SH
+printf '#!/bin/sh\necho started\nexec sleep 147.7\n' >"$S/mpirun-sleep"
+chmod 755 "$S/mpirun-report" "$S/mpirun-sleep"
+echo "the input line" >"$D/input.txt"
+cat >"$D/job.xml" <<XML
+<job xmlns="urn:qcg-ompi:job:1" name="injob">
+<executable>/bin/true</executable>
+<stdin>$D/input.txt</stdin>
+<wallTime>PT20M</wallTime>
+<resources><cluster name="sa" processes="2"/><cluster name="sb" processes="1"/></resources>
+</job>
+XML
+
+before=$(date +%s)
+QCG_MPIRUN=$S/mpirun-report submit "$D/job.xml" >"$D/out" 2>"$D/err"
+rc=$?
+out=$(cat "$D/out")
+id=$(sed -n 's/^qcg-submit: job \([^:]*\): mpirun runs on.*/\1/p' "$D/err")
+dir=/tmp/qcg-job-$id
+[ $rc = 3 ] && pass the_job_exit_code_comes_back_from_the_node ||
+	fail the_job_exit_code_comes_back_from_the_node "rc=$rc; $(cat "$D/err")"
+grep -q "mpirun runs on sa1 (cluster sa), in $dir" "$D/err" &&
+	echo "$out" | grep -qx "where=$dir dir=$dir mode=700 proxy-mode=600" &&
+	echo "$out" | grep -qx "hostfile=sa1 slots=2 sb1 slots=1 " &&
+	echo "$out" | grep -qx "colors=0,0,0 job=$id" &&
+	pass mpirun_runs_on_the_first_node_in_a_private_job_directory ||
+	fail mpirun_runs_on_the_first_node_in_a_private_job_directory "$out; $(cat "$D/err")"
+echo "$out" | grep -qx "stdin=the input line" && grep -qx "to stderr" "$D/err" &&
+	pass stdin_is_staged_and_stdout_and_stderr_stream_back ||
+	fail stdin_is_staged_and_stdout_and_stderr_stream_back "$out; $(cat "$D/err")"
+# A proxy of jane's credential: her subject and one more CN; valid for the wall time (20 min)
+# and the grace (2 min), give or take the test's own duration; never her own certificate.
+user_subject=$(openssl x509 -in "$D/jane-cert.pem" -noout -subject | sed 's/^subject=//')
+subject=$(echo "$out" | sed -n 's/^proxy-subject=//p')
+end=$(date -d "$(echo "$out" | sed -n 's/^proxy-notAfter=//p')" +%s 2>/dev/null || echo 0)
+life=$((end - before))
+if [ "${subject#"$user_subject", CN = }" != "$subject" ] && [ $life -ge 1300 ] && [ $life -le 1400 ]; then
+	pass the_node_gets_a_proxy_delegated_for_the_wall_time
+else
+	fail the_node_gets_a_proxy_delegated_for_the_wall_time "subject '$subject' (user '$user_subject'), lifetime $life s"
+fi
+echo "$out" | grep -qx "from sb1 as nobody" && echo "$out" | grep -qx "rsh-exit=0" &&
+	pass qcg_rsh_on_the_node_reaches_the_other_cluster_with_the_delegated_proxy ||
+	fail qcg_rsh_on_the_node_reaches_the_other_cluster_with_the_delegated_proxy "$out"
+proxy=$(echo "$out" | sed -n 's/^proxy-path=//p')
+[ -n "$id" ] && [ "$proxy" = "$dir/x509_proxy" ] && [ ! -e "$dir" ] &&
+	[ ! -e "/tmp/qcg-jobs-$(id -u)/$id/x509_proxy" ] &&
+	pass the_job_directory_and_the_proxy_are_gone_after_the_job ||
+	fail the_job_directory_and_the_proxy_are_gone_after_the_job "$(ls -la "$dir" 2>&1)"
+query_as jane job "$id" | grep -q " failed .* 3 " && pass the_broker_records_the_exit_code ||
+	fail the_broker_records_the_exit_code "$(query_as jane job "$id" 2>&1)"
+rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+
+# Ctrl-C: Signal to mpirun on the node, then the release; nothing stays. The stand-in starts
+# no orted, so the start-up watch is off (--startup-timeout 0): only the signal ends the job.
+cp "$D/job.xml" "$D/sleep.xml"
+QCG_MPIRUN=$S/mpirun-sleep submit --startup-timeout 0 "$D/sleep.xml" >"$D/out" 2>"$D/err" &
+spid=$!
+wait_until 300 grep -qx started "$D/out" || fail ctrl_c_setup "the stand-in did not start: $(cat "$D/err")"
+id=$(sed -n 's/^qcg-submit: job \([^:]*\): mpirun runs on.*/\1/p' "$D/err")
+[ -d "/tmp/qcg-job-$id" ] || fail ctrl_c_setup "no job directory /tmp/qcg-job-$id while it runs"
+qpid=$(pgrep -f "qcg-submit .*$D/sleep.xml" | head -1)
+[ -n "$qpid" ] && kill -INT "$qpid"
+wait_gone 300 $spid
+kill -0 $spid 2>/dev/null && kill -9 $spid # 30 s after the signal: let the check say so
+wait $spid; rc=$?
+wait_while 300 pgrep -f '^sleep 147.7' >/dev/null
+if [ $rc = 130 ] && ! pgrep -f '^sleep 147.7' >/dev/null && [ -n "$id" ] && [ ! -e "/tmp/qcg-job-$id" ] &&
+	query_as jane job "$id" | grep -q " cancelled "; then
+	pass ctrl_c_stops_mpirun_on_the_node_and_leaves_nothing
+else
+	fail ctrl_c_stops_mpirun_on_the_node_and_leaves_nothing "rc=$rc; $(cat "$D/err"); $(pgrep -af 'sleep 147.7'); $(ls -d /tmp/qcg-job-"$id" 2>&1)"
+fi
+rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+fixture_exit
