@@ -472,20 +472,20 @@ remote_next_signal(void)
 	return 0;
 }
 
-/* mpirun inside the job (submit_remote.h): on the first node, its output streamed here. */
+/* mpirun inside the job (submit_remote.h): on the first node, its output streamed here. The
+ * job's directories exist and stage-in is done. */
 static int
-run_in_job(struct submit *s, struct submit_plan *plan)
+run_in_job(struct submit *s, struct submit_plan *plan, struct submit_remote *remote)
 {
 	char err[1024];
 	FILE *out = stdout, *errout = stderr;
-	struct submit_remote r = { s->soap, &s->alloc, s->job, &s->creds, s->dir, s->self_dir,
-		proxy_delegate_lifetime(s->job->walltime, SUBMIT_WALLTIME_GRACE), "", "", false };
+	struct submit_remote r = *remote;
 	if (submit_remote_prepare(&r, err, sizeof(err)) != 0) {
-		submit_remote_clean(&r);
 		stage_clean(s->soap, &s->alloc, s->job);
+		submit_remote_clean(&r);
 		return abandon(s, err);
 	}
-	plan->dir = r.node_dir;
+	plan->dir = r.own_dir;
 	plan->launcher_helper = true; /* the node's helper admits mpirun's listeners */
 	/* The description's stdout and stderr files are here, where the output arrives. */
 	if ((s->job->out.line && (out = fopen(s->job->out.text, "w")) == NULL) ||
@@ -494,8 +494,8 @@ run_in_job(struct submit *s, struct submit_plan *plan)
 		    s->job->out.text : s->job->err.text, strerror(errno));
 		if (out && out != stdout)
 			fclose(out);
-		submit_remote_clean(&r);
 		stage_clean(s->soap, &s->alloc, s->job);
+		submit_remote_clean(&r);
 		return abandon(s, err);
 	}
 	s->watch_startup = plan->net_lib != NULL;
@@ -568,12 +568,31 @@ run_job(struct submit *s)
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
 	plan.launcher_port = s->launcher_port;
+	struct submit_remote remote = { .soap = s->soap, .alloc = &s->alloc, .job = s->job,
+		.creds = &s->creds, .local_dir = s->dir, .self_dir = s->self_dir,
+		.proxy_seconds = proxy_delegate_lifetime(s->job->walltime, SUBMIT_WALLTIME_GRACE) };
+	if (s->mpirun_in_job) {
+		/* Every node's job directory, before anything is staged into it. */
+		if (submit_remote_make_dirs(&remote, err, sizeof(err)) != 0) {
+			submit_remote_clean(&remote);
+			return abandon(s, err);
+		}
+		/* The ranks' working directory when the description names none (line -1: set
+		 * here, not by the description); stage-in files go there. */
+		if (!s->job->workdir.line) {
+			snprintf(s->job->workdir.text, sizeof(s->job->workdir.text), "%s",
+			    remote.node_dir);
+			s->job->workdir.line = -1;
+		}
+	}
 	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
 		stage_clean(s->soap, &s->alloc, s->job); /* what reached some nodes goes again */
+		if (s->mpirun_in_job)
+			submit_remote_clean(&remote);
 		return abandon(s, err);
 	}
 	if (s->mpirun_in_job)
-		return run_in_job(s, &plan);
+		return run_in_job(s, &plan, &remote);
 	/* The broker sees the start-up only when libqcgnet runs and mpirun's listeners are
 	 * registered through a helper on this host; else orted reach mpirun by plain connects
 	 * that nobody logs (startup_watch.h). */

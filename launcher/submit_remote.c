@@ -32,16 +32,16 @@ submit_remote_node(const struct submit_remote *r)
 	return r->alloc->part[0].node[0].name;
 }
 
-/* Run argv (argc words) on the first node, from "/", with only a PATH, and wait for it: 0 when
+/* Run argv (argc words) on node of part p, from "/", with only a PATH, and wait for it: 0 when
  * it exited 0, else -1 with err (its first line of stderr). For mkdir and rm. */
 static int
-run_small(struct submit_remote *r, char **argv, int argc, char *err, size_t errlen)
+run_small(struct submit_remote *r, const struct coalloc_part *p, const char *node, char **argv,
+    int argc, char *err, size_t errlen)
 {
 	static char path[] = "PATH=/usr/bin:/bin";
 	char *env[] = { path }, id[REMOTE_LAUNCH_ID_MAX], line[512];
-	const struct coalloc_part *p = submit_remote_part(r);
-	struct remote_command cmd = { p->frontend_url, p->reservation, submit_remote_node(r),
-		argv, argc, env, 1, "/" };
+	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
+		"/" };
 	struct remote_status st;
 	FILE *errs = tmpfile();
 	if (errs == NULL) {
@@ -56,7 +56,7 @@ run_small(struct submit_remote *r, char **argv, int argc, char *err, size_t errl
 		size_t n = fread(line, 1, sizeof(line) - 1, errs);
 		line[n] = '\0';
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(err, errlen, "%s on %s: exit %d: %s", argv[0], submit_remote_node(r),
+		snprintf(err, errlen, "%s on %s: exit %d: %s", argv[0], node,
 		    remote_status_code(&st), n ? line : "(no message)");
 		rc = -1;
 	}
@@ -64,30 +64,49 @@ run_small(struct submit_remote *r, char **argv, int argc, char *err, size_t errl
 	return rc;
 }
 
-/* Stage local_dir/name (or path, when given) into the node's directory as name. */
+/* Stage local_dir/name (or path, when given) into the first node's SUBMIT_REMOTE_OWN. */
 static int
 put(struct submit_remote *r, const char *path, const char *name, char *err, size_t errlen)
 {
-	char local[4200];
+	char local[4200], there[128];
 	if (path == NULL)
 		snprintf(local, sizeof(local), "%s/%s", r->local_dir, name);
+	snprintf(there, sizeof(there), "%s/%s", SUBMIT_REMOTE_OWN, name);
 	return stage_put_file(r->soap, submit_remote_part(r), submit_remote_node(r),
-	    path ? path : local, name, r->node_dir, err, errlen);
+	    path ? path : local, there, r->node_dir, err, errlen);
+}
+
+int
+submit_remote_make_dirs(struct submit_remote *r, char *err, size_t errlen)
+{
+	char why[1024];
+	snprintf(r->node_dir, sizeof(r->node_dir), SUBMIT_REMOTE_DIR_FMT, r->alloc->job_id);
+	snprintf(r->own_dir, sizeof(r->own_dir), "%s/%s", r->node_dir, SUBMIT_REMOTE_OWN);
+	/* Made here, or already made for this job by a node that shares the filesystem (a
+	 * cluster's nodes often do): then it must be a directory of ours, not a link, mode 0700.
+	 * Anything else there is not ours to use. */
+	static char script[] = "mkdir -m 0700 -- \"$1\" 2>/dev/null && exit 0; "
+		"if [ -d \"$1\" ] && [ ! -L \"$1\" ] && [ -O \"$1\" ] && "
+		"[ \"$(stat -c %a -- \"$1\")\" = 700 ]; then exit 0; fi; "
+		"echo \"$1 exists and is not this job's directory\" >&2; exit 1";
+	char *mk[] = { "/bin/sh", "-c", script, "qcg-job-dir", r->node_dir };
+	for (int i = 0; i < r->alloc->count; i++)
+		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
+			const struct coalloc_part *p = &r->alloc->part[i];
+			r->dir_made = true; /* a failure may still have made it: clean every node */
+			if (run_small(r, p, p->node[n].name, mk, 5, why, sizeof(why)) != 0) {
+				snprintf(err, errlen, "the job's directory %s on %s: %s", r->node_dir,
+				    p->node[n].name, why);
+				return -1;
+			}
+		}
+	return 0;
 }
 
 int
 submit_remote_prepare(struct submit_remote *r, char *err, size_t errlen)
 {
 	char proxy[4200], why[1024];
-	snprintf(r->node_dir, sizeof(r->node_dir), SUBMIT_REMOTE_DIR_FMT, r->alloc->job_id);
-	/* mkdir without -p: a directory already there is not ours to use. */
-	char *mk[] = { "mkdir", "-m", "0700", "--", r->node_dir };
-	if (run_small(r, mk, 5, why, sizeof(why)) != 0) {
-		snprintf(err, errlen, "the job's directory %s on %s: %s", r->node_dir,
-		    submit_remote_node(r), why);
-		return -1;
-	}
-	r->dir_made = true;
 	snprintf(proxy, sizeof(proxy), "%s/%s", r->local_dir, SUBMIT_REMOTE_PROXY);
 	if (proxy_delegate_write(r->creds, r->proxy_seconds, time(NULL), proxy, why,
 	    sizeof(why)) != 0) {
@@ -129,13 +148,13 @@ submit_remote_env(const struct submit_remote *r, const struct submit_plan *plan,
 	/* Open MPI keeps per-user files under HOME; the job's directory is the one that is
 	 * surely there and the user's on that node. */
 	bad |= add_env(env, &n, storage, storage_len, &used, "HOME", r->node_dir);
-	snprintf(buf, sizeof(buf), "%s/hosts", r->node_dir);
+	snprintf(buf, sizeof(buf), "%s/hosts", r->own_dir);
 	bad |= add_env(env, &n, storage, storage_len, &used, "QCG_RSH_MAP", buf);
 	bad |= add_env(env, &n, storage, storage_len, &used, "QCG_RSH_WORKDIR",
 	    r->job->workdir.line ? r->job->workdir.text : "/tmp");
 	bad |= add_env(env, &n, storage, storage_len, &used, "QCG_JOB_ID", plan->job_id);
 	bad |= add_env(env, &n, storage, storage_len, &used, "QCG_JOB_TOKEN", plan->token);
-	snprintf(buf, sizeof(buf), "%s/%s", r->node_dir, SUBMIT_REMOTE_PROXY);
+	snprintf(buf, sizeof(buf), "%s/%s", r->own_dir, SUBMIT_REMOTE_PROXY);
 	bad |= add_env(env, &n, storage, storage_len, &used, "X509_USER_PROXY", buf);
 	/* The CA directory as the user's host has it (the testbed's is shared); a site that
 	 * keeps it elsewhere is found at the default, /etc/grid-security/certificates. */
@@ -187,7 +206,7 @@ submit_remote_start(struct submit_remote *r, const struct submit_plan *plan, cha
 		return -1;
 	int argc = submit_mpirun_argv(plan, mpirun), n = 0;
 	/* mpirun hands its stdin to rank 0: the staged file, or nothing. */
-	snprintf(in, sizeof(in), "%s/%s", r->node_dir, SUBMIT_REMOTE_STDIN);
+	snprintf(in, sizeof(in), "%s/%s", r->own_dir, SUBMIT_REMOTE_STDIN);
 	argv[n++] = "/bin/sh";
 	argv[n++] = "-c";
 	argv[n++] = script;
@@ -213,11 +232,18 @@ submit_remote_clean(struct submit_remote *r)
 {
 	char why[1024];
 	char *rm[] = { "rm", "-rf", "--", r->node_dir };
+	bool left = false;
 	if (!r->dir_made)
 		return;
-	if (run_small(r, rm, 4, why, sizeof(why)) != 0)
-		fprintf(stderr, "qcg-submit: could not remove the job's directory %s on %s (the "
-		    "delegated proxy is in it): %s\n", r->node_dir, submit_remote_node(r), why);
-	else
-		r->dir_made = false;
+	for (int i = 0; i < r->alloc->count; i++)
+		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
+			const struct coalloc_part *p = &r->alloc->part[i];
+			if (run_small(r, p, p->node[n].name, rm, 4, why, sizeof(why)) == 0)
+				continue;
+			left = true;
+			fprintf(stderr, "qcg-submit: could not remove the job's directory %s on %s%s: "
+			    "%s\n", r->node_dir, p->node[n].name, i == 0 && n == 0 ?
+			    " (the delegated proxy is in it)" : "", why);
+		}
+	r->dir_made = left;
 }

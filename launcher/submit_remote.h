@@ -5,9 +5,12 @@
  * (Launch, as the mapped account), and qcg-submit only streams its output (ReadOutput) and
  * forwards signals (Signal).
  *
- * On that node the job gets a directory of its own, SUBMIT_REMOTE_DIR_FMT, mode 0700, made
- * before anything is staged into it and removed at the end whatever happened. Staged into it
- * (stage.h stage_put_file, mode 0600): the hostfile and qcg-rsh's hosts map (job_files.h),
+ * Every node of the job gets a directory of its own, SUBMIT_REMOTE_DIR_FMT, mode 0700, made
+ * before anything is staged and removed at the end whatever happened (rm -rf: what the job
+ * wrote there too). It is the ranks' working directory when the description names none
+ * (Open MPI would otherwise send mpirun's own directory to every node), so the staged-in
+ * files land there. Staged into SUBMIT_REMOTE_OWN in the first node's (stage.h
+ * stage_put_file, mode 0600; apart from the job's files, whose names are the user's): the hostfile and qcg-rsh's hosts map (job_files.h),
  * the description's stdin file when it names one, and a proxy certificate delegated for the
  * job (proxy_delegate.h): qcg-rsh there reaches every front-end of the job with it
  * (X509_USER_PROXY). Never the user's long-term key, and never longer than the job may run.
@@ -31,7 +34,9 @@
 #include "user_creds.h"
 
 #define SUBMIT_REMOTE_DIR_FMT "/tmp/qcg-job-%s" /* the job id */
-#define SUBMIT_REMOTE_PROXY "x509_proxy"        /* the delegated proxy's name in the dir */
+#define SUBMIT_REMOTE_OWN ".qcg"                /* in the first node's job directory: the
+                                                 * launcher's files, apart from the job's */
+#define SUBMIT_REMOTE_PROXY "x509_proxy"        /* the delegated proxy's name there */
 #define SUBMIT_REMOTE_STDIN "stdin"             /* the description's stdin, staged */
 #define SUBMIT_REMOTE_ENV_MAX 64                /* entries of mpirun's environment */
 
@@ -43,17 +48,22 @@ struct submit_remote {
 	const char *local_dir;           /* the job's directory here (hostfile, hosts) */
 	const char *self_dir;            /* qcg-rsh's directory, the same on the nodes */
 	long proxy_seconds;              /* the delegated proxy's lifetime */
-	char node_dir[128];              /* the job's directory on the first node */
+	char node_dir[128];              /* the job's directory on every node */
+	char own_dir[160];               /* node_dir/SUBMIT_REMOTE_OWN on the first node */
 	char launch_id[REMOTE_LAUNCH_ID_MAX]; /* mpirun's launch, "" before it started */
-	bool dir_made;                   /* node_dir exists: clean it */
+	bool dir_made;                   /* node_dir may exist somewhere: clean it */
 };
 
 /* The first node of the first cluster: where mpirun runs. */
 const struct coalloc_part *submit_remote_part(const struct submit_remote *r);
 const char *submit_remote_node(const struct submit_remote *r);
 
-/* Make the node's job directory and stage the job's files and the delegated proxy into it
- * (the local copy of the proxy is removed once sent). 0, or -1 with err. */
+/* Make the job's directory on every node (mode 0700; one already there is an error). 0, or -1
+ * with err naming the node; submit_remote_clean removes what was made. */
+int submit_remote_make_dirs(struct submit_remote *r, char *err, size_t errlen);
+
+/* Stage the job's files and the delegated proxy into the first node's job directory (the
+ * local copy of the proxy is removed once sent). 0, or -1 with err. */
 int submit_remote_prepare(struct submit_remote *r, char *err, size_t errlen);
 
 /* Start mpirun (plan: its command line, plan->dir being node_dir) on the node. 0, or -1. */
@@ -65,7 +75,8 @@ int submit_remote_start(struct submit_remote *r, const struct submit_plan *plan,
 int submit_remote_wait(struct submit_remote *r, remote_signal_source next_signal, FILE *out,
     FILE *errout, struct remote_status *st, char *err, size_t errlen);
 
-/* Remove the node's job directory (the proxy with it); a failure is said on stderr. */
+/* Remove the job's directory on every node (the proxy with it); a failure is said on
+ * stderr. */
 void submit_remote_clean(struct submit_remote *r);
 
 /* mpirun's environment on the node into env (SUBMIT_REMOTE_ENV_MAX entries, pointing into

@@ -7,7 +7,8 @@
 # (mode 0600, a proxy of the user's credential and not the credential, living about the wall
 # time), the staged stdin; and with that proxy it runs a command on the other cluster's node
 # through qcg-rsh, as mpirun starts orted. Its output streams back, its exit code is
-# qcg-submit's, and the node's job directory (the proxy with it) is gone afterwards. Ctrl-C on
+# qcg-submit's, and the job's directory on each node (its working directory, where stage-in
+# files land; the proxy in the first node's) is gone afterwards. Ctrl-C on
 # qcg-submit stops it on the node (exit 130) and leaves no process and no directory.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 SUBMIT="$top_builddir/launcher/qcg-submit"
@@ -34,8 +35,8 @@ cat >"$S/mpirun-report" <<'SH'
 # mpirun's stand-in on the job's first node: what it was given there.
 hf=
 while [ $# -gt 0 ]; do [ "$1" = --hostfile ] && hf=$2; shift; done
-dir=$(dirname "$X509_USER_PROXY")
-echo "where=$(pwd) dir=$dir mode=$(stat -c %a "$dir") proxy-mode=$(stat -c %a "$X509_USER_PROXY")"
+echo "where=$(pwd) mode=$(stat -c %a .) proxy=$X509_USER_PROXY proxy-mode=$(stat -c %a "$X509_USER_PROXY")"
+echo "workdir=$QCG_RSH_WORKDIR staged=$(cat data.txt)"
 echo "hostfile=$(tr '\n' ' ' <"$hf")"
 echo "colors=$QCG_TOPOLOGY_COLORS job=$QCG_JOB_ID"
 echo "stdin=$(cat)"
@@ -49,11 +50,13 @@ SH
 printf '#!/bin/sh\necho started\nexec sleep 147.7\n' >"$S/mpirun-sleep"
 chmod 755 "$S/mpirun-report" "$S/mpirun-sleep"
 echo "the input line" >"$D/input.txt"
+echo "staged data" >"$D/data.txt"
 cat >"$D/job.xml" <<XML
 <job xmlns="urn:qcg-ompi:job:1" name="injob">
 <executable>/bin/true</executable>
 <stdin>$D/input.txt</stdin>
 <wallTime>PT20M</wallTime>
+<stageIn from="$D/data.txt" to="data.txt"/>
 <resources><cluster name="sa" processes="2"/><cluster name="sb" processes="1"/></resources>
 </job>
 XML
@@ -67,7 +70,8 @@ dir=/tmp/qcg-job-$id
 [ $rc = 3 ] && pass the_job_exit_code_comes_back_from_the_node ||
 	fail the_job_exit_code_comes_back_from_the_node "rc=$rc; $(cat "$D/err")"
 grep -q "mpirun runs on sa1 (cluster sa), in $dir" "$D/err" &&
-	echo "$out" | grep -qx "where=$dir dir=$dir mode=700 proxy-mode=600" &&
+	echo "$out" | grep -qx "where=$dir mode=700 proxy=$dir/.qcg/x509_proxy proxy-mode=600" &&
+	echo "$out" | grep -qx "workdir=$dir staged=staged data" &&
 	echo "$out" | grep -qx "hostfile=sa1 slots=2 sb1 slots=1 " &&
 	echo "$out" | grep -qx "colors=0,0,0 job=$id" &&
 	pass mpirun_runs_on_the_first_node_in_a_private_job_directory ||
@@ -90,7 +94,7 @@ echo "$out" | grep -qx "from sb1 as nobody" && echo "$out" | grep -qx "rsh-exit=
 	pass qcg_rsh_on_the_node_reaches_the_other_cluster_with_the_delegated_proxy ||
 	fail qcg_rsh_on_the_node_reaches_the_other_cluster_with_the_delegated_proxy "$out"
 proxy=$(echo "$out" | sed -n 's/^proxy-path=//p')
-[ -n "$id" ] && [ "$proxy" = "$dir/x509_proxy" ] && [ ! -e "$dir" ] &&
+[ -n "$id" ] && [ "$proxy" = "$dir/.qcg/x509_proxy" ] && [ ! -e "$dir" ] &&
 	[ ! -e "/tmp/qcg-jobs-$(id -u)/$id/x509_proxy" ] &&
 	pass the_job_directory_and_the_proxy_are_gone_after_the_job ||
 	fail the_job_directory_and_the_proxy_are_gone_after_the_job "$(ls -la "$dir" 2>&1)"
