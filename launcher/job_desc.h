@@ -78,6 +78,9 @@ struct job_desc {
 	int executable_staged_line;     /* 0: the executable is installed on every node at its
 	                                 * path; else the line that asked to stage it from the
 	                                 * submitting host (job_stage_executable) */
+	int keep_directory_line;        /* 0: the job's directory on each node is removed at the
+	                                 * end (mpirun inside the job); else the line that asked
+	                                 * to keep it */
 };
 
 /* A zeroed description (calloc; free with free()). NULL when out of memory. */
@@ -100,6 +103,10 @@ int job_cluster_add_node(struct job_desc *d, struct job_cluster *c, const char *
 /* Whether the executable is staged from here: value yes|no|true|false|1|0 (what: the
  * format's own name for the setting). 0, or -1 with err "origin:line: ...". */
 int job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen);
+/* Whether the job's directory on each node is kept after the job (what: the format's name
+ * for it; value as for job_set_executable_staged). 0, or -1 with err "origin:line: ...". */
+int job_set_keep_directory(struct job_desc *d, const char *what, const char *value, int line,
     char *err, size_t errlen);
 /* A staged executable becomes a stage-in of the local file to its base name in the working
  * directory, and the program run is "./NAME". Nothing when not staged. 0, or -1 with err. */

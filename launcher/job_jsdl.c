@@ -10,6 +10,8 @@
  *     jsdl:Resources/jsdl:CandidateHosts/jsdl:HostName+
  *     jsdl:Resources/j:StageExecutable (true: the executable is staged from the submitting
  *     host; false or absent: installed at its path on every node),
+ *     jsdl:Resources/j:KeepJobDirectory (true: the job's directory on each node stays after
+ *     the job; false or absent: removed),
  *     jsdl:Resources/j:ReserveTimeout (seconds to wait for busy nodes; j is urn:qcg-ompi:job:1,
  *       job.xsd's namespace, since JSDL has no such element)
  *     jsdl:DataStaging* (FileName with Source/URI: stage in; with Target/URI: stage out)
@@ -306,6 +308,15 @@ map_description(struct jsdl_state *s, const xmlNode *jd, char *err, size_t errle
 		char v[16];
 		if (text_of(s, stage, v, sizeof(v), err, errlen) != 0 ||
 		    job_set_executable_staged(s->d, "StageExecutable", v, job_xml_line(stage), err,
+			errlen) != 0)
+			return -1;
+	}
+	const xmlNode *keep = child(child(jd, NS_JSDL, "Resources"), NS_QCG_JOB,
+	    "KeepJobDirectory");
+	if (keep != NULL) {
+		char v[16];
+		if (text_of(s, keep, v, sizeof(v), err, errlen) != 0 ||
+		    job_set_keep_directory(s->d, "KeepJobDirectory", v, job_xml_line(keep), err,
 			errlen) != 0)
 			return -1;
 	}

@@ -132,6 +132,8 @@ map_element(struct job_desc *d, const xmlNode *n, char *err, size_t errlen)
 		return job_set_binding(d, "<binding>", text, line, err, errlen);
 	if (strcmp(tag, "stageExecutable") == 0)
 		return job_set_executable_staged(d, "<stageExecutable>", text, line, err, errlen);
+	if (strcmp(tag, "keepJobDirectory") == 0)
+		return job_set_keep_directory(d, "<keepJobDirectory>", text, line, err, errlen);
 	if (strcmp(tag, "environment") == 0) {
 		job_xml_attr(n, "name", a, sizeof(a));
 		if ((size_t)snprintf(b, sizeof(b), "%s=%s", a, text) >= sizeof(b)) {

@@ -340,6 +340,47 @@ reserve_timeout_in_all_three_formats(void)
 	    "t.jsdl:5: ReserveTimeout (seconds) must be 1 to 3600 seconds, got 'soon'");
 }
 
+/* The job's directory on each node is removed at the end unless the description asks to keep
+ * it (issue 12), in all three formats; a value other than yes/no is refused with its line. */
+static void
+keep_job_directory_in_all_three_formats(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=yes\n");
+	CHECK(d != NULL && d->keep_directory_line == 4);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=no\n");
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<keepJobDirectory>true</keepJobDirectory>\n<resources><cluster name='a' "
+	    "processes='2'/></resources></job>");
+	CHECK(d != NULL && d->keep_directory_line == 2);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<keepJobDirectory>false</keepJobDirectory>\n<resources><cluster name='a' "
+	    "processes='2'/></resources></job>");
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:KeepJobDirectory xmlns:q='urn:qcg-ompi:job:1'>true</q:KeepJobDirectory>"
+	    "</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && d->keep_directory_line == 5);
+	free(d);
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=later\n",
+	    "t.qcg:4: keep-job-directory must be yes or no (true or false), got 'later'");
+	refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:KeepJobDirectory xmlns:q='urn:qcg-ompi:job:1'>forever</q:KeepJobDirectory>"
+	    "</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:5: KeepJobDirectory must be yes or no (true or false), got 'forever'");
+}
+
 /* The executable is installed on the nodes unless the description asks to stage it (issue
  * 12), in all three formats; staged, it becomes a stage-in to its base name, run as ./NAME. */
 static void
@@ -414,5 +455,6 @@ main(void)
 	RUN(binding_is_none_unless_asked_and_checked_in_xml_and_simple);
 	RUN(reserve_timeout_in_all_three_formats);
 	RUN(staged_executable_in_all_three_formats);
+	RUN(keep_job_directory_in_all_three_formats);
 	return check_exit();
 }
