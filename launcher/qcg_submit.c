@@ -404,7 +404,9 @@ finish_job(struct submit *s, struct submit_remote *remote, int code, bool cancel
 		fprintf(stderr, "qcg-submit: job %s: %s\n", s->id, err);
 		code = code ? code : EXIT_FAILED;
 	}
-	stage_clean(s->soap, &s->alloc, s->job);
+	/* A kept job directory keeps what was staged into it too. */
+	if (remote == NULL || !s->job->keep_directory_line)
+		stage_clean(s->soap, &s->alloc, s->job);
 	if (remote != NULL)
 		submit_remote_clean(remote); /* the delegated proxy with it */
 	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */

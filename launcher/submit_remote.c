@@ -227,6 +227,24 @@ submit_remote_wait(struct submit_remote *r, remote_signal_source next_signal, FI
 	    next_signal, out, errout, st, err, errlen);
 }
 
+/* The description asked to keep the job's directories: only the launcher's own files go from
+ * the first node's (the delegated proxy must not outlive the job), and the user is told where
+ * the rest is. */
+static void
+keep_dirs(struct submit_remote *r)
+{
+	char why[1024], own[200];
+	snprintf(own, sizeof(own), "%s", r->own_dir);
+	char *rm[] = { "rm", "-rf", "--", own };
+	if (run_small(r, submit_remote_part(r), submit_remote_node(r), rm, 4, why,
+	    sizeof(why)) != 0)
+		fprintf(stderr, "qcg-submit: could not remove %s on %s (the delegated proxy is in "
+		    "it): %s\n", r->own_dir, submit_remote_node(r), why);
+	fprintf(stderr, "qcg-submit: job %s: its directory %s is kept on every node (%s:%d)\n",
+	    r->alloc->job_id, r->node_dir, r->job->origin, r->job->keep_directory_line);
+	r->dir_made = false;
+}
+
 void
 submit_remote_clean(struct submit_remote *r)
 {
@@ -235,6 +253,10 @@ submit_remote_clean(struct submit_remote *r)
 	bool left = false;
 	if (!r->dir_made)
 		return;
+	if (r->job->keep_directory_line && r->launch_id[0]) {
+		keep_dirs(r);
+		return;
+	}
 	for (int i = 0; i < r->alloc->count; i++)
 		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
 			const struct coalloc_part *p = &r->alloc->part[i];

@@ -76,7 +76,8 @@ int submit_remote_wait(struct submit_remote *r, remote_signal_source next_signal
     FILE *errout, struct remote_status *st, char *err, size_t errlen);
 
 /* Remove the job's directory on every node (the proxy with it); a failure is said on
- * stderr. */
+ * stderr. A job that ran and whose description asks to keep it (keep_directory_line) keeps
+ * it, all but SUBMIT_REMOTE_OWN on the first node (the proxy). */
 void submit_remote_clean(struct submit_remote *r);
 
 /* mpirun's environment on the node into env (SUBMIT_REMOTE_ENV_MAX entries, pointing into

@@ -102,6 +102,21 @@ query_as jane job "$id" | grep -q " failed .* 3 " && pass the_broker_records_the
 	fail the_broker_records_the_exit_code "$(query_as jane job "$id" 2>&1)"
 rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 
+# keepJobDirectory: the directory stays on the node with what was staged into it, but not the
+# launcher's own files (the delegated proxy).
+sed 's#<stageIn #<keepJobDirectory>true</keepJobDirectory><stageIn #' "$D/job.xml" >"$D/keep.xml"
+QCG_MPIRUN=$S/mpirun-report submit "$D/keep.xml" >"$D/out" 2>"$D/err"
+rc=$?
+id=$(sed -n 's/^qcg-submit: job \([^:]*\): mpirun runs on.*/\1/p' "$D/err")
+dir=/tmp/qcg-job-$id
+if [ $rc = 3 ] && [ -n "$id" ] && [ "$(cat "$dir/data.txt" 2>/dev/null)" = "staged data" ] &&
+	[ ! -e "$dir/.qcg" ] && grep -q "its directory $dir is kept on every node" "$D/err"; then
+	pass keep_job_directory_keeps_it_without_the_proxy
+else
+	fail keep_job_directory_keeps_it_without_the_proxy "rc=$rc; $(cat "$D/err"); $(ls -la "$dir" 2>&1)"
+fi
+[ -n "$id" ] && rm -rf "$dir" "/tmp/qcg-jobs-$(id -u)/$id"
+
 # Ctrl-C: Signal to mpirun on the node, then the release; nothing stays. The stand-in starts
 # no orted, so the start-up watch is off (--startup-timeout 0): only the signal ends the job.
 cp "$D/job.xml" "$D/sleep.xml"
