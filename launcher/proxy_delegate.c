@@ -22,27 +22,15 @@ proxy_delegate_lifetime(long walltime, long grace_seconds)
 	return s > PROXY_SECONDS_MAX ? PROXY_SECONDS_MAX : s;
 }
 
-/* The certificates of path, leaf first (at most USER_CREDS_CHAIN_MAX), and the key of
- * key_path (the same file for a proxy). 0, or -1 with err. */
+/* The certificates of path, leaf first, and the key of key_path (the same file for a proxy).
+ * 0, or -1 with err. */
 static int
 read_signer(const char *path, const char *key_path, STACK_OF(X509) *chain, EVP_PKEY **key,
     char *err, size_t errlen)
 {
-	X509 *x;
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	FILE *f;
+	if (proxy_read_chain(path, chain, err, errlen) != 0)
 		return -1;
-	}
-	while (sk_X509_num(chain) < USER_CREDS_CHAIN_MAX &&
-	    (x = PEM_read_X509(f, NULL, NULL, NULL)) != NULL)
-		sk_X509_push(chain, x);
-	fclose(f);
-	ERR_clear_error();
-	if (sk_X509_num(chain) == 0) {
-		snprintf(err, errlen, "%s: no PEM certificate in it", path);
-		return -1;
-	}
 	if ((f = fopen(key_path, "r")) == NULL) {
 		snprintf(err, errlen, "%s: %s", key_path, strerror(errno));
 		return -1;
