@@ -32,36 +32,91 @@ submit_remote_node(const struct submit_remote *r)
 	return r->alloc->part[0].node[0].name;
 }
 
-/* Run argv (argc words) on node of part p, from "/", with only a PATH, and wait for it: 0 when
- * it exited 0, else -1 with err (its first line of stderr). For mkdir and rm. */
+/* Start argv (argc words) on node of part p, from "/", with only a PATH; its launch id goes
+ * to id. 0, or -1 with err. */
 static int
-run_small(struct submit_remote *r, const struct coalloc_part *p, const char *node, char **argv,
-    int argc, char *err, size_t errlen)
+start_small(struct submit_remote *r, const struct coalloc_part *p, const char *node,
+    char **argv, int argc, char id[REMOTE_LAUNCH_ID_MAX], char *err, size_t errlen)
 {
 	static char path[] = "PATH=/usr/bin:/bin";
-	char *env[] = { path }, id[REMOTE_LAUNCH_ID_MAX], line[512];
+	char *env[] = { path };
 	struct remote_command cmd = { p->frontend_url, p->reservation, node, argv, argc, env, 1,
 		"/" };
+	return remote_launch(r->soap, &cmd, id, err, errlen);
+}
+
+/* Wait for launch id of start_small (what: its program, for the message): 0 when it exited 0,
+ * else -1 with err (its first line of stderr). */
+static int
+await_small(struct submit_remote *r, const struct coalloc_part *p, const char *node,
+    const char *what, const char *id, char *err, size_t errlen)
+{
+	char line[512];
 	struct remote_status st;
 	FILE *errs = tmpfile();
 	if (errs == NULL) {
 		snprintf(err, errlen, "tmpfile: %s", strerror(errno));
 		return -1;
 	}
-	int rc = remote_launch(r->soap, &cmd, id, err, errlen) == 0 &&
-	    remote_stream(r->soap, p->frontend_url, id, NULL, errs, errs, &st, err, errlen) == 0 ?
-	    0 : -1;
+	int rc = remote_stream(r->soap, p->frontend_url, id, NULL, errs, errs, &st, err,
+	    errlen) == 0 ? 0 : -1;
 	if (rc == 0 && remote_status_code(&st) != 0) {
 		rewind(errs);
 		size_t n = fread(line, 1, sizeof(line) - 1, errs);
 		line[n] = '\0';
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(err, errlen, "%s on %s: exit %d: %s", argv[0], node,
+		snprintf(err, errlen, "%s on %s: exit %d: %s", what, node,
 		    remote_status_code(&st), n ? line : "(no message)");
 		rc = -1;
 	}
 	fclose(errs);
 	return rc;
+}
+
+/* Run argv on one node and wait for it (start_small, await_small). */
+static int
+run_small(struct submit_remote *r, const struct coalloc_part *p, const char *node, char **argv,
+    int argc, char *err, size_t errlen)
+{
+	char id[REMOTE_LAUNCH_ID_MAX];
+	if (start_small(r, p, node, argv, argc, id, err, errlen) != 0)
+		return -1;
+	return await_small(r, p, node, argv[0], id, err, errlen);
+}
+
+/* Run argv on every node of the job: all started first, then each waited for, so that the
+ * nodes work at once (one round trip each, not one after the other). Returns how many failed;
+ * each failure goes to stderr after prefix (and the first also to err). */
+static int
+run_everywhere(struct submit_remote *r, char **argv, int argc, const char *prefix, char *err,
+    size_t errlen)
+{
+	static char id[JOB_CLUSTERS_MAX][COALLOC_SLOTS_MAX][REMOTE_LAUNCH_ID_MAX];
+	char why[1024];
+	int failed = 0;
+	err[0] = '\0';
+	for (int i = 0; i < r->alloc->count; i++)
+		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
+			const struct coalloc_part *p = &r->alloc->part[i];
+			id[i][n][0] = '\0';
+			if (start_small(r, p, p->node[n].name, argv, argc, id[i][n], why,
+			    sizeof(why)) == 0)
+				continue;
+			if (failed++ == 0)
+				snprintf(err, errlen, "%s", why);
+			fprintf(stderr, "qcg-submit: %s on %s: %s\n", prefix, p->node[n].name, why);
+		}
+	for (int i = 0; i < r->alloc->count; i++)
+		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
+			const struct coalloc_part *p = &r->alloc->part[i];
+			if (id[i][n][0] == '\0' || await_small(r, p, p->node[n].name, argv[0], id[i][n],
+			    why, sizeof(why)) == 0)
+				continue;
+			if (failed++ == 0)
+				snprintf(err, errlen, "%s", why);
+			fprintf(stderr, "qcg-submit: %s on %s: %s\n", prefix, p->node[n].name, why);
+		}
+	return failed;
 }
 
 /* Stage local_dir/name (or path, when given) into the first node's SUBMIT_REMOTE_OWN. */
@@ -90,16 +145,11 @@ submit_remote_make_dirs(struct submit_remote *r, char *err, size_t errlen)
 		"[ \"$(stat -c %a -- \"$1\")\" = 700 ]; then exit 0; fi; "
 		"echo \"$1 exists and is not this job's directory\" >&2; exit 1";
 	char *mk[] = { "/bin/sh", "-c", script, "qcg-job-dir", r->node_dir };
-	for (int i = 0; i < r->alloc->count; i++)
-		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
-			const struct coalloc_part *p = &r->alloc->part[i];
-			r->dir_made = true; /* a failure may still have made it: clean every node */
-			if (run_small(r, p, p->node[n].name, mk, 5, why, sizeof(why)) != 0) {
-				snprintf(err, errlen, "the job's directory %s on %s: %s", r->node_dir,
-				    p->node[n].name, why);
-				return -1;
-			}
-		}
+	r->dir_made = true; /* a failure may still have made some: clean every node */
+	if (run_everywhere(r, mk, 5, "making the job's directory", why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "the job's directory %s: %s", r->node_dir, why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -250,22 +300,14 @@ submit_remote_clean(struct submit_remote *r)
 {
 	char why[1024];
 	char *rm[] = { "rm", "-rf", "--", r->node_dir };
-	bool left = false;
 	if (!r->dir_made)
 		return;
 	if (r->job->keep_directory_line && r->launch_id[0]) {
 		keep_dirs(r);
 		return;
 	}
-	for (int i = 0; i < r->alloc->count; i++)
-		for (int n = 0; n < r->alloc->part[i].node_count; n++) {
-			const struct coalloc_part *p = &r->alloc->part[i];
-			if (run_small(r, p, p->node[n].name, rm, 4, why, sizeof(why)) == 0)
-				continue;
-			left = true;
-			fprintf(stderr, "qcg-submit: could not remove the job's directory %s on %s%s: "
-			    "%s\n", r->node_dir, p->node[n].name, i == 0 && n == 0 ?
-			    " (the delegated proxy is in it)" : "", why);
-		}
-	r->dir_made = left;
+	/* A failure on the first node leaves the delegated proxy there until the node is
+	 * cleaned: said, with the node, by run_everywhere. */
+	r->dir_made = run_everywhere(r, rm, 4, "could not remove the job's directory (on the "
+	    "first node, with the delegated proxy in it)", why, sizeof(why)) != 0;
 }

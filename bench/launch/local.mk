@@ -6,3 +6,4 @@ bench_launch_init_time_LDADD = $(OMPI_LIBS)
 EXTRA_DIST += bench/launch/run.sh bench/launch/pingpong.sh bench/launch/privsep.sh bench/launch/README.md
 EXTRA_DIST += bench/launch/slurm.sh
 EXTRA_DIST += bench/launch/common.sh
+EXTRA_DIST += bench/launch/in_job.sh
