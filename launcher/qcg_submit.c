@@ -229,7 +229,10 @@ prepare_net(struct submit *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* The record qcg-cancel reads on this host: our pid, then each front-end and reservation. */
+/* The record qcg-cancel reads on this host: our pid, then each front-end and reservation;
+ * with mpirun inside the job also the job directory and each node ("node K NAME", K the
+ * reservation's line), so that a qcg-cancel finding us dead removes the directories (the
+ * delegated proxy is in one) before it releases. */
 static void
 write_record(const struct submit *s)
 {
@@ -242,6 +245,12 @@ write_record(const struct submit *s)
 	for (int i = 0; i < s->alloc.count; i++)
 		fprintf(f, "reservation %s %s\n", s->alloc.part[i].frontend_url,
 		    s->alloc.part[i].reservation);
+	if (s->mpirun_in_job) {
+		fprintf(f, "jobdir " SUBMIT_REMOTE_DIR_FMT "\n", s->id);
+		for (int i = 0; i < s->alloc.count; i++)
+			for (int n = 0; n < s->alloc.part[i].node_count; n++)
+				fprintf(f, "node %d %s\n", i, s->alloc.part[i].node[n].name);
+	}
 	fclose(f);
 }
 

@@ -9,7 +9,8 @@
 # through qcg-rsh, as mpirun starts orted. Its output streams back, its exit code is
 # qcg-submit's, and the job's directory on each node (its working directory, where stage-in
 # files land; the proxy in the first node's) is gone afterwards. Ctrl-C on
-# qcg-submit stops it on the node (exit 130) and leaves no process and no directory.
+# qcg-submit stops it on the node (exit 130) and leaves no process and no directory; with
+# qcg-submit killed, qcg-cancel removes the directories and releases. A kept directory stays.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 SUBMIT="$top_builddir/launcher/qcg-submit"
 D=$FIXTURE_DIR
@@ -136,6 +137,27 @@ if [ $rc = 130 ] && ! pgrep -f '^sleep 147.7' >/dev/null && [ -n "$id" ] && [ ! 
 	pass ctrl_c_stops_mpirun_on_the_node_and_leaves_nothing
 else
 	fail ctrl_c_stops_mpirun_on_the_node_and_leaves_nothing "rc=$rc; $(cat "$D/err"); $(pgrep -af 'sleep 147.7'); $(ls -d /tmp/qcg-job-"$id" 2>&1)"
+fi
+rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+# qcg-submit killed (kill -9) while mpirun runs on the node: qcg-cancel on this host finds the
+# record, removes the job directory on every node (the proxy is in one) and releases.
+cp "$D/job.xml" "$D/orphan.xml"
+QCG_MPIRUN=$S/mpirun-sleep submit --startup-timeout 0 "$D/orphan.xml" >"$D/out" 2>"$D/err" &
+spid=$!
+wait_until 300 grep -qx started "$D/out" || fail orphan_setup "the stand-in did not start: $(cat "$D/err")"
+id=$(sed -n 's/^qcg-submit: job \([^:]*\): mpirun runs on.*/\1/p' "$D/err")
+qpid=$(pgrep -f "qcg-submit .*$D/orphan.xml" | head -1)
+[ -n "$qpid" ] && kill -9 "$qpid"
+wait $spid 2>/dev/null
+[ -d "/tmp/qcg-job-$id" ] || fail orphan_setup "no job directory /tmp/qcg-job-$id after the kill"
+out=$(as_user jane env X509_CERT_DIR="$S/certificates" "$top_builddir/launcher/qcg-cancel" --broker "$BROKER_URL" "$id" 2>&1)
+rc=$?
+wait_while 300 pgrep -f '^sleep 147.7' >/dev/null
+if [ $rc = 0 ] && [ -n "$id" ] && [ ! -e "/tmp/qcg-job-$id" ] && ! pgrep -f '^sleep 147.7' >/dev/null &&
+	echo "$out" | grep -q "released"; then
+	pass qcg_cancel_of_a_dead_submit_removes_the_job_directories_and_releases
+else
+	fail qcg_cancel_of_a_dead_submit_removes_the_job_directories_and_releases "rc=$rc; $out; $(ls -la "/tmp/qcg-job-$id" 2>&1)"
 fi
 rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 fixture_exit
