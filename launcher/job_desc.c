@@ -380,3 +380,12 @@ job_load(const char *path, char *err, size_t errlen)
 	free(buf);
 	return d;
 }
+
+int
+job_has_cluster_executables(const struct job_desc *d)
+{
+	for (int i = 0; i < d->cluster_count; i++)
+		if (d->cluster[i].executable.line)
+			return 1;
+	return 0;
+}

@@ -48,19 +48,22 @@ validate(xmlDocPtr doc, const char *origin, char *err, size_t errlen)
 	return rc;
 }
 
-/* <cluster name= processes= processesPerNode=> with its <node>s. */
+/* <cluster name= processes= processesPerNode= executable=> with its <node>s. */
 static int
 map_cluster(struct job_desc *d, const xmlNode *n, const char *site, char *err, size_t errlen)
 {
-	char name[QCG_NAME_MAX], count[16], per[16], node[QCG_NAME_MAX];
+	char name[QCG_NAME_MAX], count[16], per[16], node[QCG_NAME_MAX], exe[JOB_STRING_MAX];
 	int line = job_xml_line(n);
 	if (job_xml_attr(n, "name", name, sizeof(name)) || job_xml_attr(n, "processes", count,
-	    sizeof(count)) || job_xml_attr(n, "processesPerNode", per, sizeof(per))) {
+	    sizeof(count)) || job_xml_attr(n, "processesPerNode", per, sizeof(per)) ||
+	    job_xml_attr(n, "executable", exe, sizeof(exe))) {
 		job_error(d, line, err, errlen, "cluster attribute too long");
 		return -1;
 	}
 	struct job_cluster *c = job_add_cluster(d, name, site, line, err, errlen);
 	if (c == NULL)
+		return -1;
+	if (exe[0] && job_set_string(d, &c->executable, "executable", exe, line, err, errlen) != 0)
 		return -1;
 	/* The schema checked both counts already; this only converts them. */
 	if (job_parse_count(count, JOB_PROCESSES_MAX, &c->processes) != 0 ||
