@@ -547,7 +547,7 @@ run_job(struct submit *s)
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
 		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS,
-		submit_component_path(s->self_dir), NULL };
+		submit_component_path(s->self_dir), NULL, false };
 	char self[256] = "";
 	/* mpirun's host: this one, or the job's first node. */
 	if (s->mpirun_in_job)
@@ -566,6 +566,16 @@ run_job(struct submit *s)
 		    "the first ranks on it); submit from another host or ask for binding none",
 		    s->job->origin, s->job->binding_line, job_binding_name(s->job->binding), self);
 		return abandon(s, err);
+	}
+	/* Clusters with programs of their own: every node's hosts-map line names its program
+	 * (the job's for the others), and every rank starts it from there. */
+	if (s->mpirun_in_job && job_has_cluster_executables(s->job)) {
+		plan.exec_per_node = true;
+		for (int i = 0; i < s->job->cluster_count; i++)
+			if (!s->job->cluster[i].executable.line) {
+				s->job->cluster[i].executable = s->job->executable;
+				s->job->cluster[i].executable.line = -1;
+			}
 	}
 	if (prepare_net(s, err, sizeof(err)) != 0 ||
 	    make_job_dir(s, plan.form, err, sizeof(err)) != 0)
@@ -657,6 +667,12 @@ prepare(struct submit *s, const char *file)
 	int auth = 0;
 	if ((s->job = job_load(file, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (job_has_cluster_executables(s->job) && !s->mpirun_in_job) {
+		fprintf(stderr, "qcg-submit: %s: a cluster names its own installed executable, which "
+		    "only mpirun inside the job can honour (each node runs a link to its own); "
+		    "submit with --mpirun-in-job\n", s->job->origin);
 		return EXIT_USAGE;
 	}
 	struct soap_client_settings settings = { 30, 30, 16 * 1024 * 1024 };

@@ -214,6 +214,11 @@ submit_remote_env(const struct submit_remote *r, const struct submit_plan *plan,
 	if (word[0] && n < SUBMIT_REMOTE_ENV_MAX)
 		bad |= add_env(env, &n, storage, storage_len, &used, JOB_TOPOLOGY_COLORS_ENV,
 		    strchr(word, '=') + 1);
+	/* mpirun's own ranks: its cluster's program (the other nodes' come with orted). */
+	const struct job_cluster *first = submit_remote_part(r)->cluster;
+	if (plan->exec_per_node && first->executable.line)
+		bad |= add_env(env, &n, storage, storage_len, &used, SUBMIT_EXEC_ENV,
+		    first->executable.text);
 	if (plan->net_lib) {
 		struct rsh_target t;
 		memset(&t, 0, sizeof(t));

@@ -58,7 +58,7 @@ struct submit_remote {
 const struct coalloc_part *submit_remote_part(const struct submit_remote *r);
 const char *submit_remote_node(const struct submit_remote *r);
 
-/* Make the job's directory on every node (mode 0700; one already there is an error). 0, or -1
+/* Make the job's directory on every node (mode 0700; one already there must be ours). 0, or -1
  * with err naming the node; submit_remote_clean removes what was made. */
 int submit_remote_make_dirs(struct submit_remote *r, char *err, size_t errlen);
 

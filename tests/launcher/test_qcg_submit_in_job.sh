@@ -11,6 +11,7 @@
 # files land; the proxy in the first node's) is gone afterwards. Ctrl-C on
 # qcg-submit stops it on the node (exit 130) and leaves no process and no directory; with
 # qcg-submit killed, qcg-cancel removes the directories and releases. A kept directory stays.
+# A cluster's own installed executable reaches its nodes' ranks.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 SUBMIT="$top_builddir/launcher/qcg-submit"
 D=$FIXTURE_DIR
@@ -102,6 +103,43 @@ proxy=$(echo "$out" | sed -n 's/^proxy-path=//p')
 query_as jane job "$id" | grep -q " failed .* 3 " && pass the_broker_records_the_exit_code ||
 	fail the_broker_records_the_exit_code "$(query_as jane job "$id" 2>&1)"
 rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+
+# A cluster with its own installed path of the program: each node's hosts-map line names its
+# cluster's program (the job's executable for the other cluster), mpirun's own environment its
+# node's, and every rank starts through a shell that runs it. mpirun on this host cannot do
+# that: refused before anything is reserved (exit 2).
+cat >"$S/mpirun-links" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ] && [ "$1" != /bin/sh ]; do shift; done
+echo "program=$1 $2 $4"
+echo "script=$3"
+echo "sa1=$QCG_EXECUTABLE"
+env -u QCG_NET qcg-rsh sb1 'echo sb1=$QCG_EXECUTABLE'
+SH
+chmod 755 "$S/mpirun-links"
+cat >"$D/links.xml" <<XML
+<job xmlns="urn:qcg-ompi:job:1" name="links">
+<executable>/bin/true</executable>
+<resources><cluster name="sa" processes="2"/><cluster name="sb" processes="1" executable="/opt/sb/prog"/></resources>
+</job>
+XML
+QCG_MPIRUN=$S/mpirun-links submit "$D/links.xml" >"$D/out" 2>"$D/err"
+rc=$?
+id=$(sed -n 's/^qcg-submit: job \([^:]*\): mpirun runs on.*/\1/p' "$D/err")
+if [ $rc = 0 ] && grep -qx "program=/bin/sh -c /bin/true" "$D/out" &&
+	grep -qxF 'script=p=${QCG_EXECUTABLE:-$0}; exec "$p" "$@"' "$D/out" && grep -qx "sa1=/bin/true" "$D/out" &&
+	grep -qx "sb1=/opt/sb/prog" "$D/out" && [ ! -e "/tmp/qcg-job-$id" ]; then
+	pass each_cluster_runs_its_own_installed_executable
+else
+	fail each_cluster_runs_its_own_installed_executable "rc=$rc; $(cat "$D/out" "$D/err")"
+fi
+[ -n "$id" ] && rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
+before=$(grep -c 'reservation [0-9a-f]*: job' "$D/site-sa.log")
+out=$(QCG_MPIRUN=$S/mpirun-links submit --mpirun-here "$D/links.xml" 2>&1); rc=$?
+[ $rc = 2 ] && echo "$out" | grep -q "only mpirun inside the job can honour" &&
+	[ "$(grep -c 'reservation [0-9a-f]*: job' "$D/site-sa.log")" = "$before" ] &&
+	pass a_cluster_executable_with_mpirun_here_is_refused_before_reserving ||
+	fail a_cluster_executable_with_mpirun_here_is_refused_before_reserving "rc=$rc; $out"
 
 # keepJobDirectory: the directory stays on the node with what was staged into it, but not the
 # launcher's own files (the delegated proxy).
