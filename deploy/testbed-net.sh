@@ -153,6 +153,23 @@ tb_build_firewalls() {
 	while IFS=$'\t' read -r name role site policy wan lan; do
 		tb_build_firewall "$name" "$policy" "${lan%.*}"
 	done < <(tb_rows gw)
+	tb_build_workstation_firewall
+}
+
+# up --workstation: host user is a workstation behind a NAT of its own. What such a NAT means
+# for qcg-submit is that nothing can connect to the host, while the host connects out and gets
+# its replies: a stateful firewall on the host itself, which admits only loopback and the
+# replies to its own connections. (Its address is not rewritten: nothing here depends on it.)
+tb_build_workstation_firewall() {
+	((${WORKSTATION:-0})) || return 0
+	{
+		printf '*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n'
+		printf -- '-A INPUT -i lo -j ACCEPT\n'
+		printf -- '-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+		printf 'COMMIT\n'
+	} >"$DIR/etc/firewall-user.rules"
+	tb_nsx user iptables-restore "$DIR/etc/firewall-user.rules" ||
+		die "iptables-restore failed on user (rules in $DIR/etc/firewall-user.rules)"
 }
 
 ## Building: names ---------------------------------------------------------------------------

@@ -78,6 +78,7 @@ tb_rows() {
 tb_parse_up() {
 	SITES=3 NODES=2 POLICIES=open,nat,closed OVERLAP=0 WAN_DELAY=5 WAN_RATE=0 PROXIES=1
 	FRONTEND_PROXY=0 SERVICES=1 SEPARATE_FS=0 SLURM_RAW=""
+	WORKSTATION=0
 	while (($#)); do
 		case $1 in
 		--sites) SITES=${2-}; shift ;;
@@ -90,6 +91,7 @@ tb_parse_up() {
 		--frontend-proxy) FRONTEND_PROXY=1 ;;
 		--no-services) SERVICES=0 ;;
 		--separate-fs) SEPARATE_FS=1 ;;
+		--workstation) WORKSTATION=1 ;;
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
 		*) usage_error "up: unknown option '$1'" ;;
 		esac

@@ -263,6 +263,10 @@ tb_start_group() {
 			tb_start_frontend "$name" "$site" "$policy" "$wan" "$lan"
 			started+=("frontend-$site:$DIR/run/frontend-$site.port")
 			;;
+		gw:user | node:user)
+			# up --workstation: host user runs no qcg service (mpirun runs inside the job).
+			((${WORKSTATION:-0})) && continue
+			;;&
 		gw:user)
 			tb_start_frontend "$name" "$USER_CLUSTER" open "$wan" "$wan"
 			started+=("frontend-$USER_CLUSTER:$DIR/run/frontend-$USER_CLUSTER.port")

@@ -13,12 +13,17 @@
 #   4. the main job: qcg-submit on host user runs examples/all-pairs (native XML) as one Open
 #      MPI job over the three sites (mpirun with qcg-rsh and libqcgnet.so), then qcg-status and
 #      every connection's method; then examples/pi from its QCG-Simple directives.
+# Host user is a plain workstation (qcg-testbed up --workstation): it runs no qcg service and
+# admits no inbound connection, and mpirun runs inside the job, on the first node of the first
+# cluster (launcher/submit_remote.h); qcg-submit streams its output back. --user-services
+# gives host user its own front-end and helper instead, and mpirun runs there.
 # The testbed is always taken down, whatever happens. Its hosts share no files (qcg-testbed
 # up --separate-fs: each its own /tmp, /home, /root, /etc/grid-security), as real sites do;
 # --shared-fs runs it on one filesystem instead.
 #
-#   examples/demo-grid.sh [--shared-fs] [BUILD-DIR]      (default: the source tree's own build)
-#   examples/demo-grid.sh [--shared-fs] --installed PREFIX [BUILD-DIR]
+#   examples/demo-grid.sh [--shared-fs] [--user-services] [BUILD-DIR]   (default: the source
+#                                                                      tree's own build)
+#   examples/demo-grid.sh [--shared-fs] [--user-services] --installed PREFIX [BUILD-DIR]
 #
 # Needs a build (./configure && make); the test programs it uses (tests/integration/
 # frontend_call, helper_local, broker_call, tests/testbed/tb_connect) are built here with
@@ -28,9 +33,13 @@
 # installed directory to Open MPI) and the example programs; the test programs, which are
 # not installed, still come from BUILD-DIR.
 set -euo pipefail
-installed='' fs=--separate-fs
+installed='' fs=--separate-fs ws=--workstation
 if [[ ${1:-} == --shared-fs ]]; then
 	fs=
+	shift
+fi
+if [[ ${1:-} == --user-services ]]; then
+	ws=
 	shift
 fi
 if [[ ${1:-} == --installed ]]; then
@@ -97,10 +106,10 @@ trap 'exit 143' TERM
 source "$top_srcdir/tests/testbed/grid.sh"
 GRID_QUERY=$LAUNCHER_DIR/qcg-query # grid.sh's default is the build's
 
-step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy${fs:+, hosts sharing no files}"
+step "qcg-testbed up: 3 sites (open, nat, closed) x 2 nodes, 5 ms WAN, 1 WAN proxy, gateway proxy${fs:+, hosts sharing no files}${ws:+, host user a workstation running no service}"
 t0=$(now_ms)
 "$QTB" --dir "$TB_DIR" up --sites 3 --nodes 2 --policies open,nat,closed --wan-delay 5 \
-	--proxies 1 --frontend-proxy $fs
+	--proxies 1 --frontend-proxy $fs $ws
 echo "up with every service ready and registered: $(($(now_ms) - t0)) ms"
 "$QTB" --dir "$TB_DIR" status | sed -n '/^DAEMON/,$p'
 grid_env
@@ -151,7 +160,8 @@ job_file() {
 		"$top_srcdir/examples/$1/$1.$2" >"$TB_DIR/$1.$2"
 	echo "$TB_DIR/$1.$2"
 }
-# qcg-submit on host user as the testbed's user; mpirun there reaches every site's orted (the
+# qcg-submit on host user as the testbed's user. mpirun runs on the job's first node (a1) when
+# host user is a workstation, else on host user; either way it reaches every site's orted (the
 # closed site's through its gateway proxy) over connections the broker sets up.
 submit_on_user() {
 	"$QTB" --dir "$TB_DIR" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 \
@@ -159,7 +169,7 @@ submit_on_user() {
 		timeout "$MPI_TIMEOUT" "$LAUNCHER_DIR/qcg-submit" "$@"
 }
 
-step "qcg-submit: one MPI job over the three sites (a open, b nat, c closed), 6 ranks"
+step "qcg-submit: one MPI job over the three sites (a open, b nat, c closed), 6 ranks${ws:+; mpirun inside the job}"
 cat "$(job_file all-pairs xml)"
 t0=$(now_ms)
 out=$(submit_on_user "$TB_DIR/all-pairs.xml" 2>&1) || { echo "$out"; die "qcg-submit all-pairs failed"; }

@@ -214,21 +214,37 @@ job_set_reserve_timeout(struct job_desc *d, const char *what, long seconds, cons
 	return 0;
 }
 
-int
-job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+/* A yes/no setting into *flag_line: line for yes|true|1, 0 for no|false|0; else -1 with err
+ * naming what. */
+static int
+set_yes_no(struct job_desc *d, int *flag_line, const char *what, const char *value, int line,
     char *err, size_t errlen)
 {
 	if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0 || strcmp(value, "1") == 0) {
-		d->executable_staged_line = line;
+		*flag_line = line;
 		return 0;
 	}
 	if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0 || strcmp(value, "0") == 0) {
-		d->executable_staged_line = 0;
+		*flag_line = 0;
 		return 0;
 	}
 	job_error(d, line, err, errlen, "%s must be yes or no (true or false), got '%s'", what,
 	    value);
 	return -1;
+}
+
+int
+job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen)
+{
+	return set_yes_no(d, &d->executable_staged_line, what, value, line, err, errlen);
+}
+
+int
+job_set_keep_directory(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen)
+{
+	return set_yes_no(d, &d->keep_directory_line, what, value, line, err, errlen);
 }
 
 int
@@ -363,4 +379,13 @@ job_load(const char *path, char *err, size_t errlen)
 	}
 	free(buf);
 	return d;
+}
+
+int
+job_has_cluster_executables(const struct job_desc *d)
+{
+	for (int i = 0; i < d->cluster_count; i++)
+		if (d->cluster[i].executable.line)
+			return 1;
+	return 0;
 }

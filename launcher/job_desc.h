@@ -50,6 +50,9 @@ struct job_cluster {
 	char node[JOB_NODES_MAX][QCG_NAME_MAX]; /* nodes asked for, in order (none: any) */
 	int node_count;
 	int line;
+	struct job_string executable;   /* the program's installed path on this cluster's nodes
+	                                 * (line 0: the job's <executable>); mpirun inside the
+	                                 * job only (launcher/submit_remote.h) */
 };
 
 struct job_stage {
@@ -78,6 +81,9 @@ struct job_desc {
 	int executable_staged_line;     /* 0: the executable is installed on every node at its
 	                                 * path; else the line that asked to stage it from the
 	                                 * submitting host (job_stage_executable) */
+	int keep_directory_line;        /* 0: the job's directory on each node is removed at the
+	                                 * end (mpirun inside the job); else the line that asked
+	                                 * to keep it */
 };
 
 /* A zeroed description (calloc; free with free()). NULL when out of memory. */
@@ -100,6 +106,12 @@ int job_cluster_add_node(struct job_desc *d, struct job_cluster *c, const char *
 /* Whether the executable is staged from here: value yes|no|true|false|1|0 (what: the
  * format's own name for the setting). 0, or -1 with err "origin:line: ...". */
 int job_set_executable_staged(struct job_desc *d, const char *what, const char *value, int line,
+    char *err, size_t errlen);
+/* Whether any cluster names its own installed path of the executable. */
+int job_has_cluster_executables(const struct job_desc *d);
+/* Whether the job's directory on each node is kept after the job (what: the format's name
+ * for it; value as for job_set_executable_staged). 0, or -1 with err "origin:line: ...". */
+int job_set_keep_directory(struct job_desc *d, const char *what, const char *value, int line,
     char *err, size_t errlen);
 /* A staged executable becomes a stage-in of the local file to its base name in the working
  * directory, and the program run is "./NAME". Nothing when not staged. 0, or -1 with err. */

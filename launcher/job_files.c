@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job_files.h"
+#include "submit_run.h"
 #include "job_topology.h"
 #include "node_env.h"
 
@@ -75,6 +76,16 @@ job_files_hosts(FILE *f, const struct coalloc *c)
 				return -1;
 			job_topology_word(c, i, n, t.env[t.envc], sizeof(t.env[t.envc]));
 			t.envc++;
+			/* A cluster's own installed program (mpirun inside the job): the node's ranks
+			 * start it through SUBMIT_EXEC_SCRIPT (submit_run.h). */
+			const struct job_cluster *jc = c->part[i].cluster;
+			if (jc != NULL && jc->executable.line) {
+				if (t.envc >= RSH_MAP_ENV_MAX || (size_t)snprintf(t.env[t.envc],
+				    sizeof(t.env[t.envc]), "%s=%s", SUBMIT_EXEC_ENV, jc->executable.text) >=
+				    sizeof(t.env[t.envc]))
+					return -1;
+				t.envc++;
+			}
 			if (rsh_map_format_env(&t, line, sizeof(line)) != 0)
 				return -1;
 			fputs(line, f);

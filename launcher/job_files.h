@@ -13,7 +13,8 @@
  *              per rank instead, for --map-by seq (which cannot bind: see job_files_form).
  *   hosts      qcg-rsh's hosts map (rsh_map.h): NODE FRONTEND-URL RESERVATION, then the
  *              node's libqcgnet.so words when it has a port window (node_env.h), then its
- *              QCG_TOPOLOGY_COLORS word (job_topology.h)
+ *              QCG_TOPOLOGY_COLORS word (job_topology.h), then QCG_EXECUTABLE=PATH when its
+ *              cluster has a program path of its own (submit_run.h SUBMIT_EXEC_ENV)
  *   topology   mpi-glue/topo's topology file: "rank site cluster node" colors; sites numbered
  *              in order of first appearance, clusters within their site, nodes within their
  *              cluster (job_topology.h). A record of the layout, not read by the job: each rank

@@ -10,6 +10,10 @@
  *     jsdl:Resources/jsdl:CandidateHosts/jsdl:HostName+
  *     jsdl:Resources/j:StageExecutable (true: the executable is staged from the submitting
  *     host; false or absent: installed at its path on every node),
+ *     jsdl:Resources/j:ClusterExecutable@cluster* (the program's installed path on that
+ *     cluster's nodes instead of Executable's; mpirun inside the job only),
+ *     jsdl:Resources/j:KeepJobDirectory (true: the job's directory on each node stays after
+ *     the job; false or absent: removed),
  *     jsdl:Resources/j:ReserveTimeout (seconds to wait for busy nodes; j is urn:qcg-ompi:job:1,
  *       job.xsd's namespace, since JSDL has no such element)
  *     jsdl:DataStaging* (FileName with Source/URI: stage in; with Target/URI: stage out)
@@ -237,6 +241,29 @@ split_processes(struct jsdl_state *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* j:ClusterExecutable cluster="NAME": that cluster's installed path of the program. The
+ * cluster must be one of CandidateHosts'. */
+static int
+map_cluster_executable(struct jsdl_state *s, const xmlNode *n, char *err, size_t errlen)
+{
+	char name[QCG_NAME_MAX], v[JOB_STRING_MAX];
+	int line = job_xml_line(n);
+	if (job_xml_attr(n, "cluster", name, sizeof(name)) != 0 || name[0] == '\0') {
+		job_error(s->d, line, err, errlen, "ClusterExecutable needs a cluster attribute "
+		    "naming one of CandidateHosts' clusters");
+		return -1;
+	}
+	if (text_of(s, n, v, sizeof(v), err, errlen) != 0)
+		return -1;
+	for (int i = 0; i < s->d->cluster_count; i++)
+		if (strcmp(s->d->cluster[i].name, name) == 0)
+			return job_set_string(s->d, &s->d->cluster[i].executable,
+			    "ClusterExecutable", v, line, err, errlen);
+	job_error(s->d, line, err, errlen, "ClusterExecutable names cluster '%s', which is not "
+	    "among CandidateHosts", name);
+	return -1;
+}
+
 /* DataStaging: FileName and a Source (stage in) or a Target (stage out) URI. */
 static int
 map_staging(struct jsdl_state *s, const xmlNode *n, char *err, size_t errlen)
@@ -306,6 +333,20 @@ map_description(struct jsdl_state *s, const xmlNode *jd, char *err, size_t errle
 		char v[16];
 		if (text_of(s, stage, v, sizeof(v), err, errlen) != 0 ||
 		    job_set_executable_staged(s->d, "StageExecutable", v, job_xml_line(stage), err,
+			errlen) != 0)
+			return -1;
+	}
+	const xmlNode *res = child(jd, NS_JSDL, "Resources");
+	for (const xmlNode *n = res ? res->children : NULL; n; n = n->next)
+		if (job_xml_is(n, NS_QCG_JOB, "ClusterExecutable") &&
+		    map_cluster_executable(s, n, err, errlen) != 0)
+			return -1;
+	const xmlNode *keep = child(child(jd, NS_JSDL, "Resources"), NS_QCG_JOB,
+	    "KeepJobDirectory");
+	if (keep != NULL) {
+		char v[16];
+		if (text_of(s, keep, v, sizeof(v), err, errlen) != 0 ||
+		    job_set_keep_directory(s->d, "KeepJobDirectory", v, job_xml_line(keep), err,
 			errlen) != 0)
 			return -1;
 	}

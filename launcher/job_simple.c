@@ -11,6 +11,10 @@
  *   reserve-timeout=ISO-8601-DURATION  how long to wait for busy nodes (PT30S; at most PT1H)
  *   stage-executable=yes|no  the executable is staged from the submitting host (default no:
  *                    installed at its path on every node)
+ *   host-executable=PATH  after host=: the program's installed path on that cluster's nodes
+ *                    (default: executable=; mpirun inside the job only)
+ *   keep-job-directory=yes|no  keep the job's directory on each node after the job (default
+ *                    no: removed; mpirun inside the job)
  *   stage-in-file=LOCAL[ -> REMOTE]   stage-out-file=REMOTE[ -> LOCAL]
  *
  * Unknown directives are errors, not silently ignored.
@@ -167,6 +171,9 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 		return parse_host(s, v, line, err, errlen);
 	if (strcmp(key, "nodes") == 0)
 		return need_host(s, key, line, err, errlen) || parse_nodes(s, v, line, err, errlen);
+	if (strcmp(key, "host-executable") == 0)
+		return need_host(s, key, line, err, errlen) || job_set_string(d,
+		    &s->current->executable, key, v, line, err, errlen);
 	if (strcmp(key, "procs") == 0) {
 		if (need_host(s, key, line, err, errlen))
 			return -1;
@@ -198,6 +205,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 		return job_set_binding(d, key, v, line, err, errlen);
 	if (strcmp(key, "stage-executable") == 0)
 		return job_set_executable_staged(d, key, v, line, err, errlen);
+	if (strcmp(key, "keep-job-directory") == 0)
+		return job_set_keep_directory(d, key, v, line, err, errlen);
 	if (strcmp(key, "reserve-timeout") == 0) {
 		long secs = -1;
 		if (job_parse_duration(v, &secs) != 0)
@@ -221,7 +230,8 @@ apply_directive(struct simple_state *s, const char *key, const char *v, int line
 			    key, v, line, err, errlen);
 	job_error(d, line, err, errlen, "unknown directive '%s' (known: host, nodes, procs, "
 	    "executable, argument, environment, walltime, binding, reserve-timeout, stage-in-file, "
-	    "stage-out-file, output, error, name, stage-executable)", key);
+	    "stage-out-file, output, error, name, stage-executable, keep-job-directory, "
+	    "host-executable)", key);
 	return -1;
 }
 

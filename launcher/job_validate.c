@@ -97,6 +97,24 @@ cluster_ok(const struct job_desc *d, int i, char *err, size_t errlen)
 static int
 paths_ok(const struct job_desc *d, char *err, size_t errlen)
 {
+	for (int i = 0; i < d->cluster_count; i++) {
+		const struct job_cluster *c = &d->cluster[i];
+		/* It travels as one word of qcg-rsh's hosts map, as the job's executable then
+		 * does for the other clusters: no blanks in either. */
+		if (c->executable.line && (c->executable.text[0] != '/' ||
+		    strpbrk(c->executable.text, " \t\n") || strpbrk(d->executable.text, " \t\n"))) {
+			job_error(d, c->executable.line, err, errlen, "cluster %s: its executable "
+			    "must be an absolute path on its nodes without blanks (nor may the job's "
+			    "executable have any), got '%s'", c->name, c->executable.text);
+			return -1;
+		}
+		if (c->executable.line && d->executable_staged_line) {
+			job_error(d, c->executable.line, err, errlen, "cluster %s: an installed path "
+			    "of the executable and a staged executable (line %d) exclude each other",
+			    c->name, d->executable_staged_line);
+			return -1;
+		}
+	}
 	if (d->workdir.line && d->workdir.text[0] != '/') {
 		job_error(d, d->workdir.line, err, errlen, "the working directory must be an "
 		    "absolute path on the nodes, got '%s'", d->workdir.text);

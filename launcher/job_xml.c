@@ -48,19 +48,22 @@ validate(xmlDocPtr doc, const char *origin, char *err, size_t errlen)
 	return rc;
 }
 
-/* <cluster name= processes= processesPerNode=> with its <node>s. */
+/* <cluster name= processes= processesPerNode= executable=> with its <node>s. */
 static int
 map_cluster(struct job_desc *d, const xmlNode *n, const char *site, char *err, size_t errlen)
 {
-	char name[QCG_NAME_MAX], count[16], per[16], node[QCG_NAME_MAX];
+	char name[QCG_NAME_MAX], count[16], per[16], node[QCG_NAME_MAX], exe[JOB_STRING_MAX];
 	int line = job_xml_line(n);
 	if (job_xml_attr(n, "name", name, sizeof(name)) || job_xml_attr(n, "processes", count,
-	    sizeof(count)) || job_xml_attr(n, "processesPerNode", per, sizeof(per))) {
+	    sizeof(count)) || job_xml_attr(n, "processesPerNode", per, sizeof(per)) ||
+	    job_xml_attr(n, "executable", exe, sizeof(exe))) {
 		job_error(d, line, err, errlen, "cluster attribute too long");
 		return -1;
 	}
 	struct job_cluster *c = job_add_cluster(d, name, site, line, err, errlen);
 	if (c == NULL)
+		return -1;
+	if (exe[0] && job_set_string(d, &c->executable, "executable", exe, line, err, errlen) != 0)
 		return -1;
 	/* The schema checked both counts already; this only converts them. */
 	if (job_parse_count(count, JOB_PROCESSES_MAX, &c->processes) != 0 ||
@@ -132,6 +135,8 @@ map_element(struct job_desc *d, const xmlNode *n, char *err, size_t errlen)
 		return job_set_binding(d, "<binding>", text, line, err, errlen);
 	if (strcmp(tag, "stageExecutable") == 0)
 		return job_set_executable_staged(d, "<stageExecutable>", text, line, err, errlen);
+	if (strcmp(tag, "keepJobDirectory") == 0)
+		return job_set_keep_directory(d, "<keepJobDirectory>", text, line, err, errlen);
 	if (strcmp(tag, "environment") == 0) {
 		job_xml_attr(n, "name", a, sizeof(a));
 		if ((size_t)snprintf(b, sizeof(b), "%s=%s", a, text) >= sizeof(b)) {

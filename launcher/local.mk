@@ -17,7 +17,9 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/job_topology.c launcher/job_topology.h \
 	launcher/broker_jobs.c launcher/broker_jobs.h launcher/startup_watch.c launcher/startup_watch.h \
 	launcher/submit_run.c launcher/submit_run.h \
-	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h
+	launcher/node_env.c launcher/node_env.h launcher/stage.c launcher/stage.h \
+	launcher/proxy_delegate.c launcher/proxy_delegate.h \
+	launcher/submit_remote.c launcher/submit_remote.h
 launcher_liblauncher_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) \
 	-DQCG_LIBDIR=\"$(libdir)\" -DQCG_COMPONENT_DIR=\"$(QCG_COMPONENT_DIR)\" \
 	-DQCG_OMPI_PKGLIBDIR=\"$(OMPI_PKGLIBDIR)\"
@@ -85,6 +87,8 @@ launcher_qcg_submit_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_SOAP_CPPFLAGS) -DQCG_BINDIR=
 launcher_qcg_submit_LDADD = $(LAUNCHER_LIBS) $(JOBDESC_LIBS)
 TESTS += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
 EXTRA_DIST += tests/launcher/test_qcg_submit.sh tests/launcher/test_qcg_submit_wait.sh
+TESTS += tests/launcher/test_qcg_submit_in_job.sh
+EXTRA_DIST += tests/launcher/test_qcg_submit_in_job.sh
 
 bin_PROGRAMS += launcher/qcg-status launcher/qcg-cancel
 launcher_qcg_status_SOURCES = launcher/qcg_status.c
@@ -144,3 +148,7 @@ EXTRA_DIST += tests/launcher/test_stage_loopback.sh
 
 # The examples' expected output, shared by examples.test and slurm_submit.test.
 EXTRA_DIST += tests/launcher/examples_output.sh
+
+# mpirun inside the job from a workstation running no qcg service (qcg-testbed up --workstation).
+TESTS += tests/launcher/workstation.test
+EXTRA_DIST += tests/launcher/workstation.test

@@ -185,3 +185,24 @@ proxy_write(const char *path, X509 *cert, EVP_PKEY *key, STACK_OF(X509) *chain, 
 	}
 	return 0;
 }
+
+int
+proxy_read_chain(const char *path, STACK_OF(X509) *chain, char *err, size_t errlen)
+{
+	X509 *x;
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (sk_X509_num(chain) < PROXY_CHAIN_MAX &&
+	    (x = PEM_read_X509(f, NULL, NULL, NULL)) != NULL)
+		sk_X509_push(chain, x);
+	fclose(f);
+	ERR_clear_error();
+	if (sk_X509_num(chain) == 0) {
+		snprintf(err, errlen, "%s: no PEM certificate in it", path);
+		return -1;
+	}
+	return 0;
+}

@@ -17,6 +17,7 @@
 #define PROXY_BITS_MAX 8192
 #define PROXY_SECONDS_MAX (30L * 86400) /* a proxy longer than a month defeats its purpose */
 #define PROXY_BACKDATE 300               /* seconds: tolerate clocks a little behind ours */
+#define PROXY_CHAIN_MAX 16               /* certificates read from one credential file */
 
 struct proxy_request {
 	X509 *signer;            /* the user's certificate (or a proxy, for a proxy of a proxy) */
@@ -29,6 +30,10 @@ struct proxy_request {
 /* Make the proxy; *cert and *key are the caller's to free. 0, or -1 with err. */
 int proxy_make(const struct proxy_request *r, X509 **cert, EVP_PKEY **key, char *err,
     size_t errlen);
+
+/* Push the PEM certificates of path (leaf first, at most PROXY_CHAIN_MAX) onto chain: the
+ * signer of a new proxy and the chain to write after it. 0, or -1 with err naming path. */
+int proxy_read_chain(const char *path, STACK_OF(X509) *chain, char *err, size_t errlen);
 
 /* Write proxy cert, its key, then the signer's chain (chain: signer first) to path with mode
  * 0600, replacing it atomically. 0, or -1 with err. */

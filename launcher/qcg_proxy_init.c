@@ -136,21 +136,9 @@ static int
 read_credentials(const struct init_options *o, STACK_OF(X509) *chain, EVP_PKEY **key,
     char *err, size_t errlen)
 {
-	FILE *f = fopen(o->cert, "r");
-	X509 *x;
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", o->cert, strerror(errno));
+	FILE *f;
+	if (proxy_read_chain(o->cert, chain, err, errlen) != 0)
 		return -1;
-	}
-	while (sk_X509_num(chain) < USER_CREDS_CHAIN_MAX &&
-	    (x = PEM_read_X509(f, NULL, NULL, NULL)) != NULL)
-		sk_X509_push(chain, x);
-	fclose(f);
-	ERR_clear_error();
-	if (sk_X509_num(chain) == 0) {
-		snprintf(err, errlen, "%s: no PEM certificate in it", o->cert);
-		return -1;
-	}
 	if ((f = fopen(o->key, "r")) == NULL) {
 		snprintf(err, errlen, "%s: %s", o->key, strerror(errno));
 		return -1;

@@ -2,7 +2,8 @@
  * qcg_submit.c: qcg-submit, one Open MPI job over the clusters a description names
  * (DESIGN.md section 4).
  *
- *   qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] [--startup-timeout SEC] FILE
+ *   qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] [--startup-timeout SEC]
+ *              [--mpirun-in-job | --mpirun-here] FILE
  *
  * In order, and nothing is reserved before the first three pass: the description is parsed
  * and validated (native XML, QCG-Simple or JSDL SPMD); the user's credentials are found and
@@ -11,7 +12,13 @@
  * nodes are held by other jobs the job is queued and waits up to the reserve timeout, from
  * --reserve-timeout, else the description, else 60 s: coalloc.h), the job directory
  * /tmp/qcg-jobs-<uid>/<JOB>/ (hostfile, hosts, topology), mpirun with qcg-rsh, and at the end
- * Release everywhere and the final state at the broker. Ctrl-C, SIGTERM and `qcg-cancel JOB`
+ * Release everywhere and the final state at the broker.
+ *
+ * Where mpirun runs: on this host (--mpirun-here), or on the job's first node, started through
+ * its front-end (--mpirun-in-job, submit_remote.h), so that this host needs no qcg service and
+ * no inbound connection. The default is in the job unless a helper serves this host
+ * (QCG_HELPER_SOCKET): a local mpirun's listeners can be reached from a closed site only
+ * through such a helper, and a workstation has none. Ctrl-C, SIGTERM and `qcg-cancel JOB`
  * (seen at the broker within QCG_SUBMIT_POLL seconds) stop everything everywhere.
  *
  * Exit codes: the job's (mpirun's) exit code once it ran; otherwise 2 bad usage or description,
@@ -41,9 +48,11 @@
 #include "job_topology.h"
 #include "node_env.h"
 #include "proc_identity.h"
+#include "proxy_delegate.h"
 #include "soap_client.h"
 #include "stage.h"
 #include "startup_watch.h"
+#include "submit_remote.h"
 #include "submit_run.h"
 #include "user_client.h"
 
@@ -84,6 +93,14 @@ struct submit {
 	int startup_timeout;         /* seconds for every orted to reach mpirun, 0: no limit */
 	bool watch_startup;          /* libqcgnet runs, so the broker sees the start-up */
 	struct startup_watch watch;  /* the start-up, until every orted reached mpirun */
+	bool mpirun_in_job;          /* mpirun on the job's first node (submit_remote.h) */
+	/* While mpirun runs in the job: what remote_next_signal decided. */
+	time_t next_poll_running;    /* next look at the broker */
+	time_t deadline;             /* the wall time's end, 0: none */
+	time_t stop_sent;            /* when SIGTERM went to mpirun, 0: not yet */
+	bool kill_sent;              /* SIGKILL followed it */
+	bool cancelled, overtime;
+	int stop_code;               /* the exit code a stop decided, 0: none */
 };
 
 /* A whole number of seconds from min to max in option name's text: 0, or -1 with a message
@@ -110,11 +127,13 @@ parse_options(int argc, char **argv, struct submit *s)
 		{ "broker", required_argument, NULL, 'b' }, { "tag-output", no_argument, NULL, 't' },
 		{ "reserve-timeout", required_argument, NULL, 'r' },
 		{ "startup-timeout", required_argument, NULL, 's' },
+		{ "mpirun-in-job", no_argument, NULL, 'j' }, { "mpirun-here", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int opt;
 	s->broker = user_broker_url();
 	s->startup_timeout = STARTUP_TIMEOUT_DEFAULT;
+	s->mpirun_in_job = getenv("QCG_HELPER_SOCKET") == NULL;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'b': s->broker = optarg; break;
@@ -129,9 +148,11 @@ parse_options(int argc, char **argv, struct submit *s)
 			    &s->startup_timeout) != 0)
 				return -1;
 			break;
+		case 'j': s->mpirun_in_job = true; break;
+		case 'l': s->mpirun_in_job = false; break;
 		case 'h':
 			printf("usage: qcg-submit [--broker URL] [--tag-output] [--reserve-timeout SEC] "
-			    "[--startup-timeout SEC] FILE\n");
+			    "[--startup-timeout SEC] [--mpirun-in-job | --mpirun-here] FILE\n");
 			exit(0);
 		default: return -1;
 		}
@@ -204,13 +225,15 @@ prepare_net(struct submit *s, char *err, size_t errlen)
 	}
 	if (node_env_assign(&s->alloc, &s->launcher_port, err, errlen) != 0)
 		return -1;
-	if (getenv("QCG_HELPER_SOCKET") && tokens && tokens[0])
+	if (!s->mpirun_in_job && getenv("QCG_HELPER_SOCKET") && tokens && tokens[0])
 		return node_env_register_token(tokens, s->id, s->token, err, errlen);
 	return 0;
 }
 
 /* The record qcg-cancel reads on this host: our pid and start time, then each front-end and
- * reservation. */
+ * reservation; with mpirun inside the job also the job directory and each node ("node K
+ * NAME", K the reservation's line), so that a qcg-cancel finding us dead removes the
+ * directories (the delegated proxy is in one) before it releases. */
 static void
 write_record(const struct submit *s)
 {
@@ -226,6 +249,12 @@ write_record(const struct submit *s)
 	for (int i = 0; i < s->alloc.count; i++)
 		fprintf(f, "reservation %s %s\n", s->alloc.part[i].frontend_url,
 		    s->alloc.part[i].reservation);
+	if (s->mpirun_in_job) {
+		fprintf(f, "jobdir " SUBMIT_REMOTE_DIR_FMT "\n", s->id);
+		for (int i = 0; i < s->alloc.count; i++)
+			for (int n = 0; n < s->alloc.part[i].node_count; n++)
+				fprintf(f, "node %d %s\n", i, s->alloc.part[i].node[n].name);
+	}
 	fclose(f);
 }
 
@@ -380,6 +409,137 @@ abandon(struct submit *s, const char *why)
 	return EXIT_FAILED;
 }
 
+/* After mpirun, wherever it ran: stage-out (unless stopped), the staged files and the
+ * node's job directory removed, Release everywhere, the final state. Returns code. */
+static int
+finish_job(struct submit *s, struct submit_remote *remote, int code, bool cancelled)
+{
+	char err[1024];
+	if (!cancelled && stage_out(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: job %s: %s\n", s->id, err);
+		code = code ? code : EXIT_FAILED;
+	}
+	/* A kept job directory keeps what was staged into it too. */
+	if (remote == NULL || !s->job->keep_directory_line)
+		stage_clean(s->soap, &s->alloc, s->job);
+	if (remote != NULL)
+		submit_remote_clean(remote); /* the delegated proxy with it */
+	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */
+	enum job_state final = cancelled ? JOB_CANCELLED : code == 0 ? JOB_DONE : JOB_FAILED;
+	if (broker_set_state(s->soap, s->broker, s->id, final, code, err, sizeof(err)) != 0 &&
+	    !cancelled)
+		fprintf(stderr, "qcg-submit: %s\n", err);
+	fprintf(stderr, "qcg-submit: job %s %s, exit code %d\n", s->id, job_state_name(final), code);
+	return code;
+}
+
+/* The job whose mpirun runs on a node, for remote_next_signal (remote_run.h's signal source
+ * takes no argument). */
+static struct submit *remote_job;
+
+/* Decide mpirun's stop: between two ReadOutputs of its output, look at our signals, the wall
+ * time, the broker (a cancellation, the start-up watch) as supervise does for a local
+ * mpirun, and hand out SIGTERM once, then SIGKILL after the grace period. */
+static int
+remote_next_signal(void)
+{
+	struct submit *s = remote_job;
+	char err[1024], stuck[3072], watch_err[600] = "";
+	time_t now = time(NULL);
+	enum job_state st = JOB_RUNNING;
+	if (s->stop_sent) {
+		if (!s->kill_sent && now >= s->stop_sent + SUBMIT_KILL_GRACE) {
+			s->kill_sent = true;
+			return SIGKILL;
+		}
+		return 0;
+	}
+	if (!stop_signal && now >= s->next_poll_running) {
+		s->next_poll_running = now + SUBMIT_POLL;
+		bool asked = broker_get_state(s->soap, s->broker, s->id, &st, err, sizeof(err)) == 0;
+		bool failed = s->watch_startup && startup_stuck(s, asked ? NULL : err, watch_err,
+		    sizeof(watch_err), stuck, sizeof(stuck));
+		note_broker(s, !asked ? err : watch_err[0] ? watch_err : NULL, now, "goes on");
+		if (failed) {
+			fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id, stuck);
+			s->stop_code = EXIT_FAILED;
+			s->stop_sent = now;
+			return SIGTERM;
+		}
+	}
+	if (s->deadline && now >= s->deadline && !stop_signal) {
+		fprintf(stderr, "qcg-submit: job %s: its wall time of %ld s is over; stopping it "
+		    "everywhere\n", s->id, s->job->walltime);
+		s->overtime = true;
+		s->stop_code = EXIT_WALLTIME;
+		s->stop_sent = now;
+		return SIGTERM;
+	}
+	if (stop_signal == SIGTERM && broker_get_state(s->soap, s->broker, s->id, &st, err,
+	    sizeof(err)) == 0 && st == JOB_CANCELLED)
+		stop_signal = 0; /* qcg-cancel on this host: say which it was */
+	if (stop_signal || st == JOB_CANCELLED) {
+		fprintf(stderr, "qcg-submit: job %s: %s; stopping it everywhere\n", s->id,
+		    stop_signal ? "interrupted" : "cancelled (qcg-cancel)");
+		s->cancelled = true;
+		s->stop_code = 128 + (stop_signal ? stop_signal : SIGTERM);
+		s->stop_sent = now;
+		return SIGTERM;
+	}
+	return 0;
+}
+
+/* mpirun inside the job (submit_remote.h): on the first node, its output streamed here. The
+ * job's directories exist and stage-in is done. */
+static int
+run_in_job(struct submit *s, struct submit_plan *plan, struct submit_remote *remote)
+{
+	char err[1024];
+	FILE *out = stdout, *errout = stderr;
+	struct submit_remote r = *remote;
+	if (submit_remote_prepare(&r, err, sizeof(err)) != 0) {
+		stage_clean(s->soap, &s->alloc, s->job);
+		submit_remote_clean(&r);
+		return abandon(s, err);
+	}
+	plan->dir = r.own_dir;
+	plan->launcher_helper = true; /* the node's helper admits mpirun's listeners */
+	/* The description's stdout and stderr files are here, where the output arrives. */
+	if ((s->job->out.line && (out = fopen(s->job->out.text, "w")) == NULL) ||
+	    (s->job->err.line && (errout = fopen(s->job->err.text, "w")) == NULL)) {
+		snprintf(err, sizeof(err), "%.900s: %s", s->job->out.line && out == NULL ?
+		    s->job->out.text : s->job->err.text, strerror(errno));
+		if (out && out != stdout)
+			fclose(out);
+		stage_clean(s->soap, &s->alloc, s->job);
+		submit_remote_clean(&r);
+		return abandon(s, err);
+	}
+	s->watch_startup = plan->net_lib != NULL;
+	startup_watch_init(&s->watch, &s->alloc, submit_remote_node(&r), s->startup_timeout);
+	s->deadline = s->job->walltime > 0 ? time(NULL) + s->job->walltime : 0;
+	s->next_poll_running = time(NULL) + SUBMIT_POLL;
+	remote_job = s;
+	fprintf(stderr, "qcg-submit: job %s: mpirun runs on %s (cluster %s), in %s\n", s->id,
+	    submit_remote_node(&r), s->alloc.part[0].cluster->name, r.node_dir);
+	struct remote_status st = { 0 };
+	int code;
+	if (submit_remote_start(&r, plan, err, sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: job %s: starting mpirun: %s\n", s->id, err);
+		code = EXIT_FAILED;
+	} else if (submit_remote_wait(&r, remote_next_signal, out, errout, &st, err,
+	    sizeof(err)) != 0) {
+		fprintf(stderr, "qcg-submit: job %s: mpirun's output: %s\n", s->id, err);
+		code = s->stop_code ? s->stop_code : EXIT_FAILED;
+	} else
+		code = s->stop_code ? s->stop_code : remote_status_code(&st);
+	if (out != stdout)
+		fclose(out);
+	if (errout != stderr)
+		fclose(errout);
+	return finish_job(s, &r, code, s->cancelled);
+}
+
 /* Everything after co-allocation: files, stage-in, mpirun, stage-out, the end. Returns the
  * exit code. */
 static int
@@ -393,12 +553,17 @@ run_job(struct submit *s)
 	struct submit_plan plan = { s->job, s->dir, getenv("QCG_MPIRUN") ? getenv("QCG_MPIRUN") :
 		"mpirun", rsh, net_lib, s->tag_output, job_total_processes(s->job), s->id,
 		s->token, 0, getenv("QCG_HELPER_SOCKET") != NULL, JOB_FILES_SLOTS,
-		submit_component_path(s->self_dir), NULL };
+		submit_component_path(s->self_dir), NULL, false };
 	char self[256] = "";
-	gethostname(self, sizeof(self) - 1);
+	/* mpirun's host: this one, or the job's first node. */
+	if (s->mpirun_in_job)
+		snprintf(self, sizeof(self), "%s", s->alloc.part[0].node[0].name);
+	else
+		gethostname(self, sizeof(self) - 1);
 	plan.form = job_files_form(&s->alloc, self);
 	static char topology_word[JOB_TOPOLOGY_WORD_MAX]; /* putenv keeps it: not on the stack */
-	if (job_topology_local_word(&s->alloc, self, topology_word, sizeof(topology_word)))
+	if (!s->mpirun_in_job &&
+	    job_topology_local_word(&s->alloc, self, topology_word, sizeof(topology_word)))
 		plan.topology_word = topology_word;
 	if (plan.form == JOB_FILES_SEQ && s->job->binding != JOB_BIND_NONE) {
 		/* --map-by seq keeps the order but leaves the other nodes' ranks unbound. */
@@ -407,6 +572,16 @@ run_job(struct submit *s)
 		    "the first ranks on it); submit from another host or ask for binding none",
 		    s->job->origin, s->job->binding_line, job_binding_name(s->job->binding), self);
 		return abandon(s, err);
+	}
+	/* Clusters with programs of their own: every node's hosts-map line names its program
+	 * (the job's for the others), and every rank starts it from there. */
+	if (s->mpirun_in_job && job_has_cluster_executables(s->job)) {
+		plan.exec_per_node = true;
+		for (int i = 0; i < s->job->cluster_count; i++)
+			if (!s->job->cluster[i].executable.line) {
+				s->job->cluster[i].executable = s->job->executable;
+				s->job->cluster[i].executable.line = -1;
+			}
 	}
 	if (prepare_net(s, err, sizeof(err)) != 0 ||
 	    make_job_dir(s, plan.form, err, sizeof(err)) != 0)
@@ -420,10 +595,31 @@ run_job(struct submit *s)
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
 	plan.launcher_port = s->launcher_port;
+	struct submit_remote remote = { .soap = s->soap, .alloc = &s->alloc, .job = s->job,
+		.creds = &s->creds, .local_dir = s->dir, .self_dir = s->self_dir,
+		.proxy_seconds = proxy_delegate_lifetime(s->job->walltime, SUBMIT_WALLTIME_GRACE) };
+	if (s->mpirun_in_job) {
+		/* Every node's job directory, before anything is staged into it. */
+		if (submit_remote_make_dirs(&remote, err, sizeof(err)) != 0) {
+			submit_remote_clean(&remote);
+			return abandon(s, err);
+		}
+		/* The ranks' working directory when the description names none (line -1: set
+		 * here, not by the description); stage-in files go there. */
+		if (!s->job->workdir.line) {
+			snprintf(s->job->workdir.text, sizeof(s->job->workdir.text), "%s",
+			    remote.node_dir);
+			s->job->workdir.line = -1;
+		}
+	}
 	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
 		stage_clean(s->soap, &s->alloc, s->job); /* what reached some nodes goes again */
+		if (s->mpirun_in_job)
+			submit_remote_clean(&remote);
 		return abandon(s, err);
 	}
+	if (s->mpirun_in_job)
+		return run_in_job(s, &plan, &remote);
 	/* The broker sees the start-up only when libqcgnet runs and mpirun's listeners are
 	 * registered through a helper on this host; else orted reach mpirun by plain connects
 	 * that nobody logs (startup_watch.h). */
@@ -437,18 +633,7 @@ run_job(struct submit *s)
 	record_mpirun(s, pid);
 	bool cancelled = false;
 	int code = supervise(s, pid, &cancelled);
-	if (!cancelled && stage_out(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
-		fprintf(stderr, "qcg-submit: job %s: %s\n", s->id, err);
-		code = code ? code : EXIT_FAILED;
-	}
-	stage_clean(s->soap, &s->alloc, s->job);
-	coalloc_release(s->soap, &s->alloc); /* and whatever still runs under it */
-	enum job_state final = cancelled ? JOB_CANCELLED : code == 0 ? JOB_DONE : JOB_FAILED;
-	if (broker_set_state(s->soap, s->broker, s->id, final, code, err, sizeof(err)) != 0 &&
-	    !cancelled)
-		fprintf(stderr, "qcg-submit: %s\n", err);
-	fprintf(stderr, "qcg-submit: job %s %s, exit code %d\n", s->id, job_state_name(final), code);
-	return code;
+	return finish_job(s, NULL, code, cancelled);
 }
 
 /* coalloc's waiting hook: the first time a cluster is busy the job becomes queued (at the
@@ -488,6 +673,12 @@ prepare(struct submit *s, const char *file)
 	int auth = 0;
 	if ((s->job = job_load(file, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (job_has_cluster_executables(s->job) && !s->mpirun_in_job) {
+		fprintf(stderr, "qcg-submit: %s: a cluster names its own installed executable, which "
+		    "only mpirun inside the job can honour (each node runs a link to its own); "
+		    "submit with --mpirun-in-job\n", s->job->origin);
 		return EXIT_USAGE;
 	}
 	struct soap_client_settings settings = { 30, 30, 16 * 1024 * 1024 };
@@ -539,7 +730,8 @@ main(int argc, char **argv)
 		*strrchr(s.self_dir, '/') = '\0';
 	if (parse_options(argc, argv, &s) != 0) {
 		fprintf(stderr, "usage: qcg-submit [--broker URL] [--tag-output] "
-		    "[--reserve-timeout SEC] [--startup-timeout SEC] FILE\n");
+		    "[--reserve-timeout SEC] [--startup-timeout SEC] [--mpirun-in-job | "
+		    "--mpirun-here] FILE\n");
 		return EXIT_USAGE;
 	}
 	struct sigaction sa = { .sa_handler = on_stop };

@@ -151,18 +151,18 @@ launch_id_of(struct soap *soap, int rc, const char *answered, const char *url, c
 	return 0;
 }
 
-/* Stream f (size bytes, digest hex) to one node. */
+/* Stream f (size bytes, digest hex) to one node as name under workdir; mode 0700 when
+ * executable, else 0600. */
 static int
-send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
-    const struct job_desc *job, const struct job_stage *s, FILE *f, uint64_t size,
-    const char *hex, char *why, size_t whylen)
+send_named(struct soap *soap, const struct coalloc_part *p, const char *node, const char *name,
+    const char *workdir, bool executable, FILE *f, uint64_t size, const char *hex, char *why,
+    size_t whylen)
 {
 	static unsigned char buf[STAGE_CHUNK];
 	char id[REMOTE_LAUNCH_ID_MAX], msg[256];
-	bool executable = is_the_executable(job, s->to.text);
-	struct _qf__StageIn req = { (char *)p->reservation, (char *)node, (char *)s->to.text,
+	struct _qf__StageIn req = { (char *)p->reservation, (char *)node, (char *)name,
 		(LONG64)size, (char *)hex, executable ? xsd__boolean__true_ : xsd__boolean__false_,
-		(char *)workdir_of(job) };
+		(char *)workdir };
 	struct _qf__StageInResponse resp;
 	int started = soap_call___qf__StageIn(soap, p->frontend_url, NULL, &req, &resp);
 	if (launch_id_of(soap, started, resp.launchId, p->frontend_url, "StageIn", id, why,
@@ -204,6 +204,39 @@ send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
 	}
 	int rc = await_launch(soap, p->frontend_url, id, errs, errs, why, whylen);
 	fclose(errs);
+	return rc;
+}
+
+/* Stream f to one node as the description's stage-in s. */
+static int
+send_file(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const struct job_desc *job, const struct job_stage *s, FILE *f, uint64_t size,
+    const char *hex, char *why, size_t whylen)
+{
+	return send_named(soap, p, node, s->to.text, workdir_of(job),
+	    is_the_executable(job, s->to.text), f, size, hex, why, whylen);
+}
+
+int
+stage_put_file(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const char *local, const char *name, const char *workdir, char *err, size_t errlen)
+{
+	char why[1024], hex[65];
+	struct stat sb;
+	FILE *f = fopen(local, "rb");
+	if (f == NULL || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sha256_of_file(f, hex) != 0) {
+		snprintf(err, errlen, "%s: %s", local, f && !S_ISREG(sb.st_mode) ?
+		    "not a regular file" : strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	int rc = send_named(soap, p, node, name, workdir, false, f, (uint64_t)sb.st_size, hex,
+	    why, sizeof(why));
+	fclose(f);
+	if (rc != 0)
+		snprintf(err, errlen, "%s -> %s:%s/%s: %s", local, node, workdir, name, why);
 	return rc;
 }
 

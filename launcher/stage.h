@@ -39,4 +39,10 @@ int stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc 
  * only if the site cleans its nodes (nothing here can reach it). */
 void stage_clean(struct soap *soap, const struct coalloc *c, const struct job_desc *job);
 
+/* One local file to one node, as name (relative) under workdir, with mode 0600: the job's own
+ * files (the hostfile, the hosts map, the delegated proxy) for mpirun inside the job
+ * (submit_remote.h). 0, or -1 with err naming the file, the node and the reason. */
+int stage_put_file(struct soap *soap, const struct coalloc_part *p, const char *node,
+    const char *local, const char *name, const char *workdir, char *err, size_t errlen);
+
 #endif

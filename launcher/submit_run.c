@@ -116,6 +116,11 @@ submit_mpirun_argv(const struct submit_plan *p, char **argv)
 	}
 	if (p->tag_output)
 		argv[n++] = "--tag-output";
+	if (p->exec_per_node) {
+		argv[n++] = "/bin/sh";
+		argv[n++] = "-c";
+		argv[n++] = SUBMIT_EXEC_SCRIPT;
+	}
 	argv[n++] = (char *)p->job->executable.text;
 	for (int i = 0; i < p->job->argc; i++)
 		argv[n++] = (char *)p->job->arg[i].text;

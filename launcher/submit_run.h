@@ -15,6 +15,11 @@
 #include "job_files.h"
 
 #define SUBMIT_STARTUP_TIMEOUT "60" /* seconds for every orted to call mpirun back */
+/* When clusters install the program at paths of their own (mpirun inside the job), every
+ * rank starts through this: the node's SUBMIT_EXEC_ENV (from its hosts-map line, through
+ * qcg-rsh and orted; mpirun's own from its environment), else the job's executable ($0). */
+#define SUBMIT_EXEC_ENV "QCG_EXECUTABLE"
+#define SUBMIT_EXEC_SCRIPT "p=${" SUBMIT_EXEC_ENV ":-$0}; exec \"$p\" \"$@\""
 #define SUBMIT_ARGV_MAX (64 + 2 * JOB_ENV_MAX + JOB_ARGS_MAX)
 
 struct submit_plan {
@@ -33,6 +38,7 @@ struct submit_plan {
 	const char *component_path; /* mca_base_component_path with mca_coll_qcg, or NULL */
 	const char *topology_word;  /* QCG_TOPOLOGY_COLORS=... of mpirun's host when it is one
 	                             * of the job's nodes (its ranks' colors), else NULL */
+	bool exec_per_node;         /* ranks start through SUBMIT_EXEC_SCRIPT */
 };
 
 /* Fill argv (SUBMIT_ARGV_MAX entries, pointers into static storage and plan); returns argc. */

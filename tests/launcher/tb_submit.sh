@@ -33,8 +33,11 @@ SUBMIT=$top_builddir/launcher/qcg-submit
 # job files) and the build tree are seen by every host. TB_SEPARATE_FS= (empty) runs a test
 # on one shared filesystem, for the few that need it (each says why).
 # TB_SUBMIT_SLURM=a,c (set before sourcing): those sites allocate through a real Slurm.
+# TB_WORKSTATION=1 (set before sourcing): host user runs no qcg service and admits no inbound
+# connection (qcg-testbed up --workstation); qcg-submit there runs mpirun inside the job.
 tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
-	${TB_SEPARATE_FS---separate-fs} --wan-delay 2 ${TB_SUBMIT_SLURM:+--slurm "$TB_SUBMIT_SLURM"} >/dev/null ||
+	${TB_SEPARATE_FS---separate-fs} --wan-delay 2 ${TB_SUBMIT_SLURM:+--slurm "$TB_SUBMIT_SLURM"} \
+	${TB_WORKSTATION:+--workstation} >/dev/null ||
 	fail "qcg-testbed up with services failed"
 grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs

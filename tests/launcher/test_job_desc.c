@@ -340,6 +340,96 @@ reserve_timeout_in_all_three_formats(void)
 	    "t.jsdl:5: ReserveTimeout (seconds) must be 1 to 3600 seconds, got 'soon'");
 }
 
+/* A cluster may name its own installed path of the program (issue 12), in all three formats;
+ * a relative one, one beside a staged executable, or (JSDL) one for a cluster the job does
+ * not use is refused with its line. */
+static void
+cluster_executable_in_all_three_formats(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG host-executable=/opt/a/prog\n"
+	    "#QCG host=b\n#QCG procs=1\n");
+	CHECK(d != NULL && d->cluster_count == 2 && job_has_cluster_executables(d) &&
+	    strcmp(d->cluster[0].executable.text, "/opt/a/prog") == 0 &&
+	    d->cluster[0].executable.line == 4 && d->cluster[1].executable.line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && !job_has_cluster_executables(d));
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<resources><cluster name='a' processes='2'/>\n<cluster name='b' processes='1' "
+	    "executable='/opt/b/prog'/></resources></job>");
+	CHECK(d != NULL && d->cluster_count == 2 && d->cluster[0].executable.line == 0 &&
+	    strcmp(d->cluster[1].executable.text, "/opt/b/prog") == 0 &&
+	    d->cluster[1].executable.line == 3);
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:ClusterExecutable xmlns:q='urn:qcg-ompi:job:1' cluster='a'>/opt/a/prog"
+	    "</q:ClusterExecutable></jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && strcmp(d->cluster[0].executable.text, "/opt/a/prog") == 0 &&
+	    d->cluster[0].executable.line == 5);
+	free(d);
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG host-executable=bin/prog\n",
+	    "t.qcg:4: cluster a: its executable must be an absolute path on its nodes without "
+	    "blanks (nor may the job's executable have any), got 'bin/prog'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG host-executable=/opt/my prog\n",
+	    "t.qcg:4: cluster a: its executable must be an absolute path on its nodes without "
+	    "blanks (nor may the job's executable have any), got '/opt/my prog'");
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG stage-executable=yes\n#QCG host-executable=/x\n",
+	    "t.qcg:5: cluster a: an installed path of the executable and a staged executable "
+	    "(line 4) exclude each other");
+	refused(JOB_FORMAT_SIMPLE, "#QCG executable=/bin/p\n#QCG host-executable=/x\n",
+	    "t.qcg:2: host-executable needs a host directive before it (host=CLUSTER)");
+	refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:ClusterExecutable xmlns:q='urn:qcg-ompi:job:1' cluster='z'>/opt/z/prog"
+	    "</q:ClusterExecutable></jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:5: ClusterExecutable names cluster 'z', which is not among CandidateHosts");
+}
+
+/* The job's directory on each node is removed at the end unless the description asks to keep
+ * it (issue 12), in all three formats; a value other than yes/no is refused with its line. */
+static void
+keep_job_directory_in_all_three_formats(void)
+{
+	struct job_desc *d = parse(JOB_FORMAT_SIMPLE, HOST);
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=yes\n");
+	CHECK(d != NULL && d->keep_directory_line == 4);
+	free(d);
+	d = parse(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=no\n");
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<keepJobDirectory>true</keepJobDirectory>\n<resources><cluster name='a' "
+	    "processes='2'/></resources></job>");
+	CHECK(d != NULL && d->keep_directory_line == 2);
+	free(d);
+	d = parse(JOB_FORMAT_XML, "<job xmlns='urn:qcg-ompi:job:1'><executable>/p</executable>\n"
+	    "<keepJobDirectory>false</keepJobDirectory>\n<resources><cluster name='a' "
+	    "processes='2'/></resources></job>");
+	CHECK(d != NULL && d->keep_directory_line == 0);
+	free(d);
+	d = parse(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:KeepJobDirectory xmlns:q='urn:qcg-ompi:job:1'>true</q:KeepJobDirectory>"
+	    "</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>");
+	CHECK(d != NULL && d->keep_directory_line == 5);
+	free(d);
+	refused(JOB_FORMAT_SIMPLE, HOST "#QCG keep-job-directory=later\n",
+	    "t.qcg:4: keep-job-directory must be yes or no (true or false), got 'later'");
+	refused(JOB_FORMAT_JSDL, JSDL_HEAD "<s:NumberOfProcesses>2</s:NumberOfProcesses>"
+	    JSDL_OMPI "</s:SPMDApplication></jsdl:Application><jsdl:Resources><jsdl:CandidateHosts>"
+	    "<jsdl:HostName>a</jsdl:HostName></jsdl:CandidateHosts>\n"
+	    "<q:KeepJobDirectory xmlns:q='urn:qcg-ompi:job:1'>forever</q:KeepJobDirectory>"
+	    "</jsdl:Resources></jsdl:JobDescription></jsdl:JobDefinition>",
+	    "t.jsdl:5: KeepJobDirectory must be yes or no (true or false), got 'forever'");
+}
+
 /* The executable is installed on the nodes unless the description asks to stage it (issue
  * 12), in all three formats; staged, it becomes a stage-in to its base name, run as ./NAME. */
 static void
@@ -414,5 +504,7 @@ main(void)
 	RUN(binding_is_none_unless_asked_and_checked_in_xml_and_simple);
 	RUN(reserve_timeout_in_all_three_formats);
 	RUN(staged_executable_in_all_three_formats);
+	RUN(keep_job_directory_in_all_three_formats);
+	RUN(cluster_executable_in_all_three_formats);
 	return check_exit();
 }

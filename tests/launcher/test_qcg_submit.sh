@@ -15,7 +15,9 @@ URL_A=$SITE_URL
 site_start sb open 2 sb1
 URL_B=$SITE_URL
 export QCG_FRONTEND_URL_sa=$URL_A QCG_FRONTEND_URL_sb=$URL_B QCG_MPIRUN=/bin/false
-submit() { as_user "$1" "$SUBMIT" --broker "$BROKER_URL" "${@:2}"; }
+# The stand-in mpirun runs here: --mpirun-here (no helper serves this host, which would make
+# the job's first node the default; test_qcg_submit_in_job.sh covers that mode).
+submit() { as_user "$1" "$SUBMIT" --broker "$BROKER_URL" --mpirun-here "${@:2}"; }
 reservations_made() { grep -c 'reservation [0-9a-f]*: job' "$D/site-sa.log" "$D/site-sb.log" | awk -F: '{s += $2} END {print s}'; }
 
 printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=4\n#QCG host=sb\n#QCG procs=5\n' >"$D/toobig.qcg"

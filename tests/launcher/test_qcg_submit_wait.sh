@@ -18,7 +18,8 @@ URL_A=$SITE_URL
 site_start sb open 2 sb1 sb2
 URL_B=$SITE_URL
 export QCG_FRONTEND_URL_sa=$URL_A QCG_FRONTEND_URL_sb=$URL_B QCG_MPIRUN=/bin/true
-submit() { as_user jane "$SUBMIT" --broker "$BROKER_URL" "$@"; }
+# The stand-ins for mpirun run here (--mpirun-here), where they can hold a file to wait on.
+submit() { as_user jane "$SUBMIT" --broker "$BROKER_URL" --mpirun-here "$@"; }
 status_of() { as_user jane "$STATUS" --broker "$BROKER_URL" "$1" 2>&1; }
 queued_id() { sed -n 's/^qcg-submit: job \([^ ]*\) queued: .*/\1/p' "$1" | head -1; }
 job_dirs=()
