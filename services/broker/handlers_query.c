@@ -147,6 +147,40 @@ __qb__ListAccessPoints(struct soap *soap, struct _qb__ListAccessPoints *req,
 	return SOAP_OK;
 }
 
+/* The job's relay resumes (issue 14) after its connections: when, from which proxy to which. */
+static int
+list_resumes(struct soap *soap, struct broker_call *call, const char *job,
+    struct _qb__ListConnectionsResponse *resp)
+{
+	struct relay_record *rows = NULL;
+	size_t n = 0;
+	int rc = broker_registry_fault(soap, call, registry_list_resumes(call->reg, job, &rows, &n),
+	    "ListConnections: resumes");
+	if (rc)
+		return rc;
+	resp->resume = array_out(soap, n, sizeof(*resp->resume));
+	for (size_t i = 0; resp->resume && i < n; i++) {
+		const struct relay_record *r = &rows[i];
+		struct qcg__RelayResume *o = &resp->resume[i];
+		struct relay_record old;
+		/* the proxy it came from is the replaced relay's (gone when pruned) */
+		bool have_old = registry_get_relay(call->reg, r->resumed_from, &old) == 0;
+		*o = (struct qcg__RelayResume){ .when = r->decided_at,
+			.oldRelayId = soap_strdup(soap, r->resumed_from),
+			.newRelayId = soap_strdup(soap, r->id),
+			.fromProxy = soap_strdup(soap, have_old ? old.proxy[0] : "?"),
+			.toProxy = soap_strdup(soap, r->proxy[0]),
+			.fromCluster = soap_strdup(soap, r->from_cluster),
+			.fromNode = soap_strdup(soap, r->from_node),
+			.toCluster = soap_strdup(soap, r->to_cluster),
+			.toNode = soap_strdup(soap, r->to_node), .toPort = r->to_port,
+			.bytesReplayed = r->bytes_replayed };
+	}
+	resp->__sizeresume = resp->resume ? (int)n : 0;
+	free(rows);
+	return SOAP_OK;
+}
+
 int
 __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
     struct _qb__ListConnectionsResponse *resp)
@@ -167,7 +201,7 @@ __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
 		soap_model_connection_out(soap, &rows[i], &resp->connection[i]);
 	resp->__sizeconnection = resp->connection ? (int)n : 0;
 	free(rows);
-	return SOAP_OK;
+	return list_resumes(soap, &call, req->job, resp);
 }
 
 int
