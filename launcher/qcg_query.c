@@ -357,6 +357,24 @@ print_contacts(const struct _qb__ListAccessPointsResponse *r, bool json)
 	}
 }
 
+/* A relayed connection's resumes (issue 14), after the connection table: when the broker
+ * moved the relay, from which proxy to which, and the bytes the ends sent again. (Text only:
+ * the JSON form stays the array of connections it always was.) */
+static void
+print_resumes(const struct _qb__ListConnectionsResponse *r)
+{
+	for (int i = 0; i < r->__sizeresume; i++) {
+		const struct qcg__RelayResume *x = &r->resume[i];
+		char when[32];
+		LONG64 at = x->when;
+		format_time(&at, when, sizeof(when));
+		printf("resume %s %s/%s -> %s/%s:%u: relay %s via %s -> %s via %s, %lld bytes "
+		    "replayed\n", when, x->fromCluster, x->fromNode, x->toCluster, x->toNode,
+		    x->toPort, x->oldRelayId, x->fromProxy, x->newRelayId, x->toProxy,
+		    (long long)x->bytesReplayed);
+	}
+}
+
 static void
 print_connections(const struct _qb__ListConnectionsResponse *r, bool json)
 {
@@ -391,7 +409,8 @@ print_connections(const struct _qb__ListConnectionsResponse *r, bool json)
 	if (json) {
 		json_array_close(&w);
 		json_end(&w);
-	}
+	} else
+		print_resumes(r);
 }
 
 static void
