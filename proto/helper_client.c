@@ -159,6 +159,29 @@ helper_client_register(struct helper_client *c, const char *address, uint16_t po
 	return expect_ok(c, &m, code, err, errlen);
 }
 
+/* A DECISION answer into out; -1 with err when the helper answered something else. */
+static int
+decision_of(const struct helper_msg *ans, const char *asked, struct helper_decision *out,
+    char *err, size_t errlen)
+{
+	if (ans->type != HELPER_MSG_DECISION) {
+		snprintf(err, errlen, "%s: qcg-helper answered %s", asked,
+		    helper_msg_type_name(ans->type));
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->method = ans->method;
+	out->handoff_follows = (ans->flags & HELPER_FLAG_HANDOFF_FOLLOWS) != 0;
+	out->resumable = (ans->flags & HELPER_FLAG_RESUMABLE) != 0;
+	strcpy(out->target_address, ans->address);
+	out->target_port = ans->port;
+	memcpy(out->relay_id, ans->relay_id, sizeof(out->relay_id));
+	out->proxy_count = ans->proxy_count;
+	for (int i = 0; i < ans->proxy_count; i++)
+		strcpy(out->proxy[i], ans->proxy[i]);
+	return 0;
+}
+
 int
 helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t to_port,
     int after, struct helper_decision *out, int *code, char *err, size_t errlen)
@@ -171,21 +194,19 @@ helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t 
 	m.method = after < 0 ? HELPER_METHOD_NONE_WIRE : (uint8_t)after;
 	if (exchange(c, &m, &ans, code, err, errlen) != 0)
 		return -1;
-	if (ans.type != HELPER_MSG_DECISION) {
-		snprintf(err, errlen, "RESOLVE: qcg-helper answered %s",
-		    helper_msg_type_name(ans.type));
+	return decision_of(&ans, "RESOLVE", out, err, errlen);
+}
+
+int
+helper_client_resume(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    struct helper_decision *out, int *code, char *err, size_t errlen)
+{
+	struct helper_msg m, ans;
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	memcpy(m.relay_id, relay_id, sizeof(m.relay_id));
+	if (exchange(c, &m, &ans, code, err, errlen) != 0)
 		return -1;
-	}
-	memset(out, 0, sizeof(*out));
-	out->method = ans.method;
-	out->handoff_follows = (ans.flags & HELPER_FLAG_HANDOFF_FOLLOWS) != 0;
-	strcpy(out->target_address, ans.address);
-	out->target_port = ans.port;
-	memcpy(out->relay_id, ans.relay_id, sizeof(out->relay_id));
-	out->proxy_count = ans.proxy_count;
-	for (int i = 0; i < ans.proxy_count; i++)
-		strcpy(out->proxy[i], ans.proxy[i]);
-	return 0;
+	return decision_of(&ans, "RESUME", out, err, errlen);
 }
 
 int
@@ -266,6 +287,7 @@ helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helpe
 	strcpy(out->peer_address, m.address);
 	out->peer_port = m.port;
 	memcpy(out->relay_id, m.relay_id, sizeof(out->relay_id));
+	out->resumable = (m.flags & HELPER_FLAG_RESUMABLE) != 0;
 	return 0;
 }
 
