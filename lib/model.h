@@ -156,6 +156,8 @@ struct decision {
 	                               * event's decision, sent to the target side, does not) */
 	struct access_point target;   /* the peer's registered access point */
 	char target_public_address[QCG_ADDR_MAX]; /* its cluster's public address, or "" */
+	bool resumable;               /* a relay both ends keep in the resumable stream, so that
+	                               * it can be resumed on another proxy (issue 14) */
 };
 
 /* A notification from the broker, as a front-end receives it and passes it on to a helper (the

@@ -174,6 +174,8 @@ soap_model_decision_out(struct soap *soap, const struct decision *in, struct qcg
 		relay_id_format(in->relay_id.bytes, hex);
 		out->relayId = soap_strdup(soap, hex);
 	}
+	if (in->resumable && (out->resumable = SOAP_MODEL_NEW(soap, enum xsd__boolean, 1)))
+		*out->resumable = xsd__boolean__true_;
 	if (in->proxy_count == 0 ||
 	    !(out->proxy = SOAP_MODEL_NEW(soap, struct qcg__Proxy, in->proxy_count)))
 		return;
@@ -212,6 +214,7 @@ soap_model_decision_in(const struct qcg__Decision *in, struct decision *out, cha
 		if (proxy_in(&in->proxy[i], &out->proxy[i], err, errlen) != 0)
 			return -1;
 	out->proxy_count = (size_t)in->__sizeproxy;
+	out->resumable = in->resumable != NULL && *in->resumable == xsd__boolean__true_;
 	return 0;
 }
 

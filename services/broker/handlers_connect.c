@@ -190,6 +190,10 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	case RESOLVE_CACHE_MISS: /* not from a database snapshot; never here */
 		return broker_registry_fault(soap, &call, -1, "Resolve");
 	}
+	/* Relays are kept in the resumable stream by both ends when the broker says so; the target
+	 * learns it from its event, so it is set before the events go out. */
+	if (res.decision.method == METHOD_RELAY || res.decision.method == METHOD_RELAY_CHAIN)
+		res.decision.resumable = call.broker->resumable_relays;
 	post_decision_events(&call, &req, &res);
 	/* A relay is recorded so that its two ends, and nobody else, can resume it (resume.h). */
 	if ((res.decision.method == METHOD_RELAY || res.decision.method == METHOD_RELAY_CHAIN) &&

@@ -133,6 +133,7 @@ choose_new_path(struct registry *reg, const struct relay_record *old,
 	}
 	out->decision = res.decision;
 	out->decision.has_target = false;
+	out->decision.resumable = true; /* only a resumable relay is ever resumed */
 	out->now = *old;
 	relay_id_format(res.decision.relay_id.bytes, out->now.id);
 	memset(out->now.proxy, 0, sizeof(out->now.proxy));
@@ -171,6 +172,7 @@ successor_of(struct registry *reg, const struct relay_record *old, struct resume
 		return RESUME_STALE;
 	}
 	decision_of_record(reg, &out->now, &out->decision);
+	out->decision.resumable = true;
 	return RESUME_OK;
 }
 
