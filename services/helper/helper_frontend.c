@@ -104,6 +104,25 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 }
 
 int
+helper_frontend_resume_relay(struct helper *h, const char *job, const char *relay_id,
+    struct decision *out, bool *refused, char *err, size_t errlen)
+{
+	struct _qf__ResumeRelay req = { .job = (char *)job, .relayId = (char *)relay_id };
+	struct _qf__ResumeRelayResponse resp = { NULL };
+	*refused = false;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ResumeRelay(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK) {
+		*refused = soap_client_fault_kind(soap) != NULL || soap->error == SOAP_FAULT;
+		return call_failed(soap, "ResumeRelay", err, errlen);
+	}
+	int rc = resolution_in(resp.decision, out, err, errlen);
+	soap_client_free(soap);
+	return rc;
+}
+
+int
 helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen)
 {

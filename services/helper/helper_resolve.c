@@ -20,8 +20,8 @@
 #include "helper_net.h"
 #include "log.h"
 
-static void
-decision_message(const struct decision *res, struct helper_msg *m)
+void
+helper_decision_message(const struct decision *res, struct helper_msg *m)
 {
 	helper_msg_init(m, HELPER_MSG_DECISION);
 	m->method = (uint8_t)res->method;
@@ -33,6 +33,8 @@ decision_message(const struct decision *res, struct helper_msg *m)
 		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", res->proxy[i].endpoint);
 	if (res->method == METHOD_REVERSAL || res->method == METHOD_TRAVERSAL)
 		m->flags = HELPER_FLAG_HANDOFF_FOLLOWS;
+	if (res->resumable && (res->method == METHOD_RELAY || res->method == METHOD_RELAY_CHAIN))
+		m->flags |= HELPER_FLAG_RESUMABLE;
 }
 
 /* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
@@ -122,7 +124,7 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	helper_session_remember(s, req->address, req->port, res.target.cluster, res.target.node);
 	if (res.method != METHOD_REVERSAL)
 		close(lfd); /* traversal binds the same port again for its own socket */
-	decision_message(&res, &m);
+	helper_decision_message(&res, &m);
 	if (helper_wire_send(s->sock, &m, -1, err, sizeof(err)) != 0) {
 		if (res.method == METHOD_REVERSAL)
 			close(lfd);
