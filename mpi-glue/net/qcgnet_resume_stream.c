@@ -670,6 +670,23 @@ io_thread_start(char *err, size_t errlen)
 	return 0;
 }
 
+void
+qrs_after_fork_child(void)
+{
+	/* A thread of the parent may have held the lock at fork(): the child's copy is reset,
+	 * not unlocked. The parent's streams stay the parent's: the child drops them (their
+	 * descriptors are close-on-exec; their memory is left, as the I/O thread that owned it is
+	 * not in the child), and its first stream starts its own I/O thread. */
+	pthread_mutex_init(&g_lock, NULL);
+	if (g_wake >= 0)
+		close(g_wake);
+	g_wake = -1;
+	g_started = 0;
+	g_incoming = NULL;
+	g_count = 0;
+	memset(&g_totals, 0, sizeof(g_totals));
+}
+
 int
 qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_config *cfg,
     qrs_path_fn path, void *arg, char *err, size_t errlen)

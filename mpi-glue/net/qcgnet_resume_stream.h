@@ -76,4 +76,8 @@ int qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct q
 
 void qrs_get_totals(struct qrs_totals *out);
 
+/* In the child after fork() (pthread_atfork): the I/O thread does not survive fork, so the
+ * parent's streams are forgotten here, and the child's first qrs_start starts its own thread. */
+void qrs_after_fork_child(void);
+
 #endif
