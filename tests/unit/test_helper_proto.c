@@ -212,6 +212,45 @@ encoder_refuses_what_the_parser_would(void)
 	CHECK(encode(&m, buf, sizeof(buf)) > 0);
 }
 
+/* RESUME (issue 14): the relay id round-trips; it is exactly 16 bytes; RESUMABLE is allowed
+ * on DECISION and HANDOFF only. */
+static void
+resume_and_the_resumable_flag(void)
+{
+	struct helper_msg m, out;
+	uint8_t buf[HELPER_MSG_MAX];
+	char err[256];
+	size_t used;
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	for (int i = 0; i < 16; i++)
+		m.relay_id[i] = (uint8_t)(0xf0 + i);
+	long n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(n, HELPER_HEADER_SIZE + 16);
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK(memcmp(&m, &out, sizeof(out)) == 0);
+	CHECK(strcmp(helper_msg_type_name(HELPER_MSG_RESUME), "RESUME") == 0);
+	uint8_t short_id[15] = { 0 }, long_id[17] = { 0 };
+	expect_invalid(buf, raw(buf, HELPER_MSG_RESUME, short_id, sizeof(short_id)), "relay_id");
+	expect_invalid(buf, raw(buf, HELPER_MSG_RESUME, long_id, sizeof(long_id)), "after the last");
+	helper_msg_init(&m, HELPER_MSG_DECISION);
+	m.method = METHOD_RELAY;
+	m.flags = HELPER_FLAG_RESUMABLE;
+	m.proxy_count = 1;
+	strcpy(m.proxy[0], "10.0.0.1:7000");
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK_INT_EQ(out.flags, HELPER_FLAG_RESUMABLE);
+	helper_msg_init(&m, HELPER_MSG_HANDOFF);
+	m.method = METHOD_RELAY;
+	m.flags = HELPER_FLAG_FD | HELPER_FLAG_RESUMABLE;
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK_INT_EQ(out.flags, HELPER_FLAG_FD | HELPER_FLAG_RESUMABLE);
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	m.flags = HELPER_FLAG_RESUMABLE;
+	CHECK(encode(&m, buf, sizeof(buf)) < 0);
+}
+
 int
 main(void)
 {
@@ -221,5 +260,6 @@ main(void)
 	RUN(bad_headers_are_refused_as_soon_as_seen);
 	RUN(bad_payloads_name_the_field);
 	RUN(encoder_refuses_what_the_parser_would);
+	RUN(resume_and_the_resumable_flag);
 	return check_exit();
 }
