@@ -1,6 +1,6 @@
 /*
  * handlers_resume.c: ResumeRelay, which front-ends call for a node whose relay leg broke
- * (issue 14). Thin: it checks the caller speaks for the cluster it names, lets resume.c decide,
+ * (issue 14), and ReportReplay, the bytes an end sent again after a resume. Thin: it checks the caller speaks for the cluster it names, lets resume.c decide,
  * announces a new relay to its proxies as Resolve announces a first one, and turns refusals
  * into faults with their reason (logged: a refused resume may be an attack).
  */
@@ -36,6 +36,41 @@ announce(struct broker_call *call, const struct resume_result *r)
 }
 
 int
+__qb__ReportReplay(struct soap *soap, struct _qb__ReportReplay *r,
+    struct _qb__ReportReplayResponse *resp)
+{
+	struct broker_call call = broker_call_of(soap);
+	char reason[768];
+	int rc;
+
+	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
+	    (rc = soap_require_body(soap, r, "ReportReplay")) ||
+	    (rc = soap_require_name(soap, r->job, QCG_NAME_MAX, "ReportReplay: job")) ||
+	    (rc = soap_require_name(soap, r->cluster, QCG_NAME_MAX, "ReportReplay: cluster")) ||
+	    (rc = soap_require_name(soap, r->node, QCG_NAME_MAX, "ReportReplay: node")) ||
+	    (rc = soap_require_name(soap, r->relayId, RELAY_ID_HEX_LEN + 1,
+		"ReportReplay: relayId")) ||
+	    (rc = broker_require_cluster_owner(soap, &call, r->cluster)))
+		return rc;
+	if (r->bytes < 0 || r->bytes > ((LONG64)1 << 40))
+		return soap_fault_client(soap, "ReportReplay: bytes must be in [0, 2^40]");
+	struct resume_request req = { .job = r->job, .cluster = r->cluster, .node = r->node,
+		.relay_id = r->relayId };
+	switch (resume_report_replay(call.reg, &req, (int64_t)r->bytes, reason, sizeof(reason))) {
+	case RESUME_OK:
+		break;
+	case RESUME_ERROR:
+		return soap_fault_server(soap, "ReportReplay: %s", reason);
+	default:
+		log_warn("ReportReplay refused for %s/%s of job %s (caller %s): %s", r->cluster,
+		    r->node, r->job, call.caller_dn, reason);
+		return soap_fault_client(soap, "not authorized: %s", reason);
+	}
+	resp->ok = xsd__boolean__true_;
+	return SOAP_OK;
+}
+
+int
 __qb__ResumeRelay(struct soap *soap, struct _qb__ResumeRelay *r,
     struct _qb__ResumeRelayResponse *resp)
 {
@@ -54,8 +89,8 @@ __qb__ResumeRelay(struct soap *soap, struct _qb__ResumeRelay *r,
 		return rc;
 	struct resume_request req = { .job = r->job, .cluster = r->cluster, .node = r->node,
 		.relay_id = r->relayId };
-	switch (resume_relay(call.reg, &req, &call.broker->cursor, &call.broker->cursor_lock,
-	    &res)) {
+	switch (resume_relay(call.reg, call.broker->liveness, &req, &call.broker->cursor,
+	    &call.broker->cursor_lock, &res)) {
 	case RESUME_OK:
 		break;
 	case RESUME_UNKNOWN:

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "events.h"
+#include "liveness.h"
 #include "log.h"
 #include "relay_id.h"
 #include "resolve.h"
@@ -75,13 +77,20 @@ decision_of_record(struct registry *reg, const struct relay_record *r, struct de
 	}
 }
 
-/* Take the old relay's proxies out of the choice: one of them (or the path to it) failed.
- * Withdrawn, not deleted: a proxy that is alive polls again and is back with its next poll
- * (registry_renew_lease), a dead one stays out until it registers again. */
+/* Mark the old relay's proxies withdrawn unless they are seen alive (a WaitEvents poll of
+ * theirs is open): a proxy killed is withdrawn at once (its poll closed; this only makes sure
+ * when the resume comes first), one whose host vanished is out before its lease runs out, and
+ * comes back when it polls again (registry_renew_lease) or registers. A live proxy is left
+ * alone: a leg also breaks when the peer process exits, and a job's end must not take its
+ * proxies from other jobs. (Either way this resume avoids them: choose_new_path.) */
 static void
-suspect_proxies(struct registry *reg, const struct relay_record *old)
+suspect_proxies(struct registry *reg, struct liveness_watch *lw, const struct relay_record *old)
 {
 	for (size_t i = 0; i < 2 && old->proxy[i][0]; i++) {
+		char queue[EVENTS_QUEUE_MAX];
+		snprintf(queue, sizeof(queue), "proxy:%s", old->proxy[i]);
+		if (lw != NULL && liveness_polls_open(lw, queue) > 0)
+			continue;
 		bool withdrawn = false;
 		if (registry_withdraw(reg, REGISTRY_LEASE_PROXY, old->proxy[i], (int64_t)time(NULL),
 			&withdrawn) != 0)
@@ -102,7 +111,7 @@ choose_new_path(struct registry *reg, const struct relay_record *old,
 	struct resolve_request rreq = { .job = old->job, .from_cluster = old->from_cluster,
 		.from_node = old->from_node, .from_address = "", .from_port = 0,
 		.to_address = old->to_address, .to_port = old->to_port,
-		.after = METHOD_TRAVERSAL };
+		.after = METHOD_TRAVERSAL, .avoid = old->proxy, .navoid = 2 };
 	struct resolve_result res;
 	enum resolve_status st = resolve_connection(reg, &rreq, cursor, cursor_lock, &res);
 
@@ -118,8 +127,8 @@ choose_new_path(struct registry *reg, const struct relay_record *old,
 	case RESOLVE_NO_METHOD:
 		snprintf(out->reason, sizeof(out->reason), "no other proxy serves %s/%s and %s/%s "
 		    "(%zu withdrawn prox%s left out)", old->from_cluster, old->from_node,
-		    old->to_cluster, old->to_node, res.proxies_withdrawn,
-		    res.proxies_withdrawn == 1 ? "y" : "ies");
+		    old->to_cluster, old->to_node, res.proxies_withdrawn + res.proxies_avoided,
+		    res.proxies_withdrawn + res.proxies_avoided == 1 ? "y" : "ies");
 		return RESUME_NO_PATH;
 	case RESOLVE_NO_ACCESS_POINT:
 	case RESOLVE_NO_CLUSTER:
@@ -177,7 +186,37 @@ successor_of(struct registry *reg, const struct relay_record *old, struct resume
 }
 
 enum resume_status
-resume_relay(struct registry *reg, const struct resume_request *req,
+resume_report_replay(struct registry *reg, const struct resume_request *req, int64_t bytes,
+    char *reason, size_t reasonlen)
+{
+	uint8_t b[QCG_RELAY_ID_BYTES];
+	char id[RELAY_ID_HEX_LEN + 1];
+	struct relay_record r;
+
+	if (relay_id_parse(req->relay_id, b) != 0) {
+		snprintf(reason, reasonlen, "relayId must be %d hex digits", RELAY_ID_HEX_LEN);
+		return RESUME_UNKNOWN;
+	}
+	relay_id_format(b, id);
+	int rc = registry_get_relay(reg, id, &r);
+	if (rc == REGISTRY_NOT_FOUND || (rc == 0 && r.resumed_from[0] == '\0')) {
+		snprintf(reason, reasonlen, "relay %s is not a resumed relay the broker handed out",
+		    id);
+		return RESUME_UNKNOWN;
+	}
+	if (rc == 0 && !is_an_end(&r, req, reason, reasonlen))
+		return RESUME_NOT_AN_END;
+	if (rc == 0)
+		rc = registry_add_relay_replayed(reg, id, bytes);
+	if (rc != 0) {
+		snprintf(reason, reasonlen, "registry: %s", registry_error(reg));
+		return RESUME_ERROR;
+	}
+	return RESUME_OK;
+}
+
+enum resume_status
+resume_relay(struct registry *reg, struct liveness_watch *lw, const struct resume_request *req,
     struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resume_result *out)
 {
 	uint8_t bytes[QCG_RELAY_ID_BYTES];
@@ -205,7 +244,7 @@ resume_relay(struct registry *reg, const struct resume_request *req,
 	} else if (out->old.successor[0] != '\0') {
 		st = successor_of(reg, &out->old, out);
 	} else {
-		suspect_proxies(reg, &out->old);
+		suspect_proxies(reg, lw, &out->old);
 		st = choose_new_path(reg, &out->old, cursor, cursor_lock, out);
 	}
 	pthread_mutex_unlock(&resume_lock);

@@ -43,8 +43,17 @@ struct resolve_result;
 int resume_record_relay(struct registry *reg, const struct resolve_request *req,
     const struct resolve_result *res);
 
-/* Resume req->relay_id. The decision is made with cursor under cursor_lock, as Resolve's. */
-enum resume_status resume_relay(struct registry *reg, const struct resume_request *req,
-    struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resume_result *out);
+/* Record that the caller (one of the two ends of req->relay_id, which must be a resumed relay)
+ * sent `bytes` again after that resume; reason says why not. RESUME_OK, RESUME_UNKNOWN,
+ * RESUME_NOT_AN_END or RESUME_ERROR. */
+enum resume_status resume_report_replay(struct registry *reg, const struct resume_request *req,
+    int64_t bytes, char *reason, size_t reasonlen);
+
+/* Resume req->relay_id, avoiding the old relay's proxies (and marking them withdrawn unless lw
+ * sees them polling). The decision is made with cursor under cursor_lock, as Resolve's. */
+struct liveness_watch;
+enum resume_status resume_relay(struct registry *reg, struct liveness_watch *lw,
+    const struct resume_request *req, struct decision_cursor *cursor,
+    pthread_mutex_t *cursor_lock, struct resume_result *out);
 
 #endif
