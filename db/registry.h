@@ -172,6 +172,9 @@ int registry_get_relay(struct registry *reg, const char *id, struct relay_record
  * one transaction: REGISTRY_DENIED (nothing written) when the old relay has a successor
  * already, REGISTRY_NOT_FOUND when it does not exist. */
 int registry_record_resume(struct registry *reg, const struct relay_record *r);
+/* Add bytes (0..2^40) to a relay's bytes_replayed; REGISTRY_NOT_FOUND when there is no such
+ * relay. */
+int registry_add_relay_replayed(struct registry *reg, const char *id, int64_t bytes);
 /* A job's resumes (relays with resumed_from set), oldest first, malloc'ed (free() them). */
 int registry_list_resumes(struct registry *reg, const char *job, struct relay_record **out,
     size_t *count);

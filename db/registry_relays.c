@@ -160,6 +160,24 @@ fail:
 }
 
 int
+registry_add_relay_replayed(struct registry *reg, const char *id, int64_t bytes)
+{
+	const char *op = "registry_add_relay_replayed";
+	if (bytes < 0 || bytes > ((int64_t)1 << 40))
+		return reg_failf(reg, "%s: %lld bytes is not a replay", op, (long long)bytes);
+	sqlite3_stmt *st = reg_stmt(reg, STMT_RELAY_ADD_REPLAYED,
+	    "UPDATE relays SET bytes_replayed = bytes_replayed + ?2 WHERE id = ?1", op);
+	if (st == NULL)
+		return -1;
+	int rc = reg_bind_text(reg, st, 1, id, RELAY_ID_HEX_LEN + 1, op, "id") != 0 ||
+	    reg_bind_int64(reg, st, 2, bytes, op) != 0 || reg_step_done(reg, st, op) != 0 ? -1 : 0;
+	if (rc == 0 && sqlite3_changes(reg->db) == 0)
+		rc = REGISTRY_NOT_FOUND;
+	reg_release(st);
+	return rc;
+}
+
+int
 registry_list_resumes(struct registry *reg, const char *job, struct relay_record **out,
     size_t *count)
 {
