@@ -228,6 +228,17 @@ helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX], u
 }
 
 int
+helper_client_replayed(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    uint64_t bytes, int *code, char *err, size_t errlen)
+{
+	struct helper_msg m;
+	helper_msg_init(&m, HELPER_MSG_REPLAYED);
+	memcpy(m.relay_id, relay_id, sizeof(m.relay_id));
+	m.setup_usec = bytes;
+	return expect_ok(c, &m, code, err, errlen);
+}
+
+int
 helper_client_wait_inbound(struct helper_client *c, uint16_t port, int *code, char *err,
     size_t errlen)
 {

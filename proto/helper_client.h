@@ -88,6 +88,10 @@ int helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX
 int helper_client_resume(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
     struct helper_decision *out, int *code, char *err, size_t errlen);
 
+/* REPLAYED: this end sent `bytes` again after the resume that made relay_id. */
+int helper_client_replayed(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    uint64_t bytes, int *code, char *err, size_t errlen);
+
 /* Wait up to timeout_ms (-1: forever) for the next HANDOFF. 0, 1 on timeout, -1 on error. */
 int helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helper_handoff *out,
     int *code, char *err, size_t errlen);

@@ -158,6 +158,10 @@ parse_payload(struct cursor *c, struct helper_msg *m)
 	case HELPER_MSG_RESUME:
 		get_bytes(c, m->relay_id, sizeof(m->relay_id), "relay_id");
 		break;
+	case HELPER_MSG_REPLAYED:
+		get_bytes(c, m->relay_id, sizeof(m->relay_id), "relay_id");
+		m->setup_usec = get_uint(c, 8, "bytes");
+		break;
 	case HELPER_MSG_HANDOFF:
 		m->method = (uint8_t)get_uint(c, 1, "method");
 		check_method(c, m->method, 0, "method");
@@ -348,6 +352,10 @@ encode_payload(struct writer *w, const struct helper_msg *m)
 	case HELPER_MSG_RESUME:
 		put_bytes(w, m->relay_id, sizeof(m->relay_id), "relay_id");
 		break;
+	case HELPER_MSG_REPLAYED:
+		put_bytes(w, m->relay_id, sizeof(m->relay_id), "relay_id");
+		put_uint(w, m->setup_usec, 8, "bytes");
+		break;
 	case HELPER_MSG_HANDOFF:
 		put_uint(w, m->method, 1, "method");
 		put_str(w, m->address, sizeof(m->address), "peer_address");
@@ -408,6 +416,7 @@ helper_msg_type_name(unsigned type)
 	case HELPER_MSG_REPORT: return "REPORT";
 	case HELPER_MSG_MCAST_GROUP: return "MCAST_GROUP";
 	case HELPER_MSG_RESUME: return "RESUME";
+	case HELPER_MSG_REPLAYED: return "REPLAYED";
 	case HELPER_MSG_GROUP: return "GROUP";
 	case HELPER_MSG_OK: return "OK";
 	case HELPER_MSG_ERR: return "ERR";

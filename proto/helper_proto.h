@@ -29,6 +29,9 @@
  *                           whose leg broke (the newest id the connection had);
  *                           the answer is the new relay (another proxy, a new
  *                           id), the same for both ends (issue 14)
+ *   8  REPLAYED        ->   id relay_id (the new relay), u64 bytes: what this    OK | ERR
+ *                           end sent again after that resume, for the broker's
+ *                           statistics (issue 14)
  *   64 OK              <-   (empty)
  *   65 ERR             <-   u16 code (HELPER_ERR_*), str message (255)
  *   66 DECISION        <-   u8 method, str target_address (63),                 [HANDOFF]
@@ -89,6 +92,7 @@ enum helper_msg_type {
 	HELPER_MSG_REPORT = 5,
 	HELPER_MSG_MCAST_GROUP = 6,
 	HELPER_MSG_RESUME = 7,
+	HELPER_MSG_REPLAYED = 8,
 	HELPER_MSG_OK = 64,
 	HELPER_MSG_ERR = 65,
 	HELPER_MSG_DECISION = 66,
@@ -125,7 +129,7 @@ struct helper_msg {
 	char process[QCG_PROCESS_MAX];              /* REGISTER */
 	uint8_t method;                             /* RESOLVE (after), REPORT, DECISION, HANDOFF */
 	uint8_t ok;                                 /* REPORT */
-	uint64_t setup_usec;                        /* REPORT */
+	uint64_t setup_usec;                        /* REPORT; REPLAYED: the bytes */
 	uint16_t code;                              /* ERR */
 	char message[HELPER_ERROR_TEXT_MAX];        /* ERR */
 	uint8_t relay_id[QCG_RELAY_ID_BYTES];       /* DECISION, HANDOFF, RESUME */

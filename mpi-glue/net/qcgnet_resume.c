@@ -118,6 +118,52 @@ resume_path(void *arg, unsigned attempt, int timeout_ms, char *err, size_t errle
 	return fd;
 }
 
+/* One end's replay after a resume, on its way to the broker's statistics. */
+struct qn_replay_report {
+	uint8_t relay_id[QCG_RELAY_ID_BYTES];
+	uint64_t bytes;
+};
+
+static void *
+replay_report_main(void *arg)
+{
+	struct qn_replay_report *r = arg;
+	char err[256];
+	qn_ctl_lock();
+	struct helper_client *c = qn_ctl_get(err, sizeof(err));
+	int code = 0;
+	int rc = c ? helper_client_replayed(c, r->relay_id, r->bytes, &code, err, sizeof(err)) : -1;
+	if (c != NULL && rc != 0 && code == 0)
+		qn_ctl_drop();
+	qn_ctl_unlock();
+	if (rc != 0)
+		qn_debug("replayed bytes not reported: %s", err); /* statistics only */
+	free(r);
+	return NULL;
+}
+
+/* The stream's resumed callback (I/O thread, must not block): report the bytes this end sent
+ * again, for qcg-query connections, from a short-lived thread. */
+static void
+resume_replayed(void *arg, uint64_t bytes)
+{
+	struct qn_resume_path *p = arg;
+	struct qn_replay_report *r = malloc(sizeof(*r));
+	pthread_t t;
+	pthread_attr_t attr;
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	memcpy(r->relay_id, p->current, sizeof(r->relay_id));
+	pthread_mutex_unlock(&p->lock);
+	r->bytes = bytes;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, replay_report_main, r) != 0)
+		free(r);
+	pthread_attr_destroy(&attr);
+}
+
 int
 qn_resume_wrap(int leg, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int initiator, char *err,
     size_t errlen)
@@ -136,6 +182,7 @@ qn_resume_wrap(int leg, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int initiato
 	qrs_config_default(&cfg);
 	cfg.resume_timeout_ms = qn_cfg.resume_timeout_ms;
 	cfg.log = resume_log;
+	cfg.resumed = resume_replayed;
 	/* The stream's threads take no signals: they stay the application's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

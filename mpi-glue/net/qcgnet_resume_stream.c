@@ -389,6 +389,8 @@ take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identit
 		say(s, "resumed on a new leg %ld ms after the break; replaying %llu bytes, peer had "
 		       "%llu", (now_us() - s->broke_us) / 1000, (unsigned long long)replay,
 		    (unsigned long long)ack);
+		if (s->cfg.resumed != NULL)
+			s->cfg.resumed(s->path_arg, replay);
 	}
 	s->broke_us = 0;
 	s->legs_lost = 0;

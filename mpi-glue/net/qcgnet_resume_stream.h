@@ -51,6 +51,9 @@ struct qrs_config {
 	                         * retransmission timeout (minutes) under unacknowledged data */
 	int ack_ms;             /* delivered bytes are acknowledged at most this late */
 	void (*log)(const char *line); /* where resume and failure lines go; NULL: stderr */
+	/* Called (may be NULL) from the I/O thread when a new leg took over after a break, with
+	 * the path's arg and the payload bytes this end sends again; must not block. */
+	void (*resumed)(void *arg, uint64_t bytes_replayed);
 };
 
 /* Process-wide counters since the first stream, for statistics and the tests. */

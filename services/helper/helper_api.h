@@ -56,6 +56,8 @@ void helper_decision_message(const struct decision *res, struct helper_msg *m);
 /* RESUME: a new relay for a resumable relay whose leg broke (helper_resume.c, issue 14). 0, or
  * -1 when the connection must close. */
 int helper_session_resume(struct session *s, const struct helper_msg *req);
+/* REPLAYED: what a process sent again after a resume, passed on for the statistics. */
+int helper_session_replayed(struct session *s, const struct helper_msg *req);
 /* Remember where a RESOLVE led, for a later REPORT. */
 void helper_session_remember(struct session *s, const char *to_address, uint16_t to_port,
     const char *cluster, const char *node);

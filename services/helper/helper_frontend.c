@@ -123,6 +123,22 @@ helper_frontend_resume_relay(struct helper *h, const char *job, const char *rela
 }
 
 int
+helper_frontend_report_replay(struct helper *h, const char *job, const char *relay_id,
+    uint64_t bytes, char *err, size_t errlen)
+{
+	struct _qf__ReportReplay req = { .job = (char *)job, .relayId = (char *)relay_id,
+		.bytes = (LONG64)bytes };
+	struct _qf__ReportReplayResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ReportReplay(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "ReportReplay", err, errlen);
+	soap_client_free(soap);
+	return 0;
+}
+
+int
 helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen)
 {

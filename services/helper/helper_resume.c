@@ -15,6 +15,25 @@
 #include "relay_id.h"
 
 int
+helper_session_replayed(struct session *s, const struct helper_msg *req)
+{
+	char id[RELAY_ID_HEX_LEN + 1], err[1024];
+
+	relay_id_format(req->relay_id, id);
+	if (req->setup_usec > ((uint64_t)1 << 40))
+		return helper_wire_send_err(s->sock, HELPER_ERR_PROTOCOL, "REPLAYED: %llu bytes is "
+		    "not a replay", (unsigned long long)req->setup_usec);
+	if (helper_frontend_report_replay(s->h, s->job, id, req->setup_usec, err,
+		sizeof(err)) != 0) {
+		log_warn("job %s: replay after relay %s not recorded: %s", s->job, id, err);
+		return helper_wire_send_err(s->sock, HELPER_ERR_REMOTE, "%s", err);
+	}
+	struct helper_msg ok;
+	helper_msg_init(&ok, HELPER_MSG_OK);
+	return helper_wire_send(s->sock, &ok, -1, err, sizeof(err));
+}
+
+int
 helper_session_resume(struct session *s, const struct helper_msg *req)
 {
 	struct decision res;

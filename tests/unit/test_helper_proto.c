@@ -212,8 +212,8 @@ encoder_refuses_what_the_parser_would(void)
 	CHECK(encode(&m, buf, sizeof(buf)) > 0);
 }
 
-/* RESUME (issue 14): the relay id round-trips; it is exactly 16 bytes; RESUMABLE is allowed
- * on DECISION and HANDOFF only. */
+/* RESUME and REPLAYED (issue 14): the relay id round-trips; it is exactly 16 bytes; RESUMABLE
+ * is allowed on DECISION and HANDOFF only. */
 static void
 resume_and_the_resumable_flag(void)
 {
@@ -249,6 +249,14 @@ resume_and_the_resumable_flag(void)
 	helper_msg_init(&m, HELPER_MSG_RESUME);
 	m.flags = HELPER_FLAG_RESUMABLE;
 	CHECK(encode(&m, buf, sizeof(buf)) < 0);
+	helper_msg_init(&m, HELPER_MSG_REPLAYED);
+	m.relay_id[0] = 9;
+	m.setup_usec = 4194304;
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(n, HELPER_HEADER_SIZE + 16 + 8);
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK(memcmp(&m, &out, sizeof(out)) == 0);
+	expect_invalid(buf, raw(buf, HELPER_MSG_REPLAYED, long_id, sizeof(long_id)), "bytes");
 }
 
 int
