@@ -3,16 +3,17 @@
  * LD_PRELOAD=libqcgnet.so. It knows nothing of relays: the library must keep its byte stream
  * whole while the proxies under it die.
  *
- *   resume_probe listen ADDRESS BYTES SEED
+ *   resume_probe listen ADDRESS BYTES SEED GATE-PREFIX PARTS
  *       listen on ADDRESS (any port; prints "listening PORT"), accept one connection, read
  *       BYTES bytes and compare each with the generator's stream for SEED; then answer
- *       "ok BYTES" and print "received BYTES". A wrong byte prints "mismatch at OFFSET" and
- *       a short stream "short at OFFSET: REASON"; both exit 1.
- *   resume_probe send ADDRESS PORT BYTES SEED GATE-PREFIX PARTS
- *       connect, and send the generator's BYTES bytes in PARTS equal parts; after part i (of
- *       the first PARTS-1) print "part i" and wait (at most 10 minutes) for the file
- *       GATE-PREFIX.i, so that the test can kill a proxy while bytes are in flight; then
- *       read the answer and print it.
+ *       "ok BYTES" and print "received BYTES". After part i of PARTS equal parts (but the
+ *       last) it prints "paused i" and reads nothing until the file GATE-PREFIX.i exists (at
+ *       most 10 minutes): the sender's bytes pile up in the relay, so that a proxy killed
+ *       then takes bytes in flight with it. A wrong byte prints "mismatch at OFFSET" and a
+ *       short stream "short at OFFSET: REASON"; both exit 1.
+ *   resume_probe send ADDRESS PORT BYTES SEED PARTS
+ *       connect, and send the generator's BYTES bytes, printing "part i" after each of PARTS
+ *       equal parts; then read the answer and print it.
  */
 #include "config.h"
 
@@ -75,8 +76,10 @@ make_addr(const char *host, const char *port, struct sockaddr_in *sin)
 	return inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -1;
 }
 
+static int gate(const char *path);
+
 static int
-cmd_listen(const char *addr, uint64_t bytes, uint64_t seed)
+cmd_listen(const char *addr, uint64_t bytes, uint64_t seed, const char *gates, unsigned parts)
 {
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
@@ -95,8 +98,19 @@ cmd_listen(const char *addr, uint64_t bytes, uint64_t seed)
 	struct gen g;
 	gen_init(&g, seed);
 	uint64_t got = 0;
+	unsigned part = 1;
 	while (got < bytes) {
-		size_t want = bytes - got < sizeof(buf) ? (size_t)(bytes - got) : sizeof(buf);
+		uint64_t end = part >= parts ? bytes : bytes / parts * part;
+		if (got == end && part < parts) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s.%u", gates, part);
+			printf("paused %u\n", part);
+			if (gate(path) != 0)
+				return die(path);
+			part++;
+			continue;
+		}
+		size_t want = end - got < sizeof(buf) ? (size_t)(end - got) : sizeof(buf);
 		ssize_t n = read(fd, buf, want);
 		if (n <= 0) {
 			printf("short at %llu: %s\n", (unsigned long long)got,
@@ -135,12 +149,11 @@ gate(const char *path)
 }
 
 static int
-cmd_send(const char *addr, const char *port, uint64_t bytes, uint64_t seed, const char *gates,
-    unsigned parts)
+cmd_send(const char *addr, const char *port, uint64_t bytes, uint64_t seed, unsigned parts)
 {
 	struct sockaddr_in to;
-	if (make_addr(addr, port, &to) != 0 || parts < 1)
-		return die("bad address or parts");
+	if (make_addr(addr, port, &to) != 0)
+		return die("bad address");
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&to, sizeof(to)) != 0)
 		return die("connect");
@@ -164,14 +177,7 @@ cmd_send(const char *addr, const char *port, uint64_t bytes, uint64_t seed, cons
 			}
 			sent += n;
 		}
-		if (part < parts) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s.%u", gates, part);
-			printf("part %u\n", part);
-			fflush(stdout);
-			if (gate(path) != 0)
-				return die(path);
-		}
+		printf("part %u\n", part);
 	}
 	char line[64] = "";
 	size_t have = 0;
@@ -191,12 +197,13 @@ int
 main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 5 && strcmp(argv[1], "listen") == 0)
-		return cmd_listen(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
-	if (argc == 8 && strcmp(argv[1], "send") == 0)
+	if (argc == 7 && strcmp(argv[1], "listen") == 0 && atoi(argv[6]) >= 1)
+		return cmd_listen(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10),
+		    argv[5], (unsigned)atoi(argv[6]));
+	if (argc == 7 && strcmp(argv[1], "send") == 0 && atoi(argv[6]) >= 1)
 		return cmd_send(argv[2], argv[3], strtoull(argv[4], NULL, 10),
-		    strtoull(argv[5], NULL, 10), argv[6], (unsigned)atoi(argv[7]));
-	fprintf(stderr, "usage: resume_probe listen ADDRESS BYTES SEED | send ADDRESS PORT BYTES "
-	    "SEED GATE-PREFIX PARTS\n");
+		    strtoull(argv[5], NULL, 10), (unsigned)atoi(argv[6]));
+	fprintf(stderr, "usage: resume_probe listen ADDRESS BYTES SEED GATE-PREFIX PARTS | send "
+	    "ADDRESS PORT BYTES SEED PARTS\n");
 	return 2;
 }

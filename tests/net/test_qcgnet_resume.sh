@@ -8,6 +8,8 @@
 #   stream goes on, every byte arrives once, in order; after a second kill (the first proxy
 #   restarted meanwhile) it moves back;
 # - qcg-query connections shows both resumes (when, from which proxy, to which);
+# - each resume's replayed bytes, as the two ends logged them, reach qcg-query connections
+#   (the receiver pauses at each kill, so that bytes are in flight when the proxy dies);
 # - with no other proxy alive, the connection fails within resume_timeout (4 s here) and the
 #   library's log says why.
 # Every wait is bounded and polls for the state it needs.
@@ -81,18 +83,19 @@ kill_proxy() {
 }
 # joined_more N COUNT: proxy N has joined more than COUNT relays
 joined_more() { [ "$(joined "$1")" -gt "$2" ]; }
-part_done() { grep -q "^part $2$" "$1"; }
+# paused OUT I: the receiver stopped reading after part I (the sender's bytes pile up)
+paused() { grep -q "^paused $2$" "$1"; }
 
 # --- 96 MiB, its proxy killed twice -----------------------------------------------------------
-on d1 "$PROBE" listen 127.0.0.5 "$BYTES" "$SEED" >"$D/d.out" 2>"$D/d.err" &
+on d1 "$PROBE" listen 127.0.0.5 "$BYTES" "$SEED" "$D/gate" 3 >"$D/d.out" 2>"$D/d.err" &
 RECV=$! PIDS="$PIDS $!"
 wait_until 300 grep -q '^listening' "$D/d.out" || { echo "no listener: $(cat "$D/d.out" "$D/d.err")"; exit 99; }
 PORT=$(sed -n 's/^listening //p' "$D/d.out")
 start=$(date +%s%N)
-on b1 "$PROBE" send 127.0.0.5 "$PORT" "$BYTES" "$SEED" "$D/gate" 3 >"$D/b.out" 2>"$D/b.err" &
+on b1 "$PROBE" send 127.0.0.5 "$PORT" "$BYTES" "$SEED" 3 >"$D/b.out" 2>"$D/b.err" &
 SEND=$! PIDS="$PIDS $!"
 
-wait_until 1200 part_done "$D/b.out" 1 || { echo "part 1 never sent: $(cat "$D/b.out" "$D/b.err")"; exit 99; }
+wait_until 1200 paused "$D/d.out" 1 || { echo "part 1 never received: $(cat "$D/d.out" "$D/d.err")"; exit 99; }
 FIRST=1; joined_more 2 0 && FIRST=2 # the proxy that joined the relay
 OTHER=$((3 - FIRST))
 before=$(joined "$OTHER")
@@ -102,7 +105,7 @@ echo "killed proxy ${EP[$FIRST]} after part 1"
 # The first proxy comes back on its endpoint, so that the second kill has somewhere to go.
 proxy_start "$D/p$FIRST.conf" "$D/p$FIRST.log"
 PID[$FIRST]=$PROXY_PID
-wait_until 1200 part_done "$D/b.out" 2 || { echo "part 2 never sent: $(cat "$D/b.out" "$D/b.err")"; exit 99; }
+wait_until 1200 paused "$D/d.out" 2 || { echo "part 2 never received: $(cat "$D/d.out" "$D/d.err")"; exit 99; }
 if joined_more "$OTHER" "$before"; then
 	pass the_stream_moved_to_the_other_proxy
 else
@@ -135,20 +138,30 @@ else
 	fail qcg_query_connections_shows_both_resumes "$out"
 fi
 
+# Each end reports what it sent again after each resume; the broker adds them up per resume.
+logged_replay() { sed -n 's/.*replaying \([0-9]*\) bytes, peer had.*/\1/p' "$D/b.err" "$D/d.err" | awk '{ s += $1 } END { print s + 0 }'; }
+shown_replay() { query_as jane connections job-1 2>/dev/null | sed -n "s/^resume .*:$PORT: .*, \([0-9]*\) bytes replayed$/\1/p" | awk '{ s += $1 } END { print s + 0 }'; }
+replay_shown() { [ "$(shown_replay)" = "$(logged_replay)" ]; }
+if wait_until 300 replay_shown; then
+	pass bytes_replayed_shown_as_the_ends_logged_them "$(logged_replay) bytes"
+	echo "bytes replayed over both resumes: $(logged_replay)"
+else
+	fail bytes_replayed_shown_as_the_ends_logged_them "logged $(logged_replay), shown $(shown_replay)"
+fi
 # --- no second path: both proxies die, the connection fails within resume_timeout ---------------
 before1=$(joined 1)
 on d1 QCG_NET_RESUME_TIMEOUT_MS=4000 "$PROBE" listen 127.0.0.5 $((16 << 20)) "$SEED" \
-	>"$D/d2.out" 2>"$D/d2.err" &
+	"$D/gate2" 2 >"$D/d2.out" 2>"$D/d2.err" &
 RECV=$! PIDS="$PIDS $!"
 wait_until 300 grep -q '^listening' "$D/d2.out" || { echo "no listener: $(cat "$D/d2.out" "$D/d2.err")"; exit 99; }
 PORT=$(sed -n 's/^listening //p' "$D/d2.out")
 on b1 QCG_NET_RESUME_TIMEOUT_MS=4000 "$PROBE" send 127.0.0.5 "$PORT" $((16 << 20)) "$SEED" \
-	"$D/gate2" 2 >"$D/b2.out" 2>"$D/b2.err" &
+	2 >"$D/b2.out" 2>"$D/b2.err" &
 SEND=$! PIDS="$PIDS $!"
-wait_until 1200 part_done "$D/b2.out" 1 || { echo "part 1 never sent: $(cat "$D/b2.out" "$D/b2.err")"; exit 99; }
+wait_until 1200 paused "$D/d2.out" 1 || { echo "part 1 never received: $(cat "$D/d2.out" "$D/d2.err")"; exit 99; }
 CARRY=2; joined_more 1 "$before1" && CARRY=1 # the proxy that joined this relay
 OTHER=$((3 - CARRY))
-kill -9 "${PID[$OTHER]}"
+pid_alive "${PID[$OTHER]}" && kill -9 "${PID[$OTHER]}"
 wait_until 300 proxy_is "${EP[$OTHER]}" withdrawn || { echo "${EP[$OTHER]} not withdrawn"; exit 99; }
 start=$(date +%s%N)
 kill -9 "${PID[$CARRY]}"
