@@ -83,4 +83,10 @@ void qrs_get_totals(struct qrs_totals *out);
  * parent's streams are forgotten here, and the child's first qrs_start starts its own thread. */
 void qrs_after_fork_child(void);
 
+/* At process exit: give the I/O thread up to timeout_ms to put on their legs the last bytes and
+ * the FIN of the streams the application closed, so that the peer sees the connection end
+ * rather than a broken leg (which it would try to resume for resume_timeout). */
+#define QRS_EXIT_FLUSH_MS 200
+void qrs_flush_at_exit(int timeout_ms);
+
 #endif

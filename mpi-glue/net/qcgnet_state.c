@@ -249,6 +249,15 @@ program_skipped(void)
 	return 0;
 }
 
+/* At exit the stream's I/O thread dies with the process: what the application closed must be
+ * on its legs first, or each peer would take the end for a broken leg. */
+__attribute__((destructor)) static void
+qn_stop(void)
+{
+	if (qn_active)
+		qrs_flush_at_exit(QRS_EXIT_FLUSH_MS);
+}
+
 __attribute__((constructor)) static void
 qn_start(void)
 {

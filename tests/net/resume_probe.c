@@ -13,7 +13,8 @@
  *       short stream "short at OFFSET: REASON"; both exit 1.
  *   resume_probe send ADDRESS PORT BYTES SEED PARTS
  *       connect, and send the generator's BYTES bytes, printing "part i" after each of PARTS
- *       equal parts; then read the answer and print it.
+ *       equal parts; then read the answer and print it, and how long the end of the stream
+ *       took to come after it ("eof after MS ms": the receiver closes and exits).
  */
 #include "config.h"
 
@@ -189,6 +190,15 @@ cmd_send(const char *addr, const char *port, uint64_t bytes, uint64_t seed, unsi
 	}
 	line[have] = '\0';
 	printf("answer %s", line);
+	/* The receiver closes and exits: its end must look like an end, not a broken leg that
+	 * the library would try to resume for resume_timeout. */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (read(fd, line, sizeof(line)) > 0)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("eof after %ld ms\n", (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	close(fd);
 	return 0;
 }

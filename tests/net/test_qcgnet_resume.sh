@@ -8,6 +8,8 @@
 #   stream goes on, every byte arrives once, in order; after a second kill (the first proxy
 #   restarted meanwhile) it moves back;
 # - qcg-query connections shows both resumes (when, from which proxy, to which);
+# - a peer that closes and exits ends the connection at once (no resume of a leg whose peer
+#   is gone);
 # - each resume's replayed bytes, as the two ends logged them, reach qcg-query connections
 #   (the receiver pauses at each kill, so that bytes are in flight when the proxy dies);
 # - with no other proxy alive, the connection fails within resume_timeout (4 s here) and the
@@ -125,6 +127,15 @@ if grep -qx "received $BYTES" "$D/d.out" && grep -qx "answer ok $BYTES" "$D/b.ou
 	pass every_byte_arrived_once_in_order_through_two_proxy_deaths
 else
 	fail every_byte_arrived_once_in_order_through_two_proxy_deaths "receiver: $(cat "$D/d.out" "$D/d.err" | tail -5) sender: $(cat "$D/b.out" "$D/b.err" | tail -5)"
+fi
+# The receiver closed and exited after its answer: the sender sees the end at once, not after
+# resume_timeout (60 s) spent resuming a leg whose peer is gone.
+eof_ms=$(sed -n 's/^eof after \([0-9]*\) ms$/\1/p' "$D/b.out")
+if [ -n "$eof_ms" ] && [ "$eof_ms" -lt 20000 ]; then
+	pass peer_exit_is_an_end_not_a_break "$eof_ms ms"
+	echo "the receiver's exit reached the sender as an end after $eof_ms ms"
+else
+	fail peer_exit_is_an_end_not_a_break "'$eof_ms' ms: $(tail -3 "$D/b.err")"
 fi
 n=$(grep -c "relay resumed through" "$D/b.err") m=$(grep -c "relay resumed through" "$D/d.err")
 [ "$n" -ge 2 ] && [ "$m" -ge 2 ] && pass both_ends_resumed_twice ||
