@@ -8,7 +8,8 @@ db_migrations = \
 	db/migrations/003_proxy_owner_dn.sql \
 	db/migrations/004_liveness.sql \
 	db/migrations/005_job_state_queued.sql \
-	db/migrations/006_job_clusters.sql
+	db/migrations/006_job_clusters.sql \
+	db/migrations/007_relays.sql
 
 noinst_LIBRARIES += db/libqcgdb.a
 db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)
@@ -24,7 +25,8 @@ db_libqcgdb_a_SOURCES = \
 	db/registry_connections.c \
 	db/registry_multicast.c \
 	db/registry_liveness.c \
-	db/registry_job_clusters.c
+	db/registry_job_clusters.c \
+	db/registry_relays.c
 nodist_db_libqcgdb_a_SOURCES = db/migrations_embedded.c
 
 # The migrations become a C table at build time (never committed). Prerequisites are found

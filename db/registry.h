@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "relay_id.h"
 
 #define REGISTRY_NOT_FOUND 1
 #define REGISTRY_DENIED 2
@@ -143,5 +144,41 @@ int registry_allocate_multicast_group(struct registry *reg, const char *job,
 int registry_release_multicast_groups(struct registry *reg, const char *job);
 int registry_list_multicast_groups(struct registry *reg, const char *job,
     struct multicast_group **out, size_t *count);
+
+/* Relays handed out (db/migrations/007_relays.sql), so that one can be resumed on another
+ * proxy (issue 14). ids are the 32 hex digits of lib/relay_id.h. */
+struct relay_record {
+	char id[RELAY_ID_HEX_LEN + 1];           /* this relay */
+	char job[QCG_NAME_MAX];
+	char from_cluster[QCG_NAME_MAX];         /* the initiator's end */
+	char from_node[QCG_NAME_MAX];
+	char to_cluster[QCG_NAME_MAX];           /* the target's end */
+	char to_node[QCG_NAME_MAX];
+	char to_address[QCG_ADDR_MAX];           /* the target's access point */
+	uint16_t to_port;
+	enum connect_method method;              /* METHOD_RELAY or METHOD_RELAY_CHAIN */
+	char proxy[2][QCG_ENDPOINT_MAX];         /* [0] the initiator's proxy, [1] "" or the
+	                                          * target's (a chain) */
+	int64_t decided_at;                      /* unix seconds */
+	char resumed_from[RELAY_ID_HEX_LEN + 1]; /* the relay this one replaced, or "" */
+	char successor[RELAY_ID_HEX_LEN + 1];    /* the relay that replaced this one, or "" */
+	int64_t bytes_replayed;                  /* reported by the ends after the resume */
+};
+/* Record a relay Resolve handed out (r->resumed_from and successor are ignored: ""). */
+int registry_record_relay(struct registry *reg, const struct relay_record *r);
+/* The relay with id; REGISTRY_NOT_FOUND when the broker never handed it out (or pruned it). */
+int registry_get_relay(struct registry *reg, const char *id, struct relay_record *out);
+/* Record r, the relay that replaces r->resumed_from, and make it that relay's successor, in
+ * one transaction: REGISTRY_DENIED (nothing written) when the old relay has a successor
+ * already, REGISTRY_NOT_FOUND when it does not exist. */
+int registry_record_resume(struct registry *reg, const struct relay_record *r);
+/* Add bytes (0..2^40) to a relay's bytes_replayed; REGISTRY_NOT_FOUND when there is no such
+ * relay. */
+int registry_add_relay_replayed(struct registry *reg, const char *id, int64_t bytes);
+/* A job's resumes (relays with resumed_from set), oldest first, malloc'ed (free() them). */
+int registry_list_resumes(struct registry *reg, const char *job, struct relay_record **out,
+    size_t *count);
+/* Drop relays decided before `before` (unix seconds), as the connection log is pruned. */
+int registry_prune_relays(struct registry *reg, int64_t before, size_t *removed);
 
 #endif

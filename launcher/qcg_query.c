@@ -356,8 +356,26 @@ print_contacts(const struct access_point *rows, int n, bool json)
 	}
 }
 
+/* A relayed connection's resumes (issue 14), after the connection table: when the broker
+ * moved the relay, from which proxy to which, and the bytes the ends sent again. (Text only:
+ * the JSON form stays the array of connections it always was.) */
 static void
-print_connections(const struct connection_record *rows, int n, bool json)
+print_resumes(const struct relay_resume *rows, int n)
+{
+	for (int i = 0; rows && i < n; i++) {
+		const struct relay_resume *x = &rows[i];
+		char when[32];
+		format_time(x->when, when, sizeof(when));
+		printf("resume %s %s/%s -> %s/%s:%u: relay %s via %s -> %s via %s, %lld bytes "
+		    "replayed\n", when, x->from_cluster, x->from_node, x->to_cluster, x->to_node,
+		    x->to_port, x->old_relay_id, x->from_proxy, x->new_relay_id, x->to_proxy,
+		    (long long)x->bytes_replayed);
+	}
+}
+
+static void
+print_connections(const struct connection_record *rows, int n,
+    const struct relay_resume *resumes, int resume_count, bool json)
 {
 	struct json_writer w;
 	if (json) {
@@ -391,7 +409,8 @@ print_connections(const struct connection_record *rows, int n, bool json)
 	if (json) {
 		json_array_close(&w);
 		json_end(&w);
-	}
+	} else
+		print_resumes(resumes, resume_count);
 }
 
 static void
@@ -495,7 +514,8 @@ run_query(struct soap *soap, const struct query_options *o, const char *what, ch
 		if (rc == SOAP_OK)
 			print_connections(answer_rows(soap_model_connections_in(soap, resp.connection,
 			    resp.__sizeconnection, why, sizeof(why)), why), resp.__sizeconnection,
-			    o->json);
+			    answer_rows(soap_model_relay_resumes_in(soap, resp.resume,
+			    resp.__sizeresume, why, sizeof(why)), why), resp.__sizeresume, o->json);
 		return rc;
 	}
 	struct _qb__GetHealth req = {};

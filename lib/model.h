@@ -133,6 +133,19 @@ struct connection_record {
 	int64_t when;         /* unix seconds */
 };
 
+/* A relayed connection's resume (issue 14), as ListConnections reports it: when the broker
+ * moved the relay, from which proxy to which, and the bytes the ends sent again. Relay ids in
+ * hex (32 digits): a listing shows them, nothing connects with them. */
+struct relay_resume {
+	int64_t when;                       /* unix seconds */
+	char old_relay_id[2 * QCG_RELAY_ID_BYTES + 1], new_relay_id[2 * QCG_RELAY_ID_BYTES + 1];
+	char from_proxy[QCG_ENDPOINT_MAX], to_proxy[QCG_ENDPOINT_MAX];
+	char from_cluster[QCG_NAME_MAX], from_node[QCG_NAME_MAX];
+	char to_cluster[QCG_NAME_MAX], to_node[QCG_NAME_MAX];
+	uint16_t to_port;
+	int64_t bytes_replayed;
+};
+
 struct multicast_group {
 	char job[QCG_NAME_MAX];
 	char address[QCG_ADDR_MAX]; /* e.g. "239.192.0.17" */
@@ -156,6 +169,8 @@ struct decision {
 	                               * event's decision, sent to the target side, does not) */
 	struct access_point target;   /* the peer's registered access point */
 	char target_public_address[QCG_ADDR_MAX]; /* its cluster's public address, or "" */
+	bool resumable;               /* a relay both ends keep in the resumable stream, so that
+	                               * it can be resumed on another proxy (issue 14) */
 };
 
 /* A notification from the broker, as a front-end receives it and passes it on to a helper (the

@@ -176,6 +176,18 @@ helper_client_resolve(struct helper_client *c, const char *to_address, uint16_t 
 }
 
 int
+helper_client_resume(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    struct decision *out, int *code, char *err, size_t errlen)
+{
+	struct helper_msg m, ans;
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	memcpy(m.relay_id, relay_id, sizeof(m.relay_id));
+	if (exchange(c, &m, &ans, code, err, errlen) != 0)
+		return -1;
+	return helper_decision_from_msg(&ans, out, err, errlen);
+}
+
+int
 helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX], uint16_t *port,
     int *code, char *err, size_t errlen)
 {
@@ -191,6 +203,17 @@ helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX], u
 	strcpy(address, ans.address); /* the parser bounded it by QCG_ADDR_MAX */
 	*port = ans.port;
 	return 0;
+}
+
+int
+helper_client_replayed(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    uint64_t bytes, int *code, char *err, size_t errlen)
+{
+	struct helper_msg m;
+	helper_msg_init(&m, HELPER_MSG_REPLAYED);
+	memcpy(m.relay_id, relay_id, sizeof(m.relay_id));
+	m.setup_usec = bytes;
+	return expect_ok(c, &m, code, err, errlen);
 }
 
 int
@@ -253,6 +276,7 @@ helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helpe
 	strcpy(out->peer_address, m.address);
 	out->peer_port = m.port;
 	memcpy(out->relay_id, m.relay_id, sizeof(out->relay_id));
+	out->resumable = (m.flags & HELPER_FLAG_RESUMABLE) != 0;
 	return 0;
 }
 

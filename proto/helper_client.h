@@ -42,6 +42,7 @@ struct helper_handoff {
 	char peer_address[QCG_ADDR_MAX];     /* what getpeername() must report for fd */
 	uint16_t peer_port;
 	uint8_t relay_id[QCG_RELAY_ID_BYTES];
+	int resumable;                       /* a relay leg to wrap in the resumable stream */
 };
 
 /*
@@ -73,6 +74,14 @@ int helper_client_report(struct helper_client *c, int method, const char *to_add
 /* MCAST_GROUP: a multicast group for the job from the broker, into address/port. */
 int helper_client_mcast_group(struct helper_client *c, char address[QCG_ADDR_MAX],
     uint16_t *port, int *code, char *err, size_t errlen);
+
+/* RESUME: a new relay in place of relay_id, whose leg broke (issue 14). */
+int helper_client_resume(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    struct decision *out, int *code, char *err, size_t errlen);
+
+/* REPLAYED: this end sent `bytes` again after the resume that made relay_id. */
+int helper_client_replayed(struct helper_client *c, const uint8_t relay_id[QCG_RELAY_ID_BYTES],
+    uint64_t bytes, int *code, char *err, size_t errlen);
 
 /* Wait up to timeout_ms (-1: forever) for the next HANDOFF. 0, 1 on timeout, -1 on error. */
 int helper_client_next_handoff(struct helper_client *c, int timeout_ms, struct helper_handoff *out,

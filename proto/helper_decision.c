@@ -21,6 +21,8 @@ helper_decision_to_msg(const struct decision *d, struct helper_msg *m)
 		snprintf(m->proxy[i], sizeof(m->proxy[i]), "%s", d->proxy[i].endpoint);
 	if (method_hands_off(d->method))
 		m->flags = HELPER_FLAG_HANDOFF_FOLLOWS;
+	if (d->resumable && (d->method == METHOD_RELAY || d->method == METHOD_RELAY_CHAIN))
+		m->flags |= HELPER_FLAG_RESUMABLE;
 }
 
 int
@@ -29,7 +31,8 @@ helper_decision_from_msg(const struct helper_msg *m, struct decision *out, char 
 {
 	memset(out, 0, sizeof(*out));
 	if (m->type != HELPER_MSG_DECISION) {
-		snprintf(err, errlen, "RESOLVE: qcg-helper answered %s", helper_msg_type_name(m->type));
+		snprintf(err, errlen, "a DECISION was expected, qcg-helper answered %s",
+		    helper_msg_type_name(m->type));
 		return -1;
 	}
 	out->method = (enum connect_method)m->method;
@@ -42,6 +45,7 @@ helper_decision_from_msg(const struct helper_msg *m, struct decision *out, char 
 	memcpy(out->target.address, m->address, sizeof(out->target.address));
 	out->target.port = m->port;
 	memcpy(out->relay_id.bytes, m->relay_id, sizeof(out->relay_id.bytes));
+	out->resumable = (m->flags & HELPER_FLAG_RESUMABLE) != 0;
 	out->proxy_count = m->proxy_count < 2 ? m->proxy_count : 2;
 	for (size_t i = 0; i < out->proxy_count; i++)
 		memcpy(out->proxy[i].endpoint, m->proxy[i], sizeof(out->proxy[i].endpoint));

@@ -155,6 +155,13 @@ parse_payload(struct cursor *c, struct helper_msg *m)
 	case HELPER_MSG_DECISION:
 		parse_decision(c, m);
 		break;
+	case HELPER_MSG_RESUME:
+		get_bytes(c, m->relay_id, sizeof(m->relay_id), "relay_id");
+		break;
+	case HELPER_MSG_REPLAYED:
+		get_bytes(c, m->relay_id, sizeof(m->relay_id), "relay_id");
+		m->setup_usec = get_uint(c, 8, "bytes");
+		break;
 	case HELPER_MSG_HANDOFF:
 		m->method = (uint8_t)get_uint(c, 1, "method");
 		check_method(c, m->method, 0, "method");
@@ -174,9 +181,9 @@ static uint16_t
 flags_allowed(unsigned type)
 {
 	if (type == HELPER_MSG_DECISION)
-		return HELPER_FLAG_HANDOFF_FOLLOWS;
+		return HELPER_FLAG_HANDOFF_FOLLOWS | HELPER_FLAG_RESUMABLE;
 	if (type == HELPER_MSG_HANDOFF)
-		return HELPER_FLAG_FD;
+		return HELPER_FLAG_FD | HELPER_FLAG_RESUMABLE;
 	return 0;
 }
 
@@ -342,6 +349,13 @@ encode_payload(struct writer *w, const struct helper_msg *m)
 		for (unsigned i = 0; i < m->proxy_count && i < 2; i++)
 			put_str(w, m->proxy[i], sizeof(m->proxy[i]), "proxy");
 		break;
+	case HELPER_MSG_RESUME:
+		put_bytes(w, m->relay_id, sizeof(m->relay_id), "relay_id");
+		break;
+	case HELPER_MSG_REPLAYED:
+		put_bytes(w, m->relay_id, sizeof(m->relay_id), "relay_id");
+		put_uint(w, m->setup_usec, 8, "bytes");
+		break;
 	case HELPER_MSG_HANDOFF:
 		put_uint(w, m->method, 1, "method");
 		put_str(w, m->address, sizeof(m->address), "peer_address");
@@ -401,6 +415,8 @@ helper_msg_type_name(unsigned type)
 	case HELPER_MSG_WAIT_INBOUND: return "WAIT_INBOUND";
 	case HELPER_MSG_REPORT: return "REPORT";
 	case HELPER_MSG_MCAST_GROUP: return "MCAST_GROUP";
+	case HELPER_MSG_RESUME: return "RESUME";
+	case HELPER_MSG_REPLAYED: return "REPLAYED";
 	case HELPER_MSG_GROUP: return "GROUP";
 	case HELPER_MSG_OK: return "OK";
 	case HELPER_MSG_ERR: return "ERR";

@@ -25,6 +25,13 @@
  *                           u8 ok (0/1), u64 setup_usec
  *   6  MCAST_GROUP     ->   (empty): a multicast group for the job, from the    GROUP | ERR
  *                           broker (no other job holds it until this one ends)
+ *   7  RESUME          ->   id relay_id: the relay of a resumable connection     DECISION | ERR
+ *                           whose leg broke (the newest id the connection had);
+ *                           the answer is the new relay (another proxy, a new
+ *                           id), the same for both ends (issue 14)
+ *   8  REPLAYED        ->   id relay_id (the new relay), u64 bytes: what this    OK | ERR
+ *                           end sent again after that resume, for the broker's
+ *                           statistics (issue 14)
  *   64 OK              <-   (empty)
  *   65 ERR             <-   u16 code (HELPER_ERR_*), str message (255)
  *   66 DECISION        <-   u8 method, str target_address (63),                 [HANDOFF]
@@ -32,9 +39,12 @@
  *                           proxy_count x str proxy endpoint "host:port" (255)
  *                           flag HANDOFF_FOLLOWS: reversal or traversal; the helper
  *                           sets the connection up and a HANDOFF (or ERR) follows
+ *                           flag RESUMABLE: a relay whose two ends wrap the leg in
+ *                           the resumable stream (mpi-glue/net/qcgnet_resume_*.h)
  *   67 HANDOFF         <-   u8 method, str peer_address (63), u16 peer_port,
  *                           id relay_id; flag FD: a connected TCP socket travels
  *                           with the message's first byte as SCM_RIGHTS
+ *                           flag RESUMABLE: as DECISION's (the initiator wraps too)
  *   68 GROUP           <-   str address (63, an IPv4 multicast group), u16 port
  *
  * Methods are the numbers of enum connect_method (lib/model.h). Rules of the conversation:
@@ -81,6 +91,8 @@ enum helper_msg_type {
 	HELPER_MSG_WAIT_INBOUND = 4,
 	HELPER_MSG_REPORT = 5,
 	HELPER_MSG_MCAST_GROUP = 6,
+	HELPER_MSG_RESUME = 7,
+	HELPER_MSG_REPLAYED = 8,
 	HELPER_MSG_OK = 64,
 	HELPER_MSG_ERR = 65,
 	HELPER_MSG_DECISION = 66,
@@ -90,6 +102,8 @@ enum helper_msg_type {
 
 #define HELPER_FLAG_HANDOFF_FOLLOWS 0x0001 /* DECISION only */
 #define HELPER_FLAG_FD 0x0002              /* HANDOFF only */
+#define HELPER_FLAG_RESUMABLE 0x0004       /* DECISION, HANDOFF: a relay both ends wrap in
+                                            * the resumable stream (issue 14) */
 
 /* ERR codes: what went wrong, so that the glue can decide whether to fall back. */
 enum helper_err_code {
@@ -115,10 +129,10 @@ struct helper_msg {
 	char process[QCG_PROCESS_MAX];              /* REGISTER */
 	uint8_t method;                             /* RESOLVE (after), REPORT, DECISION, HANDOFF */
 	uint8_t ok;                                 /* REPORT */
-	uint64_t setup_usec;                        /* REPORT */
+	uint64_t setup_usec;                        /* REPORT; REPLAYED: the bytes */
 	uint16_t code;                              /* ERR */
 	char message[HELPER_ERROR_TEXT_MAX];        /* ERR */
-	uint8_t relay_id[QCG_RELAY_ID_BYTES];       /* DECISION, HANDOFF */
+	uint8_t relay_id[QCG_RELAY_ID_BYTES];       /* DECISION, HANDOFF, RESUME */
 	uint8_t proxy_count;                        /* DECISION */
 	char proxy[2][QCG_ENDPOINT_MAX];            /* DECISION */
 };

@@ -64,3 +64,9 @@ TESTS += tests/unit/test_job_clusters_registry
 tests_unit_test_job_clusters_registry_SOURCES = tests/unit/test_job_clusters_registry.c tests/unit/check.h
 tests_unit_test_job_clusters_registry_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit $(SQLITE3_CFLAGS)
 tests_unit_test_job_clusters_registry_LDADD = db/libqcgdb.a lib/libqcgcommon.a $(SQLITE3_LIBS)
+
+# Relay failover (issue 14): the broker's resume of a relay whose proxy died, with two real
+# proxies: only the relay's two ends may resume it, both get the same new relay on the other
+# proxy, qcg-query connections shows it, and with no other proxy it is refused saying why.
+TESTS += tests/integration/test_broker_resume.sh
+EXTRA_DIST += tests/integration/test_broker_resume.sh

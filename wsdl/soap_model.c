@@ -183,6 +183,8 @@ soap_model_decision_out(struct soap *soap, const struct decision *in, struct qcg
 		relay_id_format(in->relay_id.bytes, hex);
 		out->relayId = soap_strdup(soap, hex);
 	}
+	if (in->resumable && (out->resumable = SOAP_MODEL_NEW(soap, enum xsd__boolean, 1)))
+		*out->resumable = xsd__boolean__true_;
 	if (in->proxy_count == 0 ||
 	    !(out->proxy = SOAP_MODEL_NEW(soap, struct qcg__Proxy, in->proxy_count)))
 		return;
@@ -196,6 +198,10 @@ soap_model_decision_in(const struct qcg__Decision *in, struct decision *out, cha
     size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
+	if (in == NULL) {
+		snprintf(err, errlen, "the answer has no valid decision");
+		return -1;
+	}
 	if (!soap_model_method_valid(in->method)) {
 		snprintf(err, errlen, "decision.method %d is not a method", (int)in->method);
 		return -1;
@@ -221,6 +227,7 @@ soap_model_decision_in(const struct qcg__Decision *in, struct decision *out, cha
 		if (proxy_in(&in->proxy[i], &out->proxy[i], err, errlen) != 0)
 			return -1;
 	out->proxy_count = (size_t)in->__sizeproxy;
+	out->resumable = in->resumable != NULL && *in->resumable == xsd__boolean__true_;
 	return 0;
 }
 

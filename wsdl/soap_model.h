@@ -113,6 +113,8 @@ void soap_model_connection_out(struct soap *soap, const struct connection_record
     struct qcg__Connection *out);
 void soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,
     struct qcg__MulticastGroup *out);
+void soap_model_relay_resume_out(struct soap *soap, const struct relay_resume *in,
+    struct qcg__RelayResume *out);
 /* A service's lease as the state queries show it, ages taken at now (unix seconds); *out is
  * NULL when out of memory. */
 void soap_model_liveness_out(struct soap *soap, const struct liveness *in, int64_t now,
@@ -158,5 +160,7 @@ struct access_point *soap_model_access_points_in(struct soap *soap,
     const struct qcg__AccessPoint *in, int n, char *err, size_t errlen);
 struct connection_record *soap_model_connections_in(struct soap *soap,
     const struct qcg__Connection *in, int n, char *err, size_t errlen);
+struct relay_resume *soap_model_relay_resumes_in(struct soap *soap,
+    const struct qcg__RelayResume *in, int n, char *err, size_t errlen);
 
 #endif

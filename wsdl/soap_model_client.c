@@ -330,3 +330,34 @@ soap_model_connections_in(struct soap *soap, const struct qcg__Connection *in, i
 	}
 	return out;
 }
+
+struct relay_resume *
+soap_model_relay_resumes_in(struct soap *soap, const struct qcg__RelayResume *in, int n,
+    char *err, size_t errlen)
+{
+	struct relay_resume *out = LISTING_IN(soap, n, struct relay_resume, err, errlen);
+	for (int i = 0; out && i < n; i++) {
+		struct relay_resume *r = &out[i];
+		if (soap_model_string_in(r->old_relay_id, sizeof(r->old_relay_id), in[i].oldRelayId,
+			"resume.oldRelayId", err, errlen) ||
+		    soap_model_string_in(r->new_relay_id, sizeof(r->new_relay_id), in[i].newRelayId,
+			"resume.newRelayId", err, errlen) ||
+		    soap_model_string_in(r->from_proxy, sizeof(r->from_proxy), in[i].fromProxy,
+			"resume.fromProxy", err, errlen) ||
+		    soap_model_string_in(r->to_proxy, sizeof(r->to_proxy), in[i].toProxy,
+			"resume.toProxy", err, errlen) ||
+		    soap_model_string_in(r->from_cluster, sizeof(r->from_cluster), in[i].fromCluster,
+			"resume.fromCluster", err, errlen) ||
+		    soap_model_string_in(r->from_node, sizeof(r->from_node), in[i].fromNode,
+			"resume.fromNode", err, errlen) ||
+		    soap_model_string_in(r->to_cluster, sizeof(r->to_cluster), in[i].toCluster,
+			"resume.toCluster", err, errlen) ||
+		    soap_model_string_in(r->to_node, sizeof(r->to_node), in[i].toNode,
+			"resume.toNode", err, errlen))
+			return NULL;
+		r->when = in[i].when;
+		r->to_port = in[i].toPort;
+		r->bytes_replayed = in[i].bytesReplayed;
+	}
+	return out;
+}

@@ -325,3 +325,19 @@ soap_model_multicast_out(struct soap *soap, const struct multicast_group *in,
 	out->address = soap_strdup(soap, in->address);
 	out->port = in->port;
 }
+
+void
+soap_model_relay_resume_out(struct soap *soap, const struct relay_resume *in,
+    struct qcg__RelayResume *out)
+{
+	*out = (struct qcg__RelayResume){ .when = in->when,
+		.oldRelayId = soap_strdup(soap, in->old_relay_id),
+		.newRelayId = soap_strdup(soap, in->new_relay_id),
+		.fromProxy = soap_strdup(soap, in->from_proxy),
+		.toProxy = soap_strdup(soap, in->to_proxy),
+		.fromCluster = soap_strdup(soap, in->from_cluster),
+		.fromNode = soap_strdup(soap, in->from_node),
+		.toCluster = soap_strdup(soap, in->to_cluster),
+		.toNode = soap_strdup(soap, in->to_node), .toPort = in->to_port,
+		.bytesReplayed = in->bytes_replayed };
+}

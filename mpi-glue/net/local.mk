@@ -18,6 +18,10 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 	mpi-glue/net/qcgnet_wrap.c \
 	mpi-glue/net/qcgnet_setpgid.c \
 	lib/model.c
+# Relay failover (issue 14): resumable relays keep their leg in the resumable stream.
+mpi_glue_net_libqcgnet_la_SOURCES += mpi-glue/net/qcgnet_resume.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h lib/relay_id.c
 mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 # Only the wrapped libc functions leave the library: its internals (and the helper client inside
 # it) must not interpose on anything of the program it is preloaded into.
@@ -91,3 +95,10 @@ tests_net_test_resume_refuse_LDADD = -lpthread
 TESTS += tests/net/test_resume_refuse
 # What test_qcgnet_loopback.sh and test_qcgnet_direct.sh share (issue 13).
 EXTRA_DIST += tests/net/probe_grid.sh
+
+# Relay failover through libqcgnet.so (issue 14): 96 MiB between two NAT sites through real
+# proxies, the carrying proxy SIGKILLed twice; no second proxy fails within resume_timeout.
+check_PROGRAMS += tests/net/resume_probe
+tests_net_resume_probe_SOURCES = tests/net/resume_probe.c
+TESTS += tests/net/test_qcgnet_resume.sh
+EXTRA_DIST += tests/net/test_qcgnet_resume.sh

@@ -16,6 +16,8 @@
  *   qcgnet_method.c   carrying out one method (direct, hand-off, relay leg)
  *   qcgnet_wrap.c     close(), getpeername(), setsockopt()
  *   qcgnet_setpgid.c  setpgid(): plm_rsh's parent losing the race to its child's exec
+ *   qcgnet_resume.c   relay legs, and resumable relays: the leg kept in the resumable stream
+ *                     (qcgnet_resume_stream.h), the application given a socketpair end
  */
 #ifndef QCG_QCGNET_H
 #define QCG_QCGNET_H
@@ -42,6 +44,8 @@ struct qn_config {
 	int connect_ms;            /* QCG_NET_CONNECT_TIMEOUT_MS: one direct/relay connect */
 	int handoff_ms;            /* QCG_NET_HANDOFF_TIMEOUT_MS: wait for a reversal/traversal */
 	int resolve_wait_ms;       /* QCG_NET_RESOLVE_WAIT_MS: retry a failing RESOLVE this long */
+	int resume_timeout_ms;     /* QCG_NET_RESUME_TIMEOUT_MS: a resumable relay whose leg broke
+	                            * fails when no new leg came within this (issue 14) */
 	int debug;                 /* QCG_NET_DEBUG=1: say what happens on stderr */
 	char process[QCG_PROCESS_MAX]; /* identity sent with REGISTER */
 };
@@ -154,5 +158,16 @@ int qn_method_run(struct helper_client *c, int app_fd, const struct decision *d,
 /* Connect fd to sin within timeout_ms whatever fd's blocking mode; 0 or -1 (errno). */
 int qn_connect_timed(int fd, const struct sockaddr_in *sin, int timeout_ms);
 int qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out);
+
+/* --- qcgnet_resume.c ------------------------------------------------------------------- */
+/* A relay leg: connect to the proxy at endpoint ("host:port") within timeout_ms and send the
+ * hello for relay_id. The socket, or -1 with err. */
+int qn_relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int timeout_ms,
+    char *err, size_t errlen);
+/* Keep leg (a relay leg of a resumable relay, hello sent) in the resumable stream and return
+ * the application's end of its socketpair, or -1 with err (leg closed). initiator: 1 on the
+ * connecting side (its proxy is the first of a chain), 0 on the accepting side (the last). */
+int qn_resume_wrap(int leg, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int initiator, char *err,
+    size_t errlen);
 
 #endif

@@ -20,6 +20,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -236,6 +237,22 @@ ring(struct qn_listener *l, const struct helper_handoff *h)
 	    connect_method_name(h->method), h->peer_address, h->peer_port);
 }
 
+/* A resumable relay's leg goes into the resumable stream; the application accepts the
+ * stream's end. false when that failed (the leg is closed, the log says why). */
+static bool
+resumable_leg(const struct qn_listener *l, struct helper_handoff *h)
+{
+	char err[256];
+	if (!h->resumable || (h->method != METHOD_RELAY && h->method != METHOD_RELAY_CHAIN))
+		return true;
+	h->fd = qn_resume_wrap(h->fd, h->relay_id, 0, err, sizeof(err));
+	if (h->fd >= 0)
+		return true;
+	qn_log("listener port %u: relay from %s:%u dropped: %s", l->port, h->peer_address,
+	    h->peer_port, err);
+	return false;
+}
+
 static void *
 inbound_thread(void *arg)
 {
@@ -258,7 +275,8 @@ inbound_thread(void *arg)
 		}
 		said = 0;
 		while (helper_client_next_handoff(&hc, -1, &h, NULL, err, sizeof(err)) == 0)
-			ring(l, &h);
+			if (resumable_leg(l, &h))
+				ring(l, &h);
 		pthread_mutex_lock(&l->lock);
 		l->channel_fd = -1;
 		stop = l->stopping;

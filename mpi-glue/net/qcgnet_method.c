@@ -22,7 +22,6 @@
 
 #include "net_socket.h"
 #include "qcgnet.h"
-#include "relay_hello.h"
 
 int
 qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out)
@@ -78,43 +77,19 @@ handoff(struct helper_client *c, char *err, size_t errlen)
 	return rc == 0 ? h.fd : -1;
 }
 
-/* One leg: connect to the proxy and send the hello. The fd, or -1 with err. */
-static int
-relay_leg(const struct sockaddr_in *proxy, const uint8_t hello[RELAY_HELLO_SIZE], char *err,
-    size_t errlen)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || qn_connect_timed(fd, proxy, qn_cfg.connect_ms) != 0 ||
-	    send(fd, hello, RELAY_HELLO_SIZE, MSG_NOSIGNAL) != RELAY_HELLO_SIZE) {
-		snprintf(err, errlen, "proxy %s:%u: %s", inet_ntoa(proxy->sin_addr),
-		    ntohs(proxy->sin_port), strerror(errno));
-		if (fd >= 0)
-			QN_REAL(close)(fd);
-		return -1;
-	}
-	return fd;
-}
-
+/* A relay leg to proxy[0]; kept in the resumable stream when both ends agreed to (the
+ * decision's flag: the target's helper hands its leg over with the same flag). */
 static int
 relay(const struct decision *d, char *err, size_t errlen)
 {
-	uint8_t hello[RELAY_HELLO_SIZE];
-	struct sockaddr_in proxy;
-	char host[QCG_ADDR_MAX];
-	const char *colon = strrchr(d->proxy[0].endpoint, ':');
-	if (d->proxy_count < 1 || colon == NULL || (size_t)(colon - d->proxy[0].endpoint) >= sizeof(host)) {
+	if (d->proxy_count < 1) {
 		snprintf(err, errlen, "relay decision without a proxy endpoint host:port");
 		return -1;
 	}
-	memcpy(host, d->proxy[0].endpoint, (size_t)(colon - d->proxy[0].endpoint));
-	host[colon - d->proxy[0].endpoint] = '\0';
-	int port = atoi(colon + 1);
-	if (port < 1 || port > 65535 || qn_sockaddr_of(host, (uint16_t)port, &proxy) != 0) {
-		snprintf(err, errlen, "proxy endpoint '%.200s' is not host:port", d->proxy[0].endpoint);
-		return -1;
-	}
-	helper_client_relay_hello(hello, d->relay_id.bytes);
-	return relay_leg(&proxy, hello, err, errlen);
+	int leg = qn_relay_leg(d->proxy[0].endpoint, d->relay_id.bytes, qn_cfg.connect_ms, err, errlen);
+	if (leg < 0 || !d->resumable)
+		return leg;
+	return qn_resume_wrap(leg, d->relay_id.bytes, 1, err, errlen);
 }
 
 int

@@ -83,6 +83,9 @@ static int g_wake = -1;             /* eventfd */
 static int g_started;
 static unsigned g_count;
 static struct qrs_totals g_totals;
+static pthread_cond_t g_looped = PTHREAD_COND_INITIALIZER; /* the I/O thread went round */
+static uint64_t g_loops;            /* rounds of the I/O thread */
+static unsigned g_closing;          /* streams whose application closed, not all written yet */
 
 static long
 now_us(void)
@@ -389,6 +392,8 @@ take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identit
 		say(s, "resumed on a new leg %ld ms after the break; replaying %llu bytes, peer had "
 		       "%llu", (now_us() - s->broke_us) / 1000, (unsigned long long)replay,
 		    (unsigned long long)ack);
+		if (s->cfg.resumed != NULL)
+			s->cfg.resumed(s->path_arg, replay);
 	}
 	s->broke_us = 0;
 	s->legs_lost = 0;
@@ -630,6 +635,17 @@ io_main(void *unused)
 			pfd[n++] = (struct pollfd){ .fd = s->leg, .events = leg_ev }; /* -1: skipped */
 			p = &s->next;
 		}
+		/* For qrs_flush_at_exit: what the application closed is not yet all on its leg. */
+		unsigned closing = 0;
+		for (struct stream *s = list; s != NULL; s = s->next)
+			if (s->app_eof && !(s->leg >= 0 && s->fin_sent && s->tx_sent == s->tx_end &&
+				s->out_off == s->out_len && s->out_payload == 0))
+				closing++;
+		pthread_mutex_lock(&g_lock);
+		g_loops++;
+		g_closing = closing;
+		pthread_cond_broadcast(&g_looped);
+		pthread_mutex_unlock(&g_lock);
 		if (poll(pfd, n, timeout) <= 0)
 			continue;
 		for (struct stream *s = list; s != NULL; s = s->next)
@@ -668,6 +684,54 @@ io_thread_start(char *err, size_t errlen)
 	}
 	g_started = 1;
 	return 0;
+}
+
+void
+qrs_flush_at_exit(int timeout_ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&g_lock);
+	if (!g_started || g_count == 0) {
+		pthread_mutex_unlock(&g_lock);
+		return;
+	}
+	/* Two rounds after the wake-up: one to see the applications' closed ends, one to write
+	 * what they leave and the FIN. */
+	uint64_t seen = g_loops;
+	pthread_mutex_unlock(&g_lock);
+	wake();
+	pthread_mutex_lock(&g_lock);
+	while (g_loops < seen + 2 || g_closing > 0)
+		if (pthread_cond_timedwait(&g_looped, &g_lock, &until) != 0)
+			break;
+	pthread_mutex_unlock(&g_lock);
+}
+
+void
+qrs_after_fork_child(void)
+{
+	/* A thread of the parent may have held the lock at fork(): the child's copy is reset,
+	 * not unlocked. The parent's streams stay the parent's: the child drops them (their
+	 * descriptors are close-on-exec; their memory is left, as the I/O thread that owned it is
+	 * not in the child), and its first stream starts its own I/O thread. */
+	pthread_mutex_init(&g_lock, NULL);
+	pthread_cond_init(&g_looped, NULL);
+	g_loops = 0;
+	g_closing = 0;
+	if (g_wake >= 0)
+		close(g_wake);
+	g_wake = -1;
+	g_started = 0;
+	g_incoming = NULL;
+	g_count = 0;
+	memset(&g_totals, 0, sizeof(g_totals));
 }
 
 int

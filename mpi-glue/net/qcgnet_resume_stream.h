@@ -51,6 +51,9 @@ struct qrs_config {
 	                         * retransmission timeout (minutes) under unacknowledged data */
 	int ack_ms;             /* delivered bytes are acknowledged at most this late */
 	void (*log)(const char *line); /* where resume and failure lines go; NULL: stderr */
+	/* Called (may be NULL) from the I/O thread when a new leg took over after a break, with
+	 * the path's arg and the payload bytes this end sends again; must not block. */
+	void (*resumed)(void *arg, uint64_t bytes_replayed);
 };
 
 /* Process-wide counters since the first stream, for statistics and the tests. */
@@ -75,5 +78,15 @@ int qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct q
     qrs_path_fn path, void *arg, char *err, size_t errlen);
 
 void qrs_get_totals(struct qrs_totals *out);
+
+/* In the child after fork() (pthread_atfork): the I/O thread does not survive fork, so the
+ * parent's streams are forgotten here, and the child's first qrs_start starts its own thread. */
+void qrs_after_fork_child(void);
+
+/* At process exit: give the I/O thread up to timeout_ms to put on their legs the last bytes and
+ * the FIN of the streams the application closed, so that the peer sees the connection end
+ * rather than a broken leg (which it would try to resume for resume_timeout). */
+#define QRS_EXIT_FLUSH_MS 200
+void qrs_flush_at_exit(int timeout_ms);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "qcgnet.h"
+#include "qcgnet_resume_stream.h"
 
 #define QN_ENV_ACTIVATE "QCG_NET"
 #define QN_ENV_SKIP "QCG_NET_SKIP"
@@ -170,6 +171,8 @@ read_config(void)
 	qn_cfg.connect_ms = env_ms("QCG_NET_CONNECT_TIMEOUT_MS", QN_DEFAULT_CONNECT_MS);
 	qn_cfg.handoff_ms = env_ms("QCG_NET_HANDOFF_TIMEOUT_MS", QN_DEFAULT_HANDOFF_MS);
 	qn_cfg.resolve_wait_ms = env_ms("QCG_NET_RESOLVE_WAIT_MS", QN_DEFAULT_RESOLVE_WAIT_MS);
+	qn_cfg.resume_timeout_ms = env_ms("QCG_NET_RESUME_TIMEOUT_MS",
+	    QRS_RESUME_TIMEOUT_DEFAULT_MS);
 	read_identity();
 }
 
@@ -225,6 +228,7 @@ atfork_child(void)
 		ctl_open = 0;
 	}
 	qn_fdtab_child_reset(qn_listener_forget);
+	qrs_after_fork_child(); /* the parent's resumable streams are not ours either */
 	read_identity(); /* a new pid */
 }
 
@@ -243,6 +247,15 @@ program_skipped(void)
 		p += len + (p[len] == ',');
 	}
 	return 0;
+}
+
+/* At exit the stream's I/O thread dies with the process: what the application closed must be
+ * on its legs first, or each peer would take the end for a broken leg. */
+__attribute__((destructor)) static void
+qn_stop(void)
+{
+	if (qn_active)
+		qrs_flush_at_exit(QRS_EXIT_FLUSH_MS);
 }
 
 __attribute__((constructor)) static void

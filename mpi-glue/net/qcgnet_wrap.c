@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "qcgnet.h"
@@ -35,10 +36,23 @@ getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 	return 0;
 }
 
+/* Whether fd is a resumable relay's socketpair end: a unix socket standing for a TCP peer. */
+static int
+resumable_end(int fd)
+{
+	struct sockaddr_in peer;
+	int domain;
+	socklen_t len = sizeof(domain);
+	return qn_fdtab_peer(fd, &peer) &&
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
 int
 setsockopt(int fd, int level, int name, const void *value, socklen_t len)
 {
 	int rc = QN_REAL(setsockopt)(fd, level, name, value, len);
+	if (rc != 0 && qn_active && level == IPPROTO_TCP && resumable_end(fd))
+		return 0; /* the leg's TCP is the stream's to tune (it sets TCP_NODELAY itself) */
 	if (rc == 0 && qn_active && value != NULL && qn_fdtab_opt_wanted(level, name, len))
 		qn_fdtab_record_opt(fd, level, name, value, len);
 	return rc;

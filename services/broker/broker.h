@@ -30,6 +30,8 @@ struct broker {
 	struct decision_cursor cursor;  /* round-robin over proxies, grid-wide */
 	struct liveness_watch *liveness; /* leases of front-ends and proxies (liveness.h) */
 	time_t started;
+	bool resumable_relays;          /* relays are handed out resumable (broker.resumable_relays,
+	                                 * issue 14) */
 };
 
 /* What a handler needs: the shared state and its worker's own registry connection. */

@@ -127,7 +127,9 @@ broker_configure(void *app, const struct config *cfg, const struct daemon_args *
 		errlen) != 0 ||
 	    load_policies(&d->broker, cfg, err, errlen) != 0 ||
 	    prune_settings_from_config(cfg, &d->prune, err, errlen) != 0 ||
-	    liveness_settings_from_config(cfg, &d->liveness, err, errlen) != 0 ? -1 : 0;
+	    liveness_settings_from_config(cfg, &d->liveness, err, errlen) != 0 ||
+	    config_get_bool(cfg, "broker.resumable_relays", true, &d->broker.resumable_relays, err,
+		errlen) != 0 ? -1 : 0;
 }
 
 static int

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "registry.h"
 #include "resolve.h"
+#include "resume.h"
 #include "soap_server.h"
 
 /* Post what the target side and the proxies must do for a decision. */
@@ -189,7 +190,16 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	case RESOLVE_CACHE_MISS: /* not from a database snapshot; never here */
 		return broker_registry_fault(soap, &call, -1, "Resolve");
 	}
+	/* Relays are kept in the resumable stream by both ends when the broker says so; the target
+	 * learns it from its event, so it is set before the events go out. */
+	if (res.decision.method == METHOD_RELAY || res.decision.method == METHOD_RELAY_CHAIN)
+		res.decision.resumable = call.broker->resumable_relays;
 	post_decision_events(&call, &req, &res);
+	/* A relay is recorded so that its two ends, and nobody else, can resume it (resume.h). */
+	if ((res.decision.method == METHOD_RELAY || res.decision.method == METHOD_RELAY_CHAIN) &&
+	    resume_record_relay(call.reg, &req, &res) != 0)
+		log_warn("job %s: relay to %s:%u not recorded, it cannot be resumed: %s", req.job,
+		    req.to_address, req.to_port, registry_error(call.reg));
 	log_debug("job %s: %s/%s -> %s/%s:%u by %s", req.job, req.from_cluster, req.from_node,
 	    res.target.cluster, res.target.node, req.to_port,
 	    connect_method_name(res.decision.method));

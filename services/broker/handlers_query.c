@@ -147,6 +147,40 @@ __qb__ListAccessPoints(struct soap *soap, struct _qb__ListAccessPoints *req,
 	return SOAP_OK;
 }
 
+/* The job's relay resumes (issue 14) after its connections: when, from which proxy to which. */
+static int
+list_resumes(struct soap *soap, struct broker_call *call, const char *job,
+    struct _qb__ListConnectionsResponse *resp)
+{
+	struct relay_record *rows = NULL;
+	size_t n = 0;
+	int rc = broker_registry_fault(soap, call, registry_list_resumes(call->reg, job, &rows, &n),
+	    "ListConnections: resumes");
+	if (rc)
+		return rc;
+	resp->resume = array_out(soap, n, sizeof(*resp->resume));
+	for (size_t i = 0; resp->resume && i < n; i++) {
+		const struct relay_record *r = &rows[i];
+		struct relay_record old;
+		/* the proxy it came from is the replaced relay's (gone when pruned) */
+		bool have_old = registry_get_relay(call->reg, r->resumed_from, &old) == 0;
+		struct relay_resume m = { .when = r->decided_at, .to_port = r->to_port,
+			.bytes_replayed = r->bytes_replayed };
+		snprintf(m.old_relay_id, sizeof(m.old_relay_id), "%s", r->resumed_from);
+		snprintf(m.new_relay_id, sizeof(m.new_relay_id), "%s", r->id);
+		snprintf(m.from_proxy, sizeof(m.from_proxy), "%s", have_old ? old.proxy[0] : "?");
+		snprintf(m.to_proxy, sizeof(m.to_proxy), "%s", r->proxy[0]);
+		snprintf(m.from_cluster, sizeof(m.from_cluster), "%s", r->from_cluster);
+		snprintf(m.from_node, sizeof(m.from_node), "%s", r->from_node);
+		snprintf(m.to_cluster, sizeof(m.to_cluster), "%s", r->to_cluster);
+		snprintf(m.to_node, sizeof(m.to_node), "%s", r->to_node);
+		soap_model_relay_resume_out(soap, &m, &resp->resume[i]);
+	}
+	resp->__sizeresume = resp->resume ? (int)n : 0;
+	free(rows);
+	return SOAP_OK;
+}
+
 int
 __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
     struct _qb__ListConnectionsResponse *resp)
@@ -167,7 +201,7 @@ __qb__ListConnections(struct soap *soap, struct _qb__ListConnections *req,
 		soap_model_connection_out(soap, &rows[i], &resp->connection[i]);
 	resp->__sizeconnection = resp->connection ? (int)n : 0;
 	free(rows);
-	return SOAP_OK;
+	return list_resumes(soap, &call, req->job, resp);
 }
 
 int

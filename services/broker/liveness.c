@@ -113,6 +113,19 @@ liveness_poll_end(struct liveness_watch *w, const char *queue)
 	return left;
 }
 
+size_t
+liveness_polls_open(struct liveness_watch *w, const char *queue)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < w->npolls; i++)
+		if (strcmp(w->polls[i].queue, queue) == 0)
+			n = w->polls[i].count;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
 bool
 liveness_peer_closed(int fd)
 {

@@ -59,4 +59,7 @@ size_t liveness_poll_end(struct liveness_watch *w, const char *queue);
  * reading anything: what a long poll checks between its slices. */
 bool liveness_peer_closed(int fd);
 
+/* How many polls of queue are open now (a proxy whose poll is open is alive). */
+size_t liveness_polls_open(struct liveness_watch *w, const char *queue);
+
 #endif

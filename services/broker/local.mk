@@ -13,6 +13,9 @@ BROKER_SERVICE_SOURCES = services/broker/broker.h \
 	services/broker/events.c services/broker/events.h \
 	services/broker/prune.c services/broker/prune.h \
 	services/broker/liveness.c services/broker/liveness.h
+# Relay failover (issue 14): resuming a relay whose proxy died on another proxy.
+BROKER_SERVICE_SOURCES += services/broker/resume.c services/broker/resume.h \
+	services/broker/handlers_resume.c
 sbin_PROGRAMS += services/broker/qcg-broker
 services_broker_qcg_broker_SOURCES = services/broker/broker_main.c $(BROKER_SERVICE_SOURCES)
 services_broker_qcg_broker_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/broker \

@@ -53,6 +53,9 @@ prune_once(struct pruner *p)
 	else if (removed > 0)
 		log_info("connection log: pruned %zu records older than %lld s", removed,
 		    (long long)p->s.max_age);
+	/* Relays (and their resumes) are kept as long as the connection log that they explain. */
+	if (registry_prune_relays(p->reg, before, &removed) != 0)
+		log_warn("relays: pruning failed: %s", registry_error(p->reg));
 }
 
 static void *

@@ -11,6 +11,16 @@
 #include "registry.h"
 #include "resolve.h"
 
+/* Whether endpoint is one req must not use (resume.h: the broken relay's proxies). */
+static bool
+avoided_proxy(const struct resolve_request *req, const char *endpoint)
+{
+	for (size_t i = 0; i < req->navoid; i++)
+		if (req->avoid[i][0] != '\0' && strcmp(req->avoid[i], endpoint) == 0)
+			return true;
+	return false;
+}
+
 enum resolve_status
 resolve_connection(struct registry *reg, const struct resolve_request *req,
     struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resolve_result *out)
@@ -45,11 +55,18 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 
 	/* A withdrawn proxy (its process or host is gone) is never offered: a relay through it
 	 * would hang until the leg's timeout. The decision sees only the live ones. */
-	size_t live = 0;
-	for (size_t i = 0; i < nproxies; i++)
-		if (proxies[i].live.withdrawn_at == 0)
-			proxies[live++] = proxies[i];
-	out->proxies_withdrawn = nproxies - live;
+	size_t live = 0, avoided = 0;
+	for (size_t i = 0; i < nproxies; i++) {
+		if (proxies[i].live.withdrawn_at != 0)
+			continue;
+		if (avoided_proxy(req, proxies[i].endpoint)) {
+			avoided++;
+			continue;
+		}
+		proxies[live++] = proxies[i];
+	}
+	out->proxies_withdrawn = nproxies - live - avoided;
+	out->proxies_avoided = avoided;
 	nproxies = live;
 
 	struct decision_side ini = { &from, req->from_node }, tgt = { &to, out->target.node };

@@ -26,6 +26,10 @@ struct resolve_request {
 	/* The initiator's cluster row when the caller already read it in the same registry
 	 * snapshot (Resolve's ownership check does), else NULL: resolve_connection reads it. */
 	const struct cluster *from_row;
+	/* Proxies this decision must not use (a resume's broken relay), or NULL: endpoints, "" =
+	 * none. */
+	const char (*avoid)[QCG_ENDPOINT_MAX];
+	size_t navoid;
 };
 
 struct resolve_result {
@@ -35,6 +39,7 @@ struct resolve_result {
 	char initiator_public_address[QCG_ADDR_MAX];
 	int needs_target_side;    /* post an EVENT_CONNECT to the target's cluster */
 	size_t proxies_withdrawn; /* registered proxies left out: withdrawn (liveness.h) */
+	size_t proxies_avoided;   /* registered live proxies left out: req->avoid */
 	int64_t target_withdrawn_at; /* for RESOLVE_TARGET_WITHDRAWN: when its front-end was */
 };
 

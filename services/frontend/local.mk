@@ -28,6 +28,8 @@ FRONTEND_SERVICE_SOURCES = services/frontend/frontend.h \
 	services/frontend/allocator_backend.h services/frontend/allocator_builtin.c \
 	services/frontend/allocator_slurm.c \
 	services/frontend/handlers_stage.c
+# Relay failover (issue 14): a helper's resume of a broken relay, passed on to the broker.
+FRONTEND_SERVICE_SOURCES += services/frontend/handlers_resume.c
 sbin_PROGRAMS += services/frontend/qcg-frontend
 services_frontend_qcg_frontend_SOURCES = services/frontend/frontend_main.c \
 	$(FRONTEND_SERVICE_SOURCES)

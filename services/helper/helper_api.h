@@ -51,6 +51,12 @@ void helper_session_run(struct session *s);
 /* RESOLVE: ask the front-end and carry the decision out (helper_resolve.c). 0, or -1 when the
  * connection must close. */
 int helper_session_resolve(struct session *s, const struct helper_msg *req);
+/* The DECISION message for a decision (helper_resolve.c). */
+/* RESUME: a new relay for a resumable relay whose leg broke (helper_resume.c, issue 14). 0, or
+ * -1 when the connection must close. */
+int helper_session_resume(struct session *s, const struct helper_msg *req);
+/* REPLAYED: what a process sent again after a resume, passed on for the statistics. */
+int helper_session_replayed(struct session *s, const struct helper_msg *req);
 /* Remember where a RESOLVE led, for a later REPORT. */
 void helper_session_remember(struct session *s, const char *to_address, uint16_t to_port,
     const char *cluster, const char *node);

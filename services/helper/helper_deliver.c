@@ -90,6 +90,9 @@ setup_thread(void *arg)
 		snprintf(m.address, sizeof(m.address), "%s", s->initiator.address);
 		m.port = s->initiator.port;
 		memcpy(m.relay_id, s->decision.relay_id.bytes, sizeof(m.relay_id));
+		if (s->decision.resumable && (s->decision.method == METHOD_RELAY ||
+		    s->decision.method == METHOD_RELAY_CHAIN))
+			m.flags |= HELPER_FLAG_RESUMABLE; /* the process keeps the leg resumable */
 		if (helper_jobs_hand_inbound(h->jobs, s->job, s->port, fd, &m, err, sizeof(err)) != 0)
 			log_warn("job %s: hand-off on port %u failed: %s", s->job, s->port, err);
 		else

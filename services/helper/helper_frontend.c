@@ -66,6 +66,16 @@ helper_frontend_register(struct helper *h, const struct access_point *ap, char *
 	return 0;
 }
 
+/* An answer's decision (soap_model_decision_in's result rc, its reason why) for op: 0, or -1
+ * with err when it breaks the contract. */
+static int
+decision_answer(int rc, const char *op, const char *why, char *err, size_t errlen)
+{
+	if (rc != 0)
+		snprintf(err, errlen, "front-end %s: %s", op, why);
+	return rc != 0 ? -1 : 0;
+}
+
 int
 helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct decision *out,
@@ -91,18 +101,48 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		call_failed(soap, "Resolve", err, errlen);
 		return -1;
 	}
-	/* the answer's decision into out; -1 with err when it breaks the contract */
 	char why[512];
-	int rc = 0;
-	if (resp.decision == NULL) {
-		snprintf(err, errlen, "front-end Resolve: the answer has no valid decision");
-		rc = -1;
-	} else if (soap_model_decision_in(resp.decision, out, why, sizeof(why)) != 0) {
-		snprintf(err, errlen, "front-end Resolve: %s", why);
-		rc = -1;
-	}
+	int rc = decision_answer(soap_model_decision_in(resp.decision, out, why, sizeof(why)),
+	    "Resolve", why, err, errlen);
 	soap_client_free(soap);
 	return rc;
+}
+
+int
+helper_frontend_resume_relay(struct helper *h, const char *job, const char *relay_id,
+    struct decision *out, bool *refused, char *err, size_t errlen)
+{
+	struct _qf__ResumeRelay req = { .job = (char *)job, .relayId = (char *)relay_id };
+	struct _qf__ResumeRelayResponse resp = { NULL };
+	*refused = false;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ResumeRelay(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK) {
+		*refused = soap_client_fault_kind(soap) != NULL || soap->error == SOAP_FAULT;
+		return call_failed(soap, "ResumeRelay", err, errlen);
+	}
+	char why[512];
+	int rc = decision_answer(soap_model_decision_in(resp.decision, out, why, sizeof(why)),
+	    "ResumeRelay", why, err, errlen);
+	soap_client_free(soap);
+	return rc;
+}
+
+int
+helper_frontend_report_replay(struct helper *h, const char *job, const char *relay_id,
+    uint64_t bytes, char *err, size_t errlen)
+{
+	struct _qf__ReportReplay req = { .job = (char *)job, .relayId = (char *)relay_id,
+		.bytes = (LONG64)bytes };
+	struct _qf__ReportReplayResponse resp;
+	struct soap *soap = client_for(h, err, errlen);
+	if (soap == NULL)
+		return -1;
+	if (soap_call___qf__ReportReplay(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
+		return call_failed(soap, "ReportReplay", err, errlen);
+	soap_client_free(soap);
+	return 0;
 }
 
 int

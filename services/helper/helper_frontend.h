@@ -32,6 +32,13 @@ int helper_frontend_mcast_group(struct helper *h, const char *job, char address[
     uint16_t *port, char *err, size_t errlen);
 int helper_frontend_report(struct helper *h, const struct connection_record *rec, char *err,
     size_t errlen);
+/* ResumeRelay: a new relay for job's relay relay_id (32 hex digits) whose leg broke (issue
+ * 14); *refused says whether the front-end or broker refused it (not a failure to ask). */
+int helper_frontend_resume_relay(struct helper *h, const char *job, const char *relay_id,
+    struct decision *out, bool *refused, char *err, size_t errlen);
+/* ReportReplay: a process sent `bytes` again after the resume that made relay_id. */
+int helper_frontend_report_replay(struct helper *h, const char *job, const char *relay_id,
+    uint64_t bytes, char *err, size_t errlen);
 
 struct direct_target;
 struct connection_report;

@@ -264,7 +264,7 @@ send_handoff(int sock, int fd, const struct helper_msg *handoff, char *err, size
 {
 	struct helper_msg m = *handoff;
 	m.type = HELPER_MSG_HANDOFF;
-	m.flags = HELPER_FLAG_FD;
+	m.flags = HELPER_FLAG_FD | (handoff->flags & HELPER_FLAG_RESUMABLE);
 	int rc = helper_wire_send(sock, &m, fd, err, errlen);
 	close(fd); /* the process has its own copy now: the helper is out of the data path */
 	return rc;

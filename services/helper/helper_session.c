@@ -187,6 +187,8 @@ dispatch(struct session *s, const struct helper_msg *m)
 	case HELPER_MSG_WAIT_INBOUND: return on_wait_inbound(s, m);
 	case HELPER_MSG_REPORT: return on_report(s, m);
 	case HELPER_MSG_MCAST_GROUP: return on_mcast_group(s);
+	case HELPER_MSG_RESUME: return helper_session_resume(s, m);
+	case HELPER_MSG_REPLAYED: return helper_session_replayed(s, m);
 	default:
 		helper_wire_send_err(s->sock, HELPER_ERR_PROTOCOL, "%s is not a request",
 		    helper_msg_type_name(m->type));

@@ -32,6 +32,8 @@ HELPER_SERVICE_SOURCES = \
 	services/helper/helper_deliver.c services/helper/helper_deliver.h \
 	services/helper/helper_frontend.c services/helper/helper_frontend.h \
 	services/helper/helper_handlers.c
+# Relay failover (issue 14): a process's resume of a broken relay, asked of the front-end.
+HELPER_SERVICE_SOURCES += services/helper/helper_resume.c
 sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \

@@ -16,6 +16,7 @@
  *     remove-aps JOB
  *     multicast JOB
  *     release-multicast JOB
+ *     resume-relay JOB CLUSTER NODE RELAY-ID
  *
  * It prints one line per result ("ok", "method=relay proxy=... relayId=...", events) and exits
  * 0, or prints the fault and exits 1 (3 for authentication failures).
@@ -98,6 +99,19 @@ op_resolve(struct soap *soap, int argc, char **argv)
 	}
 	struct _qb__ResolveResponse resp;
 	int rc = soap_call___qb__Resolve(soap, cli.url, NULL, &req, &resp);
+	if (rc == SOAP_OK)
+		print_decision(resp.decision);
+	return rc;
+}
+
+static int
+op_resume_relay(struct soap *soap, int argc, char **argv)
+{
+	call_cli_need(&cli, argc, 4, "resume-relay");
+	struct _qb__ResumeRelay req = { .job = argv[0], .cluster = argv[1], .node = argv[2],
+		.relayId = argv[3] };
+	struct _qb__ResumeRelayResponse resp;
+	int rc = soap_call___qb__ResumeRelay(soap, cli.url, NULL, &req, &resp);
 	if (rc == SOAP_OK)
 		print_decision(resp.decision);
 	return rc;
@@ -240,10 +254,13 @@ main(int argc, char **argv)
 		rc = op_report(soap, nargs, args);
 	else if (strcmp(op, "wait-events") == 0)
 		rc = op_wait_events(soap, nargs, args);
+	else if (strcmp(op, "resume-relay") == 0)
+		rc = op_resume_relay(soap, nargs, args);
 	else
 		rc = op_simple(soap, op, nargs, args);
 	int status = call_cli_status(&cli, soap, rc, op);
 	if (status == 0 && strcmp(op, "resolve") && strcmp(op, "wait-events") &&
+	    strcmp(op, "resume-relay") &&
 	    strcmp(op, "remove-aps") && strcmp(op, "multicast"))
 		printf("ok\n");
 	soap_client_free(soap);

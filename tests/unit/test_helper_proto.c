@@ -259,6 +259,68 @@ decisions_round_trip_through_the_message(void)
 	helper_msg_init(&other, HELPER_MSG_GROUP);
 	CHECK_INT_EQ(helper_decision_from_msg(&other, &back, err, sizeof(err)), -1);
 	CHECK(strstr(err, "answered GROUP") != NULL);
+	/* RESUMABLE goes with a relay's decision both ways, and never with another method's */
+	struct decision d, again;
+	struct helper_msg msg;
+	memset(&d, 0, sizeof(d));
+	d.method = METHOD_RELAY;
+	d.resumable = true;
+	d.proxy_count = 1;
+	strcpy(d.proxy[0].endpoint, "172.31.0.9:7000");
+	helper_decision_to_msg(&d, &msg);
+	CHECK(msg.flags & HELPER_FLAG_RESUMABLE);
+	CHECK_INT_EQ(helper_decision_from_msg(&msg, &again, err, sizeof(err)), 0);
+	CHECK(again.resumable);
+	d.method = METHOD_DIRECT;
+	helper_decision_to_msg(&d, &msg);
+	CHECK(!(msg.flags & HELPER_FLAG_RESUMABLE));
+}
+
+/* RESUME and REPLAYED (issue 14): the relay id round-trips; it is exactly 16 bytes; RESUMABLE
+ * is allowed on DECISION and HANDOFF only. */
+static void
+resume_and_the_resumable_flag(void)
+{
+	struct helper_msg m, out;
+	uint8_t buf[HELPER_MSG_MAX];
+	char err[256];
+	size_t used;
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	for (int i = 0; i < 16; i++)
+		m.relay_id[i] = (uint8_t)(0xf0 + i);
+	long n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(n, HELPER_HEADER_SIZE + 16);
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK(memcmp(&m, &out, sizeof(out)) == 0);
+	CHECK(strcmp(helper_msg_type_name(HELPER_MSG_RESUME), "RESUME") == 0);
+	uint8_t short_id[15] = { 0 }, long_id[17] = { 0 };
+	expect_invalid(buf, raw(buf, HELPER_MSG_RESUME, short_id, sizeof(short_id)), "relay_id");
+	expect_invalid(buf, raw(buf, HELPER_MSG_RESUME, long_id, sizeof(long_id)), "after the last");
+	helper_msg_init(&m, HELPER_MSG_DECISION);
+	m.method = METHOD_RELAY;
+	m.flags = HELPER_FLAG_RESUMABLE;
+	m.proxy_count = 1;
+	strcpy(m.proxy[0], "10.0.0.1:7000");
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK_INT_EQ(out.flags, HELPER_FLAG_RESUMABLE);
+	helper_msg_init(&m, HELPER_MSG_HANDOFF);
+	m.method = METHOD_RELAY;
+	m.flags = HELPER_FLAG_FD | HELPER_FLAG_RESUMABLE;
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK_INT_EQ(out.flags, HELPER_FLAG_FD | HELPER_FLAG_RESUMABLE);
+	helper_msg_init(&m, HELPER_MSG_RESUME);
+	m.flags = HELPER_FLAG_RESUMABLE;
+	CHECK(encode(&m, buf, sizeof(buf)) < 0);
+	helper_msg_init(&m, HELPER_MSG_REPLAYED);
+	m.relay_id[0] = 9;
+	m.setup_usec = 4194304;
+	n = encode(&m, buf, sizeof(buf));
+	CHECK_INT_EQ(n, HELPER_HEADER_SIZE + 16 + 8);
+	CHECK_INT_EQ(parse(buf, (size_t)n, &out, &used, err), HELPER_PARSE_OK);
+	CHECK(memcmp(&m, &out, sizeof(out)) == 0);
+	expect_invalid(buf, raw(buf, HELPER_MSG_REPLAYED, long_id, sizeof(long_id)), "bytes");
 }
 
 int
@@ -271,5 +333,6 @@ main(void)
 	RUN(bad_payloads_name_the_field);
 	RUN(encoder_refuses_what_the_parser_would);
 	RUN(decisions_round_trip_through_the_message);
+	RUN(resume_and_the_resumable_flag);
 	return check_exit();
 }

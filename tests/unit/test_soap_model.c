@@ -336,6 +336,28 @@ test_connections_and_reports_round_trip(void)
 	CHECK(soap_model_connections_in(soap, out, 1, err, sizeof(err)) == NULL);
 }
 
+/* ListConnections' relay resumes (issue 14): out and back field for field; a name too long for
+ * the model is refused, naming the field. */
+static void
+test_relay_resumes_round_trip(void)
+{
+	static struct relay_resume r = { 1764160000, "0123456789abcdef0123456789abcdef",
+		"fedcba9876543210fedcba9876543210", "10.0.0.9:7000", "10.0.0.10:7000", "site-c",
+		"c1", "site-b", "b2", 30007, 5242880 };
+	char err[256];
+	struct qcg__RelayResume out;
+	soap_model_relay_resume_out(soap, &r, &out);
+	struct relay_resume *back = soap_model_relay_resumes_in(soap, &out, 1, err, sizeof(err));
+	CHECK(back != NULL && memcmp(back, &r, sizeof(r)) == 0);
+	char longname[QCG_NAME_MAX + 8];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	out.toNode = longname;
+	CHECK(soap_model_relay_resumes_in(soap, &out, 1, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "resume.toNode") != NULL);
+	CHECK(soap_model_relay_resumes_in(soap, &out, -1, err, sizeof(err)) == NULL);
+}
+
 /* ReadOutput: the bytes, and how the launch ended (signal or exit code, only once ended). */
 static void
 test_output_round_trips(void)
@@ -406,6 +428,7 @@ main(void)
 	RUN(test_job_listing_round_trips);
 	RUN(test_access_points_round_trip);
 	RUN(test_connections_and_reports_round_trip);
+	RUN(test_relay_resumes_round_trip);
 	RUN(test_output_round_trips);
 	RUN(test_event_and_group_round_trip);
 	soap_end(soap);
