@@ -3,7 +3,9 @@
 # (fresh CA, real qcg-broker, S open clusters of NODES nodes, a qcg-frontend and a qcg-helper
 # per node), P simulated ranks (scale-ranks) spread evenly over the nodes; every rank registers,
 # then connects all-to-all or in a ring. VARIANT resolve: no frontend.direct_networks (every
-# connect resolved: the behaviour before issue 15); direct: each cluster's own /24.
+# connect resolved); direct: each cluster's own /24; before: direct, but the front-ends keep no
+# decision per cluster pair (frontend.pair_cache = no: one broker Resolve per target, main's
+# behaviour before the pair cache); after: the same as direct, named for the side-by-side table.
 # Prints one line: S P MODE VARIANT connects failed broker_requests fe_requests storm_ms
 # slowest_rank_ms broker_resolves.
 # Needs top_srcdir and top_builddir (run.sh sets them).
@@ -35,7 +37,10 @@ for ((s = 1; s <= S; s++)); do
 	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
 	printf '%s' "$acl" >"$D/fe-$s.acl"
 	extra=""
-	[ "$VARIANT" = direct ] && extra="direct_networks = 127.0.$s.0/24"
+	case $VARIANT in
+	direct | after) extra="direct_networks = 127.0.$s.0/24" ;;
+	before) extra="direct_networks = 127.0.$s.0/24"$'\n'"pair_cache = no" ;;
+	esac
 	FRONTEND_LOG_LEVEL=debug write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" open \
 		"$D/fe-$s.acl" "$D/fe-grid-mapfile" "$lines" "$extra"
 	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=127.0.$s.1"
@@ -76,6 +81,7 @@ slowest=$(awk '/^connects/ { if ($6 > m) m = $6 } END { print m }' "$D"/out-*)
 # slowest node's
 storm=$(awk '/^connects/ { if ($8 > m) m = $8 } END { print m }' "$D"/out-*)
 b_res=$(grep -c -- '-> site-.* by ' "$D/broker.log")
+pair_hits=$(cat "$D"/fe-*.log | grep -c -- ' by [a-z-]* (pair cached)')
 b_batch=$(grep -c 'ReportOutcomes: ' "$D/broker.log")
 f_res=$(cat "$D"/fe-*.log | grep -c -- '-> 127\.[0-9.]*:[0-9]* by ')
 f_info=$(cat "$D"/fe-*.log | grep -c 'GetConnectInfo from')
@@ -85,5 +91,5 @@ f_info=$(cat "$D"/fe-*.log | grep -c 'GetConnectInfo from')
 b_reg=$(( $(grep -c ' listens on ' "$D/broker.log") + $(grep -c 'RegisterAccessPoints: ' "$D/broker.log") ))
 broker_req=$((b_reg + b_res + f_res + b_batch))
 fe_req=$((b_reg + f_res + f_res + b_batch + f_info))
-printf '%s %s %s %s %s %s %s %s %s %s %s\n' "$S" "$P" "$MODE" "$VARIANT" "$want" "$failed" \
-	"$broker_req" "$fe_req" "$storm" "$slowest" "$b_res"
+printf '%s %s %s %s %s %s %s %s %s %s %s %s %s\n' "$S" "$P" "$MODE" "$VARIANT" "$want" "$failed" \
+	"$broker_req" "$fe_req" "$storm" "$slowest" "$b_res" "$pair_hits" "$b_reg"

@@ -189,7 +189,7 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 		.toAddress = req->toAddress,
 		.toPort = req->toPort,
 		.after = req->after,
-		.wantPeers = req->after == NULL ? &want_peers : NULL,
+		.wantPeers = req->after == NULL && call->fe->cfg.pair_cache ? &want_peers : NULL,
 	};
 	struct _qb__ResolveResponse bresp;
 	struct soap *broker = broker_pool_borrow(call->fe->brokers);
