@@ -26,7 +26,9 @@ trap 'for p in $RPIDS; do kill $p 2>/dev/null; done; frontend_stop_all; helper_c
 fixture_init
 # Each front-end's long poll holds a broker worker while it waits: room for those and 16 for
 # the calls (genconf_broker_workers), or at S = 8 the registrations starve.
-broker_start -s "broker.workers=$(genconf_broker_workers "$S" 0)"
+# Every front-end is 127.0.0.1 too: the same per-address handshake cap as below.
+broker_start -s "broker.workers=$(genconf_broker_workers "$S" 0)" \
+	-s broker.max_unauthenticated_per_address=65536
 call_as jane record-job job-1 >/dev/null || { echo "record-job failed" >&2; exit 99; }
 "$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
 for ((s = 1; s <= S; s++)); do
