@@ -184,6 +184,10 @@ tb_frontend_cluster() {
 	case $policy in nat | closed) public=$wan ;; esac
 	[[ $policy != nat ]] || traversal=yes
 	genconf_frontend_cluster "$site" "$policy" "$networks" "$public" "$traversal"
+	# A site's nodes reach their own /24 directly, as its admin would declare: connects there
+	# to the job's listeners are decided on the node, with no Resolve (issue 15). Safe with
+	# overlapping ranges: only listeners this front-end's own helpers registered qualify.
+	[[ $site == "$USER_CLUSTER" ]] || printf 'direct_networks = %s\n' "$networks"
 }
 
 # The nodes of cluster $1: a site's nodes, or the user host alone.

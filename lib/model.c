@@ -13,7 +13,8 @@ static const char *const method_names[] = { "direct", "port-range", "reversal", 
 	"relay", "relay-chain", "none" };
 static const char *const job_state_names[] = { "pending", "running", "done", "failed",
 	"cancelled", "queued" };
-static const char *const event_kind_names[] = { "connect", "job-ended", "relay" };
+static const char *const event_kind_names[] = { "connect", "job-ended", "relay",
+	"policy-changed" };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 

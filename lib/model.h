@@ -94,6 +94,8 @@ enum event_kind {
 	EVENT_CONNECT = 0,   /* the target side must take part in a connection */
 	EVENT_JOB_ENDED = 1, /* forget a job's cached resolutions, tokens and waiting sockets */
 	EVENT_RELAY = 2,     /* a proxy must expect (and maybe forward) a relay id */
+	EVENT_POLICY_CHANGED = 3, /* cluster `node` declared another policy: forget the decisions
+	                           * cached for cluster pairs with it (job is "*") */
 };
 
 struct job {

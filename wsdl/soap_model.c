@@ -34,6 +34,8 @@ _Static_assert(qcg__JobState__queued == (int)JOB_QUEUED, "JobState queued");
 _Static_assert(qcg__EventKind__connect == (int)EVENT_CONNECT, "EventKind connect");
 _Static_assert(qcg__EventKind__job_ended == (int)EVENT_JOB_ENDED, "EventKind job-ended");
 _Static_assert(qcg__EventKind__relay == (int)EVENT_RELAY, "EventKind relay");
+_Static_assert(qcg__EventKind__policy_changed == (int)EVENT_POLICY_CHANGED,
+    "EventKind policy-changed");
 
 /* The enumerations agree value for value (the asserts above), so each conversion is a cast the
  * compiler has checked; one definition gives both directions. */

@@ -4,4 +4,5 @@ noinst_PROGRAMS += bench/scale/scale-ranks
 bench_scale_scale_ranks_SOURCES = bench/scale/scale_ranks.c
 bench_scale_scale_ranks_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 bench_scale_scale_ranks_LDADD = $(QCG_PROTO_LIBS) -lpthread
-EXTRA_DIST += bench/scale/run.sh bench/scale/storm.sh bench/scale/README.md
+EXTRA_DIST += bench/scale/run.sh bench/scale/storm.sh bench/scale/README.md \
+	bench/scale/plot.sh bench/scale/results-h15.txt bench/scale/scale.png

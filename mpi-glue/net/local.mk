@@ -44,6 +44,9 @@ EXTRA_DIST += tests/net/test_qcgnet_inert.sh tests/net/test_qcgnet_loopback.sh
 # Connects inside a cluster decided on the node, with no Resolve (issue 15).
 TESTS += tests/net/test_qcgnet_direct.sh tests/net/test_helper_register_bulk.sh
 EXTRA_DIST += tests/net/test_qcgnet_direct.sh tests/net/test_helper_register_bulk.sh
+# Decisions cached per cluster pair at the front-end (issue 15).
+TESTS += tests/net/test_pair_cache.sh tests/net/test_pair_cache_proxy.sh
+EXTRA_DIST += tests/net/test_pair_cache.sh tests/net/test_pair_cache_proxy.sh
 # The all-pairs MPI program (issue 5): every pair both ways, 1 B..4 MiB, checksummed.
 check_PROGRAMS += tests/net/allpairs
 tests_net_allpairs_SOURCES = tests/net/allpairs.c

@@ -141,6 +141,15 @@ proxy_reachable_parsed(const struct cluster *c, const struct proxy *p, bool serv
 }
 
 int
+decision_reaches_port(enum connect_method method, const struct cluster *target, uint16_t port)
+{
+	if (method == METHOD_DIRECT)
+		return 1;
+	return method == METHOD_PORT_RANGE && target->policy == POLICY_PORT_RANGE &&
+	    port >= target->port_min && port <= target->port_max;
+}
+
+int
 decision_proxy_reachable(const struct cluster *c, const struct proxy *p)
 {
 	const char *why;

@@ -40,6 +40,14 @@ int decision_choose(const struct decision_side *initiator, const struct decision
     uint16_t target_port, const struct proxy *proxies, size_t proxy_count, int after,
     struct decision_cursor *cursor, struct decision *out);
 
+/* Whether the first choice `method` (direct or port range, decided with after = -1 for a
+ * target of cluster `target`) is also the first choice for the same initiator and any other
+ * listener of `target` on `port`: always for direct (it does not depend on the port), for port
+ * range when port is in the range. Never for the other methods: they need the target side and
+ * a one-time relay id. What the front-ends' cluster-pair cache may reuse (issue 15). */
+int decision_reaches_port(enum connect_method method, const struct cluster *target,
+    uint16_t port);
+
 /* Whether a node of cluster c can open a TCP connection to proxy p. */
 int decision_proxy_reachable(const struct cluster *c, const struct proxy *p);
 

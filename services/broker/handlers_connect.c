@@ -20,6 +20,34 @@
 #include "resume.h"
 #include "soap_server.h"
 
+#define RESOLVE_PEERS_MAX 4096 /* the WSDL's maxOccurs of ResolveResponse.peer */
+
+/* With wantPeers: the job's other access points the same decision reaches, so that the
+ * initiator's front-end answers connects to them for this cluster pair without asking again
+ * (issue 15). A registry failure here costs only the cache: the decision still goes out. */
+static void
+answer_peers(struct soap *soap, struct broker_call *call, const struct resolve_request *req,
+    const struct resolve_result *res, struct _qb__ResolveResponse *resp)
+{
+	struct access_point *aps;
+	size_t n;
+
+	if (resolve_same_decision_peers(call->reg, req, res, RESOLVE_PEERS_MAX, &aps, &n) != 0) {
+		log_warn("job %s: listing the peers of %s for %s's cache failed: %s", req->job,
+		    res->target.cluster, req->from_cluster, registry_error(call->reg));
+		return;
+	}
+	if (n == 0)
+		return;
+	resp->peer = soap_malloc(soap, n * sizeof(*resp->peer));
+	if (resp->peer != NULL) {
+		for (size_t i = 0; i < n; i++)
+			soap_model_access_point_out(soap, &aps[i], &resp->peer[i]);
+		resp->__sizepeer = (int)n;
+	}
+	free(aps);
+}
+
 /* Post what the target side and the proxies must do for a decision. */
 static void
 post_decision_events(struct broker_call *call, const struct resolve_request *req,
@@ -207,6 +235,11 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");
 	soap_model_decision_out(soap, &res.decision, resp->decision);
+	if (r->wantPeers != NULL && *r->wantPeers == xsd__boolean__true_ && req.after < 0) {
+		answer_peers(soap, &call, &req, &res, resp);
+		log_debug("job %s: %d peers in %s for %s's pair cache", req.job, resp->__sizepeer,
+		    res.target.cluster, req.from_cluster);
+	}
 	return SOAP_OK;
 }
 

@@ -31,21 +31,60 @@ register_lease(struct broker_call *call, enum registry_lease_kind kind, const ch
 		    registry_error(call->reg));
 }
 
+/* Whether what a decision reads of a cluster differs between two rows of it. */
+static bool
+decision_inputs_differ(const struct cluster *a, const struct cluster *b)
+{
+	return a->policy != b->policy || a->port_min != b->port_min || a->port_max != b->port_max ||
+	    a->traversal_allowed != b->traversal_allowed ||
+	    strcmp(a->public_address, b->public_address) != 0;
+}
+
+/* Tell every cluster's front-end that decisions involving cluster `name` may no longer hold
+ * (it declared another policy, or left), so that they drop the decisions they cached for
+ * cluster pairs with it (issue 15). One event per queue, not per job: "*" names every job. */
+static void
+post_policy_changed(struct broker_call *call, const char *name)
+{
+	struct cluster *clusters;
+	size_t n;
+
+	if (registry_list_clusters(call->reg, &clusters, &n) != 0) {
+		log_warn("cluster %s changed, but the clusters to tell could not be listed: %s", name,
+		    registry_error(call->reg));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct broker_event ev = { .event.kind = EVENT_POLICY_CHANGED };
+		snprintf(ev.queue, sizeof(ev.queue), "%s", clusters[i].name);
+		snprintf(ev.event.job, sizeof(ev.event.job), "*");
+		snprintf(ev.event.node, sizeof(ev.event.node), "%s", name);
+		events_post(call->broker->events, &ev);
+	}
+	free(clusters);
+	log_info("cluster %s changed: %zu front-ends told to drop their cached pair decisions "
+	    "with it", name, n);
+}
+
 int
 __qb__RegisterCluster(struct soap *soap, struct _qb__RegisterCluster *req,
     struct _qb__RegisterClusterResponse *resp)
 {
 	struct broker_call call = broker_call_of(soap);
-	struct cluster c;
+	struct cluster c, before;
 	int rc;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "RegisterCluster")) ||
 	    (rc = soap_model_request_cluster_in(soap, req->cluster, &c)))
 		return rc;
+	/* not found, or unreadable: nothing was decided with a row we cannot compare */
+	bool known = registry_get_cluster(call.reg, c.name, &before) == 0;
 	if ((rc = broker_registry_fault(soap, &call,
 		 registry_put_cluster(call.reg, &c, call.caller_dn), "RegisterCluster")))
 		return rc;
+	if (known && decision_inputs_differ(&before, &c))
+		post_policy_changed(&call, c.name);
 	register_lease(&call, REGISTRY_LEASE_CLUSTER, c.name);
 	log_info("cluster %s registered (%s) by %s", c.name, cluster_policy_name(c.policy),
 	    call.caller_dn);
@@ -68,6 +107,7 @@ __qb__UnregisterCluster(struct soap *soap, struct _qb__UnregisterCluster *req,
 		 registry_delete_cluster(call.reg, req->name, call.caller_dn), "UnregisterCluster")))
 		return rc;
 	log_info("cluster %s unregistered by %s", req->name, call.caller_dn);
+	post_policy_changed(&call, req->name);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }

@@ -79,6 +79,7 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_NO_METHOD;
 	snprintf(out->target_public_address, sizeof(out->target_public_address), "%s",
 	    to.public_address);
+	out->target_cluster = to;
 	out->decision.has_target = true; /* the initiator's answer names its peer */
 	out->decision.target = out->target;
 	snprintf(out->decision.target_public_address,
@@ -94,6 +95,32 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 		return RESOLVE_TARGET_WITHDRAWN;
 	}
 	return RESOLVE_OK;
+}
+
+int
+resolve_same_decision_peers(struct registry *reg, const struct resolve_request *req,
+    const struct resolve_result *res, size_t max, struct access_point **out, size_t *count)
+{
+	struct access_point *aps = NULL;
+	size_t n = 0, kept = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (res->decision.method != METHOD_DIRECT && res->decision.method != METHOD_PORT_RANGE)
+		return 0;
+	if (registry_list_access_points(reg, req->job, &aps, &n) != 0)
+		return -1;
+	for (size_t i = 0; i < n && kept < max; i++)
+		if (strcmp(aps[i].cluster, res->target.cluster) == 0 &&
+		    decision_reaches_port(res->decision.method, &res->target_cluster, aps[i].port))
+			aps[kept++] = aps[i];
+	if (kept == 0) {
+		free(aps);
+		return 0;
+	}
+	*out = aps;
+	*count = kept;
+	return 0;
 }
 
 /* The decision as an event carries it to the target side or a proxy: without the target, which

@@ -41,6 +41,7 @@ struct resolve_result {
 	size_t proxies_withdrawn; /* registered proxies left out: withdrawn (liveness.h) */
 	size_t proxies_avoided;   /* registered live proxies left out: req->avoid */
 	int64_t target_withdrawn_at; /* for RESOLVE_TARGET_WITHDRAWN: when its front-end was */
+	struct cluster target_cluster; /* the target's cluster row the decision used */
 };
 
 enum resolve_status {
@@ -59,6 +60,15 @@ enum resolve_status {
  * held only around the decision itself, never across registry reads. */
 enum resolve_status resolve_connection(struct registry *reg, const struct resolve_request *req,
     struct decision_cursor *cursor, pthread_mutex_t *cursor_lock, struct resolve_result *out);
+
+/*
+ * The access points of req's job in the target's cluster that res's decision reaches as well
+ * (decision_reaches_port), at most max of them, into *out (malloc'ed, the caller frees it;
+ * NULL when none). The target itself is among them. For a decision that names no such peers
+ * (any method but direct and port range) *count is 0. Returns 0, or -1 on a registry error.
+ */
+int resolve_same_decision_peers(struct registry *reg, const struct resolve_request *req,
+    const struct resolve_result *res, size_t max, struct access_point **out, size_t *count);
 
 /* The event the target's cluster gets for a result that needs_target_side. */
 void resolve_target_event(const struct resolve_request *req, const struct resolve_result *res,

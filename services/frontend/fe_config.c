@@ -295,7 +295,7 @@ parse_direct_networks(const struct config *cfg, struct fe_config *out, char *err
 		snprintf(err, errlen, "frontend.direct_networks: %s", why);
 		return -1;
 	}
-	return 0;
+	return config_get_bool(cfg, "frontend.pair_cache", true, &out->pair_cache, err, errlen);
 }
 
 int

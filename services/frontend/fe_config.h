@@ -15,6 +15,9 @@
  *   traversal_allowed = no
  *   direct_networks = 10.1.0.0/24     ; CIDRs the nodes connect to directly, decided on the node
  *                                     ; without a Resolve (default: none; see fe_config.c)
+ *   pair_cache = yes                  ; reuse a direct or port-range decision for every listener
+ *                                     ; of the job's pair of clusters (pair_cache.h); no: one
+ *                                     ; broker Resolve per target (bench/scale's "before")
  *   endpoint = https://gw.site-a:8444/ ; what the broker records (default: https://listen/)
  *   acl = /etc/qcg/frontend.acl       ; helpers (role helper)
  *   gridmap = /etc/grid-security/grid-mapfile
@@ -98,6 +101,7 @@ struct fe_config {
 					      its launcher to release them (walltime.h) */
 	char direct_networks[QCG_NETWORKS_MAX]; /* where helpers connect without a Resolve;
 					      "" = nowhere (GetConnectInfo) */
+	bool pair_cache;                   /* decisions cached per cluster pair (pair_cache.h) */
 	long stage_quota_mib;              /* MiB one user may have staged onto this cluster's
 					      nodes for live jobs (stage_quota.h) */
 	long stage_file_max_mib;           /* MiB of one staged file */

@@ -19,6 +19,7 @@
 
 struct soap;
 struct resolve_cache;
+struct pair_cache;
 struct resv_table;
 struct allocator;
 struct helper_probe;
@@ -42,6 +43,7 @@ struct frontend {
 	struct delivery *delivery;
 	struct local_listeners *listeners; /* each job's listeners here (GetConnectInfo) */
 	struct stage_quota *stage_quota;   /* bytes each user has staged here (stage_quota.h) */
+	struct pair_cache *pairs;          /* decisions per (job, cluster pair) (pair_cache.h) */
 };
 
 /* One worker thread's client context for helpers. Calls to helpers are rare (launches,

@@ -32,6 +32,7 @@
 #include "reservations.h"
 #include "stage_quota.h"
 #include "resolve_cache.h"
+#include "pair_cache.h"
 #include "local_listeners.h"
 #include "soap_server.h"
 #include "tls_trust.h"
@@ -67,8 +68,9 @@ load_state(struct frontend *fe, const struct config *cfg, const struct soap_serv
 	fe->helpers = helper_probe_new(fe->cfg.nodes, fe->cfg.node_count);
 	fe->listeners = local_listeners_new();
 	fe->stage_quota = fe_stage_quota_new(fe);
+	fe->pairs = pair_cache_new();
 	if (fe->cache == NULL || fe->reservations == NULL || fe->helpers == NULL ||
-	    fe->listeners == NULL || fe->stage_quota == NULL) {
+	    fe->listeners == NULL || fe->stage_quota == NULL || fe->pairs == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -102,20 +104,39 @@ reload_policies(void *arg)
 	tls_trust_reload_all();
 }
 
+/* A cluster's policy changed (or it left): the decisions cached for pairs with it may be
+ * wrong now. Our own cluster's change touches every pair (we are one side of each). */
+static void
+policy_changed(struct frontend *fe, const struct qcg_event *ev)
+{
+	bool ours = strcmp(ev->node, fe->cfg.cluster.name) == 0;
+	size_t dropped = ours ? pair_cache_clear(fe->pairs) :
+	    pair_cache_drop_cluster(fe->pairs, ev->node);
+	size_t answers = resolve_cache_drop_cluster(fe->cache, ours ? NULL : ev->node);
+	log_info("policy of cluster %s changed: %zu pair decisions and %zu cached answers dropped",
+	    ev->node, dropped, answers);
+}
+
 /* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and
- * the job's cached answers go, and its reservations after a grace). */
+ * the job's cached answers go, and its reservations after a grace), "policy-changed" empties
+ * the caches of the pairs it touches. */
 static void
 route_event(void *arg, const struct qcg_event *ev)
 {
 	struct frontend *fe = arg;
+	if (ev->kind == EVENT_POLICY_CHANGED) {
+		policy_changed(fe, ev);
+		return;
+	}
 	if (ev->kind == EVENT_JOB_ENDED) {
 		size_t dropped = resolve_cache_drop_job(fe->cache, ev->job);
+		size_t pairs = pair_cache_drop_job(fe->pairs, ev->job);
 		local_listeners_drop_job(fe->listeners, ev->job);
 		size_t held = resv_end_job(fe->reservations, fe_now(), ev->job,
 		    (double)fe->cfg.job_end_grace);
-		log_info("job %s ended: %zu cached answers dropped; %zu reservations held for it are "
-		    "released in %ld s unless its launcher releases them", ev->job, dropped, held,
-		    fe->cfg.job_end_grace);
+		log_info("job %s ended: %zu cached answers dropped (and %zu pair decisions); %zu "
+		    "reservations held for it are released in %ld s unless its launcher releases "
+		    "them", ev->job, dropped, pairs, held, fe->cfg.job_end_grace);
 		for (size_t i = 0; i < fe->cfg.node_count; i++)
 			delivery_enqueue(fe->delivery, i, ev);
 		return;
@@ -203,6 +224,7 @@ frontend_stop(void *app)
 	stage_quota_free(fe->stage_quota);
 	helper_probe_free(fe->helpers);
 	resolve_cache_free(fe->cache);
+	pair_cache_free(fe->pairs);
 	local_listeners_free(fe->listeners);
 	acl_free(&fe->acl);
 	gridmap_free(&fe->gridmap);

@@ -2,11 +2,13 @@
  * handlers_helper.c: what the cluster's helpers call: RegisterAccessPoint (and
  * RegisterAccessPoints, a node's batch), Resolve and ReportOutcome. Each checks that the caller is one of our nodes' helpers, speaks for its own
  * node only, fills in our cluster, and forwards to the broker over the worker's own kept-alive
- * connection. Resolve answers from the per-job cache when it can.
+ * connection. Resolve answers from the per-job caches when it can: the answer for this very
+ * target (resolve_cache.h), else the decision for the job's cluster pair (pair_cache.h).
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "soapH.h"
@@ -17,6 +19,7 @@
 #include "net_text.h"
 #include "local_listeners.h"
 #include "resolve_cache.h"
+#include "pair_cache.h"
 #include "soap_server.h"
 
 /* The node a helper names must be its own (or left empty for us to fill in). */
@@ -142,13 +145,40 @@ __qf__RegisterAccessPoints(struct soap *soap, struct _qf__RegisterAccessPoints *
 	return SOAP_OK;
 }
 
-/* Ask the broker; store a replayable answer in the cache. */
+/* Keep a first answer's decision for the job's pair with the target's cluster, reaching the
+ * peers the broker listed with it (pair_cache.h). */
+static void
+store_pair(const struct fe_call *call, const char *job, const struct decision *d,
+    const struct _qb__ResolveResponse *bresp)
+{
+	int n = bresp->__sizepeer;
+	if (n <= 0 || bresp->peer == NULL)
+		return;
+	struct access_point *peers = calloc((size_t)n, sizeof(*peers));
+	char err[256];
+	size_t kept = 0;
+	if (peers == NULL)
+		return;
+	for (int i = 0; i < n; i++)
+		if (soap_model_access_point_in(&bresp->peer[i], &peers[kept], err, sizeof(err)) == 0)
+			kept++;
+		else
+			log_warn("job %s: a peer in the broker's answer is malformed (%s): left out",
+			    job, err);
+	if (pair_cache_store(call->fe->pairs, job, d, peers, kept))
+		log_debug("job %s: %s to cluster %s kept for %zu of its listeners", job,
+		    connect_method_name(d->method), d->target.cluster, kept);
+	free(peers);
+}
+
+/* Ask the broker; store a replayable answer in the caches. */
 static int
 resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe_node *node,
     struct _qf__Resolve *req, struct decision *out)
 {
 	char err[256];
 	int rc;
+	enum xsd__boolean want_peers = xsd__boolean__true_;
 	struct _qb__Resolve breq = {
 		.job = req->job,
 		.fromCluster = call->fe->cfg.cluster.name,
@@ -158,6 +188,7 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 		.toAddress = req->toAddress,
 		.toPort = req->toPort,
 		.after = req->after,
+		.wantPeers = req->after == NULL && call->fe->cfg.pair_cache ? &want_peers : NULL,
 	};
 	struct _qb__ResolveResponse bresp;
 	struct soap *broker = broker_pool_borrow(call->fe->brokers);
@@ -168,12 +199,12 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 	    soap_model_decision_in(bresp.decision, out, err, sizeof(err)) != 0)
 		rc = soap_fault_server(soap, "broker Resolve: malformed decision: %s",
 		    bresp.decision ? err : "none");
-	broker_pool_return(call->fe->brokers, broker); /* the answer is copied out by now */
-	if (rc != SOAP_OK)
-		return rc;
-	if (req->after == NULL)
+	if (rc == SOAP_OK && req->after == NULL) {
 		resolve_cache_store(call->fe->cache, req->job, req->toAddress, req->toPort, out);
-	return SOAP_OK;
+		store_pair(call, req->job, out, &bresp);
+	}
+	broker_pool_return(call->fe->brokers, broker); /* the answer is copied out by now */
+	return rc;
 }
 
 int
@@ -191,15 +222,22 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 	if ((rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "Resolve: job")) ||
 	    (rc = soap_require_name(soap, req->toAddress, QCG_ADDR_MAX, "Resolve: toAddress")))
 		return rc;
-	if (req->after != NULL) /* that answer failed: never replay it */
+	if (req->after != NULL) { /* that answer failed: never replay it, nor its pair's */
 		resolve_cache_forget(call.fe->cache, req->job, req->toAddress, req->toPort);
-	else
-		cached = resolve_cache_lookup(call.fe->cache, req->job, req->toAddress, req->toPort,
-		    &d);
+		if (pair_cache_lookup(call.fe->pairs, req->job, req->toAddress, req->toPort, &d))
+			pair_cache_forget(call.fe->pairs, req->job, d.target.cluster);
+	} else if (resolve_cache_lookup(call.fe->cache, req->job, req->toAddress, req->toPort,
+	    &d)) {
+		cached = 1;
+	} else if (pair_cache_lookup(call.fe->pairs, req->job, req->toAddress, req->toPort, &d)) {
+		cached = 2;
+		resolve_cache_store(call.fe->cache, req->job, req->toAddress, req->toPort, &d);
+	}
 	if (!cached && (rc = resolve_at_broker(soap, &call, node, req, &d)))
 		return rc;
 	log_debug("job %s: %s -> %s:%u by %s%s", req->job, node->name, req->toAddress,
-	    req->toPort, connect_method_name(d.method), cached ? " (cached)" : "");
+	    req->toPort, connect_method_name(d.method),
+	    cached == 1 ? " (cached)" : cached == 2 ? " (pair cached)" : "");
 	resp->decision = soap_malloc(soap, sizeof(*resp->decision));
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");

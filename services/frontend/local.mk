@@ -12,7 +12,8 @@ services_frontend_libfrontend_a_SOURCES = \
 	services/frontend/slurm_cmd.c services/frontend/slurm_cmd.h \
 	services/frontend/stage_quota.c services/frontend/stage_quota.h \
 	services/frontend/stage_node.c services/frontend/stage_node.h \
-	lib/stage_path.c lib/stage_path.h
+	lib/stage_path.c lib/stage_path.h \
+	services/frontend/pair_cache.c services/frontend/pair_cache.h
 services_frontend_libfrontend_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/frontend
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
@@ -95,3 +96,9 @@ services_frontend_test_slurm_cmd_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
 services_frontend_test_slurm_cmd_LDADD = services/frontend/libfrontend.a
 TESTS += services/frontend/test_slurm_cmd
 EXTRA_DIST += services/frontend/README.md
+# Decisions per cluster pair (issue 15).
+check_PROGRAMS += services/frontend/test_pair_cache
+services_frontend_test_pair_cache_SOURCES = services/frontend/test_pair_cache.c
+services_frontend_test_pair_cache_CPPFLAGS = $(FRONTEND_TEST_CPPFLAGS)
+services_frontend_test_pair_cache_LDADD = services/frontend/libfrontend.a -lpthread
+TESTS += services/frontend/test_pair_cache

@@ -216,6 +216,22 @@ resolve_cache_drop_job(struct resolve_cache *c, const char *job)
 }
 
 size_t
+resolve_cache_drop_cluster(struct resolve_cache *c, const char *cluster)
+{
+	size_t dropped = 0;
+	pthread_mutex_lock(&c->lock);
+	for (struct cache_entry *e = c->newest, *next; e; e = next) {
+		next = e->older;
+		if (cluster == NULL || strcmp(e->decision.target.cluster, cluster) == 0) {
+			remove_entry(c, e);
+			dropped++;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return dropped;
+}
+
+size_t
 resolve_cache_count(struct resolve_cache *c)
 {
 	pthread_mutex_lock(&c->lock);

@@ -42,6 +42,9 @@ void resolve_cache_forget(struct resolve_cache *c, const char *job, const char *
     uint16_t port);
 /* Forget every answer of job (it ended); returns how many. */
 size_t resolve_cache_drop_job(struct resolve_cache *c, const char *job);
+/* Forget every answer whose target is in cluster (NULL: every answer), whatever its job: that
+ * cluster's policy changed (pair_cache.h). Returns how many. */
+size_t resolve_cache_drop_cluster(struct resolve_cache *c, const char *cluster);
 size_t resolve_cache_count(struct resolve_cache *c);
 
 #endif

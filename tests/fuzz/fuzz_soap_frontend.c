@@ -27,6 +27,7 @@
 #include "helper_probe.h"
 #include "reservations.h"
 #include "resolve_cache.h"
+#include "pair_cache.h"
 
 #ifndef FUZZ_QCG_CA
 #error "FUZZ_QCG_CA must name deploy/qcg-ca (-DFUZZ_QCG_CA=\"$(abs_top_srcdir)/deploy/qcg-ca\")"
@@ -87,8 +88,9 @@ fuzz_soap_target_init(struct fuzz_soap_target *t)
 	    (size_t)fe.cfg.max_reservations, (size_t)fe.cfg.max_launches);
 	fe.helpers = helper_probe_new(fe.cfg.nodes, fe.cfg.node_count);
 	fe.stage_quota = fe_stage_quota_new(&fe);
+	fe.pairs = pair_cache_new(); /* Resolve's second cache (issue 15) */
 	if (fe.cache == NULL || fe.reservations == NULL || fe.helpers == NULL ||
-	    fe.stage_quota == NULL)
+	    fe.stage_quota == NULL || fe.pairs == NULL)
 		fail("out of memory");
 	/* The configuration's allocator (builtin: a fuzz input must not start Slurm commands). */
 	if ((fe.allocator = allocator_new(&fe.cfg, fe.reservations, err, sizeof(err))) == NULL)

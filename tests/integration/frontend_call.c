@@ -115,6 +115,8 @@ op_resolve(struct soap *soap, int argc, char **argv)
 		    d->target->port);
 	if (d->relayId)
 		printf(" relayId=%s", d->relayId);
+	for (int i = 0; i < d->__sizeproxy; i++) /* which proxies a relay goes through */
+		printf(" proxy%d=%s", i, d->proxy[i].endpoint);
 	printf("\n");
 	return rc;
 }
