@@ -98,6 +98,10 @@ struct soap_server {
 	int nthreads;
 	int epfd;                         /* the event loop's set: listener, intake, idle */
 	struct connection *intake_head, *intake_tail; /* handshaking or reading (event loop only) */
+	/* the events epoll_wait returned that the loop has not handled yet (event loop only): a
+	 * connection closed meanwhile is taken out of them, lest a later event reach freed memory */
+	struct epoll_event *batch;
+	int batch_next, batch_len;
 	int intake_count;
 	pthread_mutex_t lock;
 	pthread_cond_t not_empty, not_full;
@@ -906,10 +910,25 @@ intake_watch(struct soap_server *srv, struct connection *c, int want_write, int 
 	return epoll_ctl(srv->epfd, op, connection_socket(c), &ev);
 }
 
+/* What an event of a connection closed earlier in the same batch points at: skipped. */
+static char batch_forgotten;
+
+/* Take c out of the batch's events not handled yet. A connection can be closed while it has one
+ * there: intake_cap_address closes another address's oldest handshake when the listener's event
+ * comes first, and that connection's own event may follow. */
+static void
+batch_forget(struct soap_server *srv, const struct connection *c)
+{
+	for (int i = srv->batch_next; srv->batch != NULL && i < srv->batch_len; i++)
+		if (srv->batch[i].data.ptr == c)
+			srv->batch[i].data.ptr = &batch_forgotten;
+}
+
 static void
 intake_drop(struct soap_server *srv, struct connection *c)
 {
 	intake_unlink(srv, c);
+	batch_forget(srv, c);
 	connection_close(c);
 }
 
@@ -1283,8 +1302,13 @@ soap_server_run(struct soap_server *srv)
 		int n = epoll_wait(srv->epfd, ev, 64, wait);
 		if (n < 0 && errno != EINTR)
 			log_warn("epoll_wait: %s", strerror(errno));
+		srv->batch = ev;
+		srv->batch_len = n;
 		for (int i = 0; i < n; i++) {
+			srv->batch_next = i + 1;
 			struct connection *c = ev[i].data.ptr;
+			if (c == (void *)&batch_forgotten)
+				continue;
 			if (c == NULL)
 				intake_accept(srv);
 			else if (c->in_intake)
@@ -1292,6 +1316,7 @@ soap_server_run(struct soap_server *srv)
 			else
 				idle_wake(srv, c);
 		}
+		srv->batch = NULL;
 		int a = intake_expire(srv), b = idle_expire(srv);
 		wait = a < b ? a : b;
 	}

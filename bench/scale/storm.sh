@@ -48,10 +48,9 @@ for ((s = 1; s <= S; s++)); do
 	FRONTEND_LOG_LEVEL=debug write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" open \
 		"$D/fe-$s.acl" "$D/fe-grid-mapfile" "$lines" "$extra"
 	# Every helper here connects from 127.0.0.1: the per-address cap on connections still in
-	# their TLS handshake (16, against floods from one host) would close the storm's own ones,
-	# and closing them there hits a use-after-free in lib/soap_server.c's event loop (the
-	# dropped connection's event later in the same epoll batch; reported, not fixed here).
-	# On a real site each node has its own address.
+	# their TLS handshake (16, against floods from one host) would close the storm's own ones
+	# (closing them also hit a use-after-free in lib/soap_server.c's event loop, since fixed and
+	# tested by test_soap_edge.sh). On a real site each node has its own address.
 	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=127.0.$s.1" \
 		-s frontend.max_unauthenticated_per_address=65536
 	for ((n = 1; n <= NODES; n++)); do

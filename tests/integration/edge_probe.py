@@ -17,6 +17,10 @@ MODE:
   pipelined N
            N GetHealth requests written in one send on one connection; prints "answered=K".
   not-xml  a request whose body is plain text.
+  churn N  N plain TCP connections opened one after another, at most 24 kept (the oldest
+           closed), and one byte sent on the oldest kept right after each new one: the
+           listener's event and an older connection's land in one batch of the server's event
+           loop, while the per-address cap closes the oldest. Prints "churned=N".
 The single-request modes print "status=<HTTP status line> seconds=S reason=<fault string or
 text>", or "status=none" when the connection closed without an answer.
 Every wait is bounded (20 s per answer).
@@ -111,6 +115,24 @@ def hold(host, port, ctx, idle_tcp, slow, idle_tls, seconds):
     print(f"held open={still}")
 
 
+def churn(host, port, n):
+    conns = []
+    for _ in range(n):
+        try:
+            conns.append(socket.create_connection((host, port), timeout=TIMEOUT))
+        except OSError:
+            pass  # the service is gone or refusing: the caller checks it
+        if len(conns) > 24:
+            conns.pop(0).close()
+        try:
+            conns[0].send(b"\x16")
+        except (OSError, IndexError):
+            pass
+    for s in conns:
+        s.close()
+    print(f"churned={n}")
+
+
 def main():
     host, port, cert, key, ca_dir, mode = sys.argv[1:7]
     args = [int(a) for a in sys.argv[7:]]
@@ -118,6 +140,9 @@ def main():
     ctx = context(cert, key, ca_dir)
     if mode == "hold":
         hold(host, port, ctx, *args)
+        return 0
+    if mode == "churn":
+        churn(host, port, *args)
         return 0
     if mode == "quadratic":
         attrs = " ".join(f"a{i}=\"1\"" for i in range(args[0]))
