@@ -98,28 +98,7 @@ int
 registry_prune_connections(struct registry *reg, int64_t before, size_t *removed)
 {
 	const char *op = "registry_prune_connections";
-	/* In batches, each its own transaction: a first prune of a long log must not hold the
-	 * write lock for longer than other writers' busy timeout. */
-	sqlite3_stmt *st = reg_stmt(reg, STMT_CONN_PRUNE,
+	return reg_delete_in_batches(reg, reg_stmt(reg, STMT_CONN_PRUNE,
 	    "DELETE FROM connections WHERE id IN (SELECT id FROM connections WHERE at < ?1 "
-	    "ORDER BY at LIMIT ?2)", op);
-	size_t total = 0;
-	int n;
-
-	if (st == NULL)
-		return -1;
-	do {
-		if (reg_bind_int64(reg, st, 1, before, op) != 0 ||
-		    reg_bind_int64(reg, st, 2, CONN_PRUNE_BATCH, op) != 0 ||
-		    reg_step_done(reg, st, op) != 0) {
-			reg_release(st);
-			return -1;
-		}
-		n = sqlite3_changes(reg->db);
-		total += (size_t)n;
-		reg_release(st);
-	} while (n == CONN_PRUNE_BATCH);
-	if (removed != NULL)
-		*removed = total;
-	return 0;
+	    "ORDER BY at LIMIT ?2)", op), before, CONN_PRUNE_BATCH, removed, op);
 }

@@ -100,6 +100,13 @@ void reg_release(sqlite3_stmt *st);
  * here, so it also refuses to run inside a read snapshot (registry_read_begin). */
 int reg_step_done(struct registry *reg, sqlite3_stmt *st, const char *op);
 
+/* Run st, a cached "DELETE ... WHERE rowid IN (SELECT ... WHERE <time> < ?1 ... LIMIT ?2)",
+ * with ?1 = before and ?2 = batch until a run removes fewer than batch rows: each batch its own
+ * transaction, so that a first prune of a long log never holds the write lock for longer than
+ * other writers' busy timeout. *removed (may be NULL) gets the total. 0 or -1 with the error. */
+int reg_delete_in_batches(struct registry *reg, sqlite3_stmt *st, int64_t before, int batch,
+    size_t *removed, const char *op);
+
 /* Bind helpers; each returns 0 or -1 with "op: ..." set. reg_bind_text refuses a value that does
  * not fit in a field of `size` bytes (with its NUL) and names `field` in the error. */
 int reg_bind_text(struct registry *reg, sqlite3_stmt *st, int idx, const char *value, size_t size,

@@ -199,27 +199,7 @@ int
 registry_prune_relays(struct registry *reg, int64_t before, size_t *removed)
 {
 	const char *op = "registry_prune_relays";
-	/* In batches, each its own transaction, as the connection log (registry_connections.c). */
-	sqlite3_stmt *st = reg_stmt(reg, STMT_RELAY_PRUNE,
+	return reg_delete_in_batches(reg, reg_stmt(reg, STMT_RELAY_PRUNE,
 	    "DELETE FROM relays WHERE rowid IN (SELECT rowid FROM relays WHERE decided_at < ?1 "
-	    "ORDER BY decided_at LIMIT ?2)", op);
-	size_t total = 0;
-	int n;
-
-	if (st == NULL)
-		return -1;
-	do {
-		if (reg_bind_int64(reg, st, 1, before, op) != 0 ||
-		    reg_bind_int64(reg, st, 2, RELAY_PRUNE_BATCH, op) != 0 ||
-		    reg_step_done(reg, st, op) != 0) {
-			reg_release(st);
-			return -1;
-		}
-		n = sqlite3_changes(reg->db);
-		total += (size_t)n;
-		reg_release(st);
-	} while (n == RELAY_PRUNE_BATCH);
-	if (removed != NULL)
-		*removed = total;
-	return 0;
+	    "ORDER BY decided_at LIMIT ?2)", op), before, RELAY_PRUNE_BATCH, removed, op);
 }

@@ -320,3 +320,27 @@ reg_collect_for_job(struct registry *reg, sqlite3_stmt *st, const char *job, siz
 	}
 	return reg_collect(reg, st, elem_size, read_row, out, count, op);
 }
+
+int
+reg_delete_in_batches(struct registry *reg, sqlite3_stmt *st, int64_t before, int batch,
+    size_t *removed, const char *op)
+{
+	size_t total = 0;
+	int n;
+
+	if (st == NULL)
+		return -1;
+	do {
+		if (reg_bind_int64(reg, st, 1, before, op) != 0 ||
+		    reg_bind_int64(reg, st, 2, batch, op) != 0 || reg_step_done(reg, st, op) != 0) {
+			reg_release(st);
+			return -1;
+		}
+		n = sqlite3_changes(reg->db);
+		total += (size_t)n;
+		reg_release(st);
+	} while (n == batch);
+	if (removed != NULL)
+		*removed = total;
+	return 0;
+}
