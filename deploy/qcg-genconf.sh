@@ -70,9 +70,10 @@ genconf_proxy() {
 
 # The [frontend] lines that declare a cluster: name $1, policy $2 (open, nat, closed or
 # port-range:MIN-MAX), private networks $3 (CIDRs), public address $4 ("" for none), whether
-# traversal is allowed $5 (yes, no, or "" for the daemon's default).
+# traversal is allowed $5 (yes, no, or "" for the daemon's default), networks its nodes reach
+# directly $6 (CIDRs: connects there need no Resolve, issue 15; "" or absent for none).
 genconf_frontend_cluster() {
-	local name=$1 policy=$2 networks=$3 public=$4 traversal=$5 range
+	local name=$1 policy=$2 networks=$3 public=$4 traversal=$5 direct=${6:-} range
 	printf 'cluster = %s\npolicy = %s\n' "$name" "${policy%%:*}"
 	if [[ $policy == port-range:* ]]; then
 		range=${policy#port-range:}
@@ -81,6 +82,7 @@ genconf_frontend_cluster() {
 	printf 'private_networks = %s\n' "$networks"
 	[[ -z $public ]] || printf 'public_address = %s\n' "$public"
 	[[ -z $traversal ]] || printf 'traversal_allowed = %s\n' "$traversal"
+	[[ -z $direct ]] || printf 'direct_networks = %s\n' "$direct"
 	return 0
 }
 

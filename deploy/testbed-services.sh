@@ -176,18 +176,18 @@ tb_start_proxy() {
 # The [frontend] lines that declare site $1's cluster: policy $2, gateway WAN address $3,
 # site address $4 (a /24's .1).
 tb_frontend_cluster() {
-	local site=$1 policy=$2 wan=$3 lan=$4 networks public="" traversal=""
+	local site=$1 policy=$2 wan=$3 lan=$4 networks public="" traversal="" direct=""
 	# The user host's cluster is that one address; a site's is its /24.
 	if [[ $site == "$USER_CLUSTER" ]]; then networks=$wan/32; else networks=${lan%.*}.0/24; fi
 	# Nodes of nat and closed sites leave through the gateway's masquerade: that address is
 	# the one peers see (traversal needs it for nat).
 	case $policy in nat | closed) public=$wan ;; esac
 	[[ $policy != nat ]] || traversal=yes
-	genconf_frontend_cluster "$site" "$policy" "$networks" "$public" "$traversal"
 	# A site's nodes reach their own /24 directly, as its admin would declare: connects there
 	# to the job's listeners are decided on the node, with no Resolve (issue 15). Safe with
 	# overlapping ranges: only listeners this front-end's own helpers registered qualify.
-	[[ $site == "$USER_CLUSTER" ]] || printf 'direct_networks = %s\n' "$networks"
+	[[ $site == "$USER_CLUSTER" ]] || direct=$networks
+	genconf_frontend_cluster "$site" "$policy" "$networks" "$public" "$traversal" "$direct"
 }
 
 # The nodes of cluster $1: a site's nodes, or the user host alone.

@@ -127,8 +127,9 @@ net4_best() {
 net4_connections() {
 	NET4_CONNS=$(grid_query connections "$NET4_JOB" 2>&1 || true)
 	echo "$NET4_CONNS"
-	NET4_ROWS=$(awk 'NR > 1 { split($1, f, "/"); split($2, t, "[/:]"); print f[1], t[1], t[3], $3, $4 }' \
-		<<<"$NET4_CONNS")
+	# (the listing's "resume ..." lines after the table are a relay's resumes, not attempts)
+	NET4_ROWS=$(awk 'NR > 1 && $1 != "resume" { split($1, f, "/"); split($2, t, "[/:]");
+		print f[1], t[1], t[3], $3, $4 }' <<<"$NET4_CONNS")
 }
 
 net4_check_methods() {
