@@ -995,9 +995,11 @@ intake_handshake(struct soap_server *srv, struct connection *c)
 	char err[256];
 
 	char byte;
-	if (SSL_get_state(c->ssl) == TLS_ST_BEFORE &&
-	    recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
-		/* closed before a byte: a port probe (a front-end's, a monitor's), not a failed
+	ssize_t peeked = SSL_get_state(c->ssl) == TLS_ST_BEFORE ?
+	    recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) : 1;
+	if (peeked == 0 || (peeked < 0 && (errno == ECONNRESET || errno == EPIPE))) {
+		/* closed (or reset: a prober that closed at once with SO_LINGER 0, or before we
+		 * accepted) before a byte: a port probe (a front-end's, a monitor's), not a failed
 		 * handshake worth a warning */
 		log_debug("connection from %s closed before the TLS handshake", c->req.peer_address);
 		intake_drop(srv, c);

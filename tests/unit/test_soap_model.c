@@ -75,8 +75,8 @@ test_job_states_round_trip_under_their_model_names(void)
 static void
 test_event_kinds_keep_their_old_strings_on_the_wire(void)
 {
-	static const char *const wire[] = { "connect", "job-ended", "relay" };
-	for (int k = EVENT_CONNECT; k <= EVENT_RELAY; k++) {
+	static const char *const wire[] = { "connect", "job-ended", "relay", "policy-changed" };
+	for (int k = EVENT_CONNECT; k <= EVENT_POLICY_CHANGED; k++) {
 		enum qcg__EventKind back;
 		const char *xml = soap_qcg__EventKind2s(soap, soap_model_event_kind_out(k));
 		CHECK_STR_EQ(xml, wire[k]);
@@ -84,7 +84,7 @@ test_event_kinds_keep_their_old_strings_on_the_wire(void)
 		CHECK_INT_EQ(soap_s2qcg__EventKind(soap, xml, &back), SOAP_OK);
 		CHECK_INT_EQ(soap_model_event_kind_in(back), k);
 	}
-	CHECK(is_number(soap_qcg__EventKind2s(soap, (enum qcg__EventKind)(EVENT_RELAY + 1))));
+	CHECK(is_number(soap_qcg__EventKind2s(soap, (enum qcg__EventKind)(EVENT_POLICY_CHANGED + 1))));
 	enum event_kind k;
 	CHECK_INT_EQ(event_kind_parse("job-ended", &k), 0);
 	CHECK_INT_EQ(k, EVENT_JOB_ENDED);
