@@ -159,6 +159,7 @@ fi
 # Ctrl-C: Signal to mpirun on the node, then the release; nothing stays. The stand-in starts
 # no orted, so the start-up watch is off (--startup-timeout 0): only the signal ends the job.
 cp "$D/job.xml" "$D/sleep.xml"
+rm -f "$D/out" "$D/err" # nothing of the last run may be read as this one's
 QCG_MPIRUN=$S/mpirun-sleep submit --startup-timeout 0 "$D/sleep.xml" >"$D/out" 2>"$D/err" &
 spid=$!
 wait_until 300 grep -qx started "$D/out" || fail ctrl_c_setup "the stand-in did not start: $(cat "$D/err")"
@@ -180,6 +181,9 @@ rm -rf "/tmp/qcg-jobs-$(id -u)/$id"
 # qcg-submit killed (kill -9) while mpirun runs on the node: qcg-cancel on this host finds the
 # record, removes the job directory on every node (the proxy is in one) and releases.
 cp "$D/job.xml" "$D/orphan.xml"
+# the last run's "started" must not be read as this one's (the redirection truncates the files
+# only once the background job runs)
+rm -f "$D/out" "$D/err"
 QCG_MPIRUN=$S/mpirun-sleep submit --startup-timeout 0 "$D/orphan.xml" >"$D/out" 2>"$D/err" &
 spid=$!
 wait_until 300 grep -qx started "$D/out" || fail orphan_setup "the stand-in did not start: $(cat "$D/err")"

@@ -143,7 +143,12 @@ n=$(grep -c "relay resumed through" "$D/b.err") m=$(grep -c "relay resumed throu
 out=$(query_as jane connections job-1 2>&1)
 r1="^resume .* site-b/b1 -> site-d/d1:$PORT: relay [0-9a-f]{32} via ${EP[$FIRST]} -> [0-9a-f]{32} via ${EP[$OTHER]}, "
 r2="^resume .* site-b/b1 -> site-d/d1:$PORT: relay [0-9a-f]{32} via ${EP[$OTHER]} -> [0-9a-f]{32} via ${EP[$FIRST]}, "
-if echo "$out" | grep -Eq "$r1" && echo "$out" | grep -Eq "$r2" && [ "$(echo "$out" | grep -c '^resume ')" = 2 ]; then
+# The two kills' resumes, in order. Under load a third or fourth may follow when the ends exit
+# (a leg that closes while its stream still waits for the peer's end looks like a break, issue
+# 14's note): those replay nothing.
+resumes=$(echo "$out" | grep '^resume ')
+if echo "$resumes" | sed -n 1p | grep -Eq "$r1" && echo "$resumes" | sed -n 2p | grep -Eq "$r2" &&
+	! echo "$resumes" | sed -n '3,$p' | grep -vq ', 0 bytes replayed$'; then
 	pass qcg_query_connections_shows_both_resumes
 else
 	fail qcg_query_connections_shows_both_resumes "$out"
