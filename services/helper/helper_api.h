@@ -44,6 +44,7 @@ struct session {
 	struct helper_reader reader;
 	struct session_recent recent[SESSION_RECENT_MAX];
 	unsigned recent_next;
+	bool queued_outcomes;      /* it left records to a batch (helper_outcomes.h) */
 };
 
 /* Serve one connection until the peer leaves or breaks the protocol; closes sock. */

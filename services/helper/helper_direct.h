@@ -5,10 +5,8 @@
  * frontend.direct_networks, typically the cluster's own networks) and the listeners each job
  * registered in the cluster. A first connect to one of the job's listeners inside those
  * networks is direct at once (a connect to anything else, such as a service that is not the
- * job's, which must get no origin preamble, goes the old way); the record of it is kept and
- * sent to the front-end in batches (ReportOutcomes: once DIRECT_BATCH_MAX records wait or the
- * oldest is DIRECT_BATCH_AGE_MS old, up to DIRECT_SEND_MAX in one call), so that the broker's
- * connection log still lists it.
+ * job's, which must get no origin preamble, goes the old way); its record goes to the broker
+ * in a batch (helper_outcomes.h), so that the broker's connection log still lists it.
  */
 #ifndef QCG_HELPER_DIRECT_H
 #define QCG_HELPER_DIRECT_H
@@ -20,13 +18,6 @@
 
 struct helper;
 
-/* A connection decided here waits for its batch as a struct connection_report (lib/model.h):
- * to_cluster and to_node empty, to_address set; the broker fills them. */
-
-#define DIRECT_BATCH_MAX 64        /* this many waiting records are sent at once */
-#define DIRECT_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */
-#define DIRECT_SEND_MAX 256        /* records per ReportOutcomes when more wait (a storm) */
-#define DIRECT_QUEUE_MAX 16384     /* records waiting at most; more are dropped, counted */
 #define DIRECT_INFO_TTL_S 30       /* GetConnectInfo is asked again after this long */
 #define DIRECT_INFO_RETRY_S 5      /* ... or this long after it failed */
 #define DIRECT_JOBS_MAX 16         /* jobs whose listener lists are kept (the oldest goes) */
@@ -48,10 +39,5 @@ bool helper_direct_applies(struct helper *h, const char *job, const char *addres
 
 /* Forget what we know of job's listeners (it ended). */
 void helper_direct_forget_job(const char *job);
-
-/* Queue the record of a connection decided here (to_address: where it went); never waits on
- * the network. */
-void helper_direct_record(struct helper *h, const struct connection_record *rec,
-    const char *to_address);
 
 #endif

@@ -13,6 +13,7 @@
 #include "helper.h"
 #include "cidr.h"
 #include "helper_direct.h"
+#include "helper_outcomes.h"
 #include "helper_frontend.h"
 #include "helper_registrations.h"
 #include "relay_hello.h"
@@ -250,9 +251,9 @@ int
 helper_frontend_report_batch(struct helper *h, const struct connection_report *recs, size_t n,
     char *err, size_t errlen)
 {
-	if (n > DIRECT_SEND_MAX) {
+	if (n > OUTCOME_SEND_MAX) {
 		snprintf(err, errlen, "front-end ReportOutcomes: %zu records, at most %d", n,
-		    DIRECT_SEND_MAX);
+		    OUTCOME_SEND_MAX);
 		return -1;
 	}
 	struct soap *soap = client_for(h, err, errlen);

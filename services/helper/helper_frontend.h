@@ -47,7 +47,7 @@ struct connection_report;
 int helper_frontend_connect_info(struct helper *h, const char *job,
     char networks[QCG_NETWORKS_MAX], struct direct_target **listeners, size_t *count,
     char *err, size_t errlen);
-/* ReportOutcomes: n (at most DIRECT_SEND_MAX) records of connections decided here. */
+/* ReportOutcomes: n (at most OUTCOME_SEND_MAX) records of connections (helper_outcomes.h). */
 int helper_frontend_report_batch(struct helper *h, const struct connection_report *recs, size_t n,
     char *err, size_t errlen);
 

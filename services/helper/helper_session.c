@@ -13,7 +13,7 @@
 
 #include "helper.h"
 #include "helper_api.h"
-#include "helper_direct.h"
+#include "helper_outcomes.h"
 #include "helper_frontend.h"
 #include "helper_registrations.h"
 #include "log.h"
@@ -98,6 +98,17 @@ on_register(struct session *s, const struct helper_msg *m)
 	return send_ok(s);
 }
 
+/* Whether a report of a connection the broker decided may wait for a batch: one that worked,
+ * by a method the broker coordinated nothing for (the answers front-ends cache per cluster
+ * pair). A failure, or a reversal, traversal or relay, goes at once: the broker's log of such
+ * attempts is what an operator (and the start-up watch) reads while a job starts. */
+static bool
+batched(const struct connection_record *rec)
+{
+	return rec->succeeded &&
+	    (rec->method == METHOD_DIRECT || rec->method == METHOD_PORT_RANGE);
+}
+
 static int
 on_report(struct session *s, const struct helper_msg *m)
 {
@@ -118,8 +129,9 @@ on_report(struct session *s, const struct helper_msg *m)
 	rec.succeeded = m->ok != 0;
 	rec.setup_usec = (int64_t)(m->setup_usec > INT64_MAX ? INT64_MAX : m->setup_usec);
 	rec.when = (int64_t)time(NULL);
-	if (r->decided_here) { /* the broker learns of it in the next batch */
-		helper_direct_record(s->h, &rec, m->address);
+	if (r->decided_here || batched(&rec)) { /* the broker learns of it in the next batch */
+		helper_outcomes_queue(s->h, &rec, r->decided_here ? m->address : "");
+		s->queued_outcomes = true;
 		return send_ok(s);
 	}
 	if (helper_frontend_report(s->h, &rec, err, sizeof(err)) != 0)
@@ -218,4 +230,6 @@ helper_session_run(struct session *s)
 	}
 	helper_reader_clear(&s->reader);
 	close(s->sock);
+	if (s->queued_outcomes)
+		helper_outcomes_flush_soon();
 }

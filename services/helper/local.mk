@@ -28,6 +28,7 @@ HELPER_SERVICE_SOURCES = \
 	services/helper/helper_session.c \
 	services/helper/helper_resolve.c \
 	services/helper/helper_direct.c services/helper/helper_direct.h \
+	services/helper/helper_outcomes.c services/helper/helper_outcomes.h \
 	services/helper/helper_registrations.c services/helper/helper_registrations.h \
 	services/helper/helper_deliver.c services/helper/helper_deliver.h \
 	services/helper/helper_frontend.c services/helper/helper_frontend.h \

@@ -124,8 +124,18 @@ net4_best() {
 }
 
 # The broker's log of the job: "FROM-CLUSTER TO-CLUSTER TO-PORT METHOD OUTCOME" per attempt.
+# Connections that worked by a method the broker coordinated nothing for reach its log in the
+# helpers' batches (services/helper/helper_outcomes.h), sent when the job's processes end or
+# within 0.2 s: read the log until two reads half a second apart agree (at most ~10 s).
 net4_connections() {
+	local prev=
 	NET4_CONNS=$(grid_query connections "$NET4_JOB" 2>&1 || true)
+	for _ in $(seq 1 20); do
+		[[ $NET4_CONNS == "$prev" ]] && break
+		prev=$NET4_CONNS
+		sleep 0.5
+		NET4_CONNS=$(grid_query connections "$NET4_JOB" 2>&1 || true)
+	done
 	echo "$NET4_CONNS"
 	# (the listing's "resume ..." lines after the table are a relay's resumes, not attempts)
 	NET4_ROWS=$(awk 'NR > 1 && $1 != "resume" { split($1, f, "/"); split($2, t, "[/:]");

@@ -1,0 +1,34 @@
+/*
+ * helper_outcomes.h: the record of connections nobody waits for, sent in batches (issue 15).
+ *
+ * A connection the helper decided by itself (helper_direct.h), or one the broker decided
+ * without coordinating anything (direct or port range, the answers the front-end caches per
+ * cluster pair), needs the broker only for its log. Such records wait here and go to the
+ * front-end in batches (ReportOutcomes: once OUTCOME_BATCH_MAX records wait or the oldest is
+ * OUTCOME_BATCH_AGE_MS old, up to OUTCOME_SEND_MAX in one call), so that a job of P ranks
+ * costs the broker a call per batch instead of one per connection, and qcg-query connections
+ * still lists every connection. A failed attempt, and a method the broker coordinated
+ * (reversal, traversal, relay), is reported at once (helper_session.c).
+ */
+#ifndef QCG_HELPER_OUTCOMES_H
+#define QCG_HELPER_OUTCOMES_H
+
+#include "model.h"
+
+struct helper;
+
+#define OUTCOME_BATCH_MAX 64        /* this many waiting records are sent at once */
+#define OUTCOME_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */
+#define OUTCOME_SEND_MAX 256        /* records per ReportOutcomes when more wait (a storm) */
+#define OUTCOME_QUEUE_MAX 16384     /* records waiting at most; more are dropped, counted */
+
+/* Queue rec. to_address: where the connection went, for the broker to find the target's
+ * cluster and node; "" when rec names them already. Never waits on the network. */
+void helper_outcomes_queue(struct helper *h, const struct connection_record *rec,
+    const char *to_address);
+
+/* Send what waits without waiting for its age (a process of a job ended: its connections are
+ * all known, and a listing asked for right after the job should have them). */
+void helper_outcomes_flush_soon(void);
+
+#endif
