@@ -94,11 +94,14 @@ pair_hits=$(cat "$D"/fe-*.log | grep -c -- ' by [a-z-]* (pair cached)')
 b_batch=$(grep -c 'ReportOutcomes: ' "$D/broker.log")
 f_res=$(cat "$D"/fe-*.log | grep -c -- '-> 127\.[0-9.]*:[0-9]* by ')
 f_info=$(cat "$D"/fe-*.log | grep -c 'GetConnectInfo from')
-# every resolved connection is reported once (ReportOutcome, passed on to the broker); every
-# batch is one ReportOutcomes at the front-end and one at the broker
+# a resolved connection that failed, or needed the broker's coordination, is reported at once
+# (ReportOutcome at the front-end, passed on to the broker: the broker's debug log has a line
+# for each; a failure is an info line); every other record goes in a batch, one ReportOutcomes
+# at the front-end and one at the broker (services/helper/helper_outcomes.h)
+b_single=$(grep -c -e 'ReportOutcome: job ' -e 'the next method follows' "$D/broker.log")
 # registrations: single calls ("listens on" at the broker) plus RegisterAccessPoints batches
 b_reg=$(( $(grep -c ' listens on ' "$D/broker.log") + $(grep -c 'RegisterAccessPoints: ' "$D/broker.log") ))
-broker_req=$((b_reg + b_res + f_res + b_batch))
-fe_req=$((b_reg + f_res + f_res + b_batch + f_info))
+broker_req=$((b_reg + b_res + b_single + b_batch))
+fe_req=$((b_reg + f_res + b_single + b_batch + f_info))
 printf '%s %s %s %s %s %s %s %s %s %s %s %s %s\n' "$S" "$P" "$MODE" "$VARIANT" "$want" "$failed" \
 	"$broker_req" "$fe_req" "$storm" "$slowest" "$b_res" "$pair_hits" "$b_reg"

@@ -265,6 +265,10 @@ __qb__ReportOutcome(struct soap *soap, struct _qb__ReportOutcome *req,
 		log_info("job %s: %s from %s/%s to %s/%s:%u failed; the next method follows", rec.job,
 		    connect_method_name(rec.method), rec.from_cluster, rec.from_node, rec.to_cluster,
 		    rec.to_node, rec.to_port);
+	else
+		log_debug("ReportOutcome: job %s: %s from %s/%s to %s/%s:%u worked", rec.job,
+		    connect_method_name(rec.method), rec.from_cluster, rec.from_node, rec.to_cluster,
+		    rec.to_node, rec.to_port);
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }
