@@ -182,7 +182,7 @@ tb_deploy() {
 		[[ -z $bin ]] || dirs+="${dirs:+ }$(dirname "$bin")"
 	done
 	QCG_DEPLOY_DAEMONS=$dirs "$deploy" generate --out "$DIR/tree" --ca "$DIR/ca" --paths-in-root \
-		--sbindir "$(dirname "$BROKER_BIN")" "$DIR/grid.conf" >"$DIR/log/deploy.log" 2>&1 ||
+		"$DIR/grid.conf" >"$DIR/log/deploy.log" 2>&1 ||
 		die "qcg-deploy generate failed on $DIR/grid.conf: $(tail -n 3 "$DIR/log/deploy.log")"
 	ln -sfn "$(tb_tree broker)/etc/qcg/broker.conf" "$DIR/etc/broker.conf"
 	while IFS=$'\t' read -r name role site policy wan lan; do
