@@ -7,7 +7,7 @@ EXTRA_DIST += tests/integration/test_qcg_ca.sh
 dist_man_MANS += doc/qcg-ca.1
 
 # qcg-deploy: grid description -> every service's configuration, certificates, systemd units.
-# The generator (qcg-genconf.sh, also used by qcg-testbed), the parser and the unit templates
+# The generator (qcg-genconf.sh), the parser and the unit templates
 # are installed in $(pkgdatadir), where qcg-deploy looks when they are not next to it.
 dist_sbin_SCRIPTS += deploy/qcg-deploy
 dist_pkgdata_DATA += deploy/qcg-genconf.sh deploy/qcg-deploy-parse.sh \
@@ -15,11 +15,11 @@ dist_pkgdata_DATA += deploy/qcg-genconf.sh deploy/qcg-deploy-parse.sh \
 	deploy/systemd/qcg-frontend@.service deploy/systemd/qcg-helper.service
 TESTS += tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
 	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
-	tests/deploy/test_testbed_uses_genconf.sh
+	tests/deploy/test_testbed_uses_deploy.sh tests/deploy/test_testbed_grid.sh
 EXTRA_DIST += tests/deploy/lib.sh tests/deploy/grid-errors.list \
 	tests/deploy/test_deploy_errors.sh tests/deploy/test_deploy_services.sh \
 	tests/deploy/test_deploy_units.sh tests/deploy/test_deploy_certs.sh \
-	tests/deploy/test_testbed_uses_genconf.sh \
+	tests/deploy/test_testbed_uses_deploy.sh tests/deploy/test_testbed_grid.sh \
 	doc/qcg-grid.example doc/qcg-broker.conf.example doc/qcg-proxy.conf.example deploy/README.md
 # Man pages of the commands and daemons (qcg-rsh.1 and qcg-proxy-init.1 are in launcher/local.mk).
 dist_man_MANS += doc/qcg-deploy.8 doc/qcg-broker.8 doc/qcg-proxy.8 doc/qcg-frontend.8 \

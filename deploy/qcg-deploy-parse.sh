@@ -170,12 +170,12 @@ gd_port() {
 gd_option() {
 	local -A kv=()
 	local k
-	gd_keys kv "urls service_user service_group allow_root_launch helper_socket_group" "$@"
+	gd_keys kv "urls service_user service_group allow_root_launch helper_socket_group helper_tokens" "$@"
 	for k in "${!kv[@]}"; do
 		case $k in
 		urls) [[ ${kv[$k]} == names || ${kv[$k]} == addresses ]] ||
 			gd_error "urls='${kv[$k]}': expected names or addresses" ;;
-		allow_root_launch) gd_check_bool "$k" "${kv[$k]}" ;;
+		allow_root_launch | helper_tokens) gd_check_bool "$k" "${kv[$k]}" ;;
 		*) [[ ${kv[$k]} =~ ^[a-z_][a-z0-9_-]{0,31}$ ]] ||
 			gd_error "$k='${kv[$k]}': expected a user or group name" ;;
 		esac
@@ -257,7 +257,7 @@ gd_cluster() {
 	gd_check_cluster_name cluster "$c"
 	[[ -z ${C_FE[$c]:-} ]] || gd_error "cluster $c declared twice (first on line ${C_LINE[$c]})"
 	gd_keys kv "frontend address policy networks site_address public_address traversal port listen \
-allocator partition account qos slurm_conf pending_timeout" "$@"
+allocator partition account qos slurm_conf pending_timeout direct_networks" "$@"
 	gd_require kv "frontend address policy networks" "cluster $c"
 	fe=${kv[frontend]}
 	gd_check_host frontend "$fe"
@@ -274,6 +274,8 @@ allocator partition account qos slurm_conf pending_timeout" "$@"
 	C_PUBLIC[$c]=${kv[public_address]:-}
 	case ${kv[policy]} in nat | closed) C_PUBLIC[$c]=${C_PUBLIC[$c]:-${kv[address]}} ;; esac
 	C_TRAV[$c]=${kv[traversal]:-}
+	# Networks the nodes reach directly (issue 15); each CIDR is judged by qcg-frontend -n.
+	C_DIRECT[$c]=${kv[direct_networks]:-}
 	[[ ${kv[policy]} != nat ]] || C_TRAV[$c]=${C_TRAV[$c]:-yes}
 	# With a site address the front-end serves two networks: listen on both.
 	C_LISTEN[$c]=${kv[listen]:-${kv[address]}}
@@ -342,10 +344,10 @@ gd_line() {
 
 gd_init() {
 	declare -gA OPT=([urls]=names [service_user]=qcg [service_group]="" [allow_root_launch]=no
-		[helper_socket_group]="")
+		[helper_socket_group]="" [helper_tokens]=no)
 	declare -gA P_ADDR=() P_PORT=() P_CTRL=() P_LISTEN=() P_CLUSTER=() P_LINE=()
 	declare -gA C_FE=() C_ADDR=() C_SITE=() C_POLICY=() C_NETS=() C_PUBLIC=() C_TRAV=()
-	declare -gA C_PORT=() C_LISTEN=() C_NODES=() C_LINE=()
+	declare -gA C_PORT=() C_LISTEN=() C_NODES=() C_LINE=() C_DIRECT=()
 	declare -gA C_ALLOC=() C_SLURM_PARTITION=() C_SLURM_ACCOUNT=() C_SLURM_QOS=() C_SLURM_CONF=()
 	declare -gA C_SLURM_PENDING=()
 	declare -gA N_CLUSTER=() N_ADDR=() N_SLOTS=() N_PORT=() N_LINE=()

@@ -1,28 +1,33 @@
 # shellcheck shell=bash
-# testbed-services.sh: the grid's services on the testbed's hosts: credentials from qcg-ca,
-# configurations from qcg-genconf.sh, and the daemons started in order (broker, proxies,
-# front-ends, helpers), each ready before the next; then the environment files for jobs.
-# Sourced by qcg-testbed; uses testbed-proc.sh to run the daemons.
+# testbed-services.sh: the grid's services on the testbed's hosts: the grid description
+# DIR/grid.conf written from the host table, every host's files (roles, ACLs, certificates,
+# configurations) generated from it by qcg-deploy, and the daemons started in order (broker,
+# proxies, front-ends, helpers), each ready before the next; then the environment files for
+# jobs. Sourced by qcg-testbed; uses testbed-proc.sh to run the daemons.
 
 ## Services (started only when their programs exist) ------------------------------------------
 #
-# Each daemon reads DIR/etc/<daemon>.conf, written by deploy/qcg-genconf.sh (the generator
-# qcg-deploy uses; it knows the keys each daemon's parser takes), and runs on its host as
-# `PROGRAM --config FILE`, in this order, each group ready before the next starts:
-#   qcg-broker    broker       WAN address :8443; SQLite registry DIR/run/broker.db
+# `up` writes DIR/grid.conf (the format of qcg-deploy(8)) and runs `qcg-deploy generate
+# --paths-in-root` on it with the testbed's CA: every host's tree is DIR/tree/<host>/ (etc/qcg,
+# etc/grid-security, var/lib/qcg, run/qcg-helper), as an administrator would copy it to the
+# host. DIR/etc/<daemon>.conf links to the daemon's file in its host's tree, and each daemon
+# runs on its host as `PROGRAM --config FILE --port-file DIR/run/...`, in this order, each
+# group ready before the next starts:
+#   qcg-broker    broker       WAN address :8443; registry DIR/tree/broker/var/lib/qcg/broker.db
 #   qcg-proxy     proxyK       WAN address :7300 (relay), :8446 (SOAP control)
 #                 gw-<closed>  with --frontend-proxy: 0.0.0.0:7300, advertised at the gateway's
 #                              WAN address, serving its site's /24 and the WAN; control :8446
 #   qcg-frontend  gw-<site>    0.0.0.0:8444: helpers reach it at the site address, clients at
 #                              the WAN address (the gateway's firewall admits 8444)
-#   qcg-helper    each node    node address :8445; local API DIR/run/helper-<node>.sock
+#   qcg-helper    each node    node address :8445; local API DIR/run/helper-<node>.sock (a link
+#                              to run/qcg-helper/helper.sock in the node's tree), job tokens
+#                              DIR/etc/helper-<node>.tokens (a link, option helper_tokens)
 # Peers are named as in /etc/netns/*/hosts (https://broker:8443/, https://gw-a:8444/,
 # https://a1:8445/), and every host certificate carries the host's name and addresses as
 # subjectAltName, so TLS name checks pass whichever address a peer uses.
 
 readonly BROKER_PORT=8443 FRONTEND_PORT=8444 HELPER_PORT=8445 PROXY_CONTROL_PORT=8446
 readonly PROXY_PORT=7300
-readonly DN_BASE=$GENCONF_DN_BASE              # qcg-ca's host certificate subjects
 readonly USER_NAME="testbed user"              # the test user: /O=Grid/OU=qcg-ompi/CN=testbed user
 # The account the grid-mapfiles map the user to. Everything in a testbed runs as root and the
 # nodes share the machine's accounts, so the helpers are allowed to launch as root.
@@ -35,7 +40,6 @@ readonly SERVICE_USER=daemon
 readonly USER_PROXY_HOURS=168                  # the user's RFC 3820 proxy lives a week
 readonly NODE_SLOTS=4                          # slots each node offers its front-end
 readonly SERVICE_WAIT_TENTHS=300               # a service must be ready/registered within 30 s
-readonly UNIX_PATH_MAX=107                     # sun_path holds 108 bytes with the NUL
 # Host `user` is a cluster of its own (open, one node, its own front-end): mpirun runs there, and
 # orted of every site, the closed one included, must reach its listeners through the broker.
 readonly USER_HOST=user USER_CLUSTER=user
@@ -47,59 +51,47 @@ tb_ca() {
 	"$CA_TOOL" "$@" >>"$DIR/log/ca.log" 2>&1 || die "qcg-ca $1 failed (log: $DIR/log/ca.log)"
 }
 
-# Where host $1's certificate and key live (DIR/certs/<base>-{cert,key}.pem). Host `user`
-# gets host-user: DIR/certs/user-*.pem are the test user's own credentials.
-tb_cert_base() {
-	if [[ $1 == "$USER_HOST" ]]; then printf '%s/certs/host-%s' "$DIR" "$1"
-	else printf '%s/certs/%s' "$DIR" "$1"; fi
-}
-
-# Issue host $1's certificate for addresses $2... (once).
-tb_host_cert() {
-	local h=$1 a ips=() base
-	shift
-	base=$(tb_cert_base "$h")
-	[[ -f $base-cert.pem ]] && return 0
-	for a in "$@"; do ips+=(--ip "$a"); done
-	tb_ca host --dir "$DIR/ca" --name "$h" "${ips[@]}" --out "$base"
-}
-
-# The CA, the user's certificate and proxy, and a host certificate for every daemon host.
+# The CA and the test user's certificate and proxy. The hosts' certificates are qcg-deploy's
+# (DIR/ca/hosts/<host>-{cert,key}.pem, copied into each host's tree).
 tb_make_credentials() {
-	local name role site policy wan lan addrs
 	mkdir -p "$DIR/certs"
 	tb_ca init --dir "$DIR/ca"
 	tb_ca user --dir "$DIR/ca" --name "$USER_NAME" --out "$DIR/certs/user"
 	tb_ca proxy --cert "$DIR/certs/user-cert.pem" --key "$DIR/certs/user-key.pem" \
 		--out "$DIR/certs/user-proxy.pem" --hours "$USER_PROXY_HOURS"
-	"$CA_TOOL" grid-mapfile-line "$DIR/certs/user-cert.pem" "$USER_ACCOUNT" \
-		>"$DIR/etc/grid-mapfile" || die "qcg-ca grid-mapfile-line failed"
-	while IFS=$'\t' read -r name role site policy wan lan; do
-		addrs=()
-		[[ $wan == - ]] || addrs+=("$wan")
-		[[ $lan == - ]] || addrs+=("$lan")
-		case $role in broker | proxy | gw | node | user) tb_host_cert "$name" "${addrs[@]}" ;; esac
-	done < <(tb_rows)
 }
 
-# Print the [tls] section of host $1's configuration (lib/tls.h reads it).
-tb_tls_conf() {
-	local base
-	base=$(tb_cert_base "$1")
-	genconf_tls "$base-cert.pem" "$base-key.pem" "$DIR/ca/certificates"
+# The DN of the test user's certificate, as grid-mapfiles spell it.
+tb_user_dn() {
+	local line
+	line=$("$CA_TOOL" grid-mapfile-line "$DIR/certs/user-cert.pem" "$USER_ACCOUNT") ||
+		die "qcg-ca grid-mapfile-line failed"
+	[[ $line =~ ^\"(/[^\"]+)\"\ ${USER_ACCOUNT}$ ]] || die "qcg-ca grid-mapfile-line printed '$line'"
+	printf '%s\n' "${BASH_REMATCH[1]}"
 }
+
+# The tree qcg-deploy wrote for host $1: what the host would have at /.
+tb_tree() { printf '%s/tree/%s' "$DIR" "$1"; }
 
 # Whether gateway $1 (policy $2) runs a proxy of its own.
 tb_gw_has_proxy() { [[ $FRONTEND_PROXY == 1 && $2 == closed && -n $PROXY_BIN ]]; }
 
 # Give the service account what daemon $1 on host $2 reads and writes after it became that
-# account: its host key and DIR/run; die when it still cannot reach them (a --dir below a
-# directory closed to it).
+# account, as an administrator does when installing the tree (the TODO of qcg-deploy says so):
+# its host key, DIR/run (port files), the broker's state directory, a helper's token file and
+# socket directory; die when it still cannot reach them (a --dir below a directory closed to it).
 tb_service_account_files() {
-	local name=$1 key
-	key=$(tb_cert_base "$2")-key.pem
+	local name=$1 tree key own=()
+	tree=$(tb_tree "$2")
+	key=$tree/etc/grid-security/hostkey.pem
 	chmod o+x "$DIR"
-	chown "$SERVICE_USER" "$key" "$DIR/run"
+	own=("$key" "$DIR/run")
+	case $name in
+	broker) own+=("$tree/var/lib/qcg") ;;
+	helper-*) own+=("$tree/run/qcg-helper")
+		[[ ! -f $tree/etc/qcg/helper.tokens ]] || own+=("$tree/etc/qcg/helper.tokens") ;;
+	esac
+	chown "$SERVICE_USER" "${own[@]}"
 	setpriv --reuid="$SERVICE_USER" --regid="$(id -g "$SERVICE_USER")" --clear-groups \
 		test -r "$key" -a -r "$DIR/etc/$name.conf" -a -w "$DIR/run" ||
 		die "$SERVICE_USER cannot reach the files of $name under $DIR: choose a --dir it can reach"
@@ -125,128 +117,113 @@ tb_service_start() {
 	tb_service_note "$name" "$h" "$DIR/pids/$name.pid" started
 }
 
-# The broker's ACL: each gateway is its site's front-end, proxy hosts (and gateways running a
-# proxy) are proxies, the broker itself may read. Exact DNs: nothing else gets a role.
-tb_broker_acl() {
+## The grid description and qcg-deploy -----------------------------------------------------------
+
+# The cluster and node lines of site $1 (gateway $2, policy $3, WAN address $4, site address
+# $5): the site's /24, which its nodes also reach directly, as its admin would declare
+# (connects there to the job's listeners are decided on the node, with no Resolve: issue 15;
+# safe with overlapping ranges, as only listeners this front-end's own helpers registered
+# qualify). nat and closed sites get the gateway's WAN address as public address, nat
+# traversal, by qcg-deploy's defaults; Slurm sites their [cluster] keys.
+tb_grid_site() {
+	local site=$1 gw=$2 policy=$3 wan=$4 lan=$5 net node
+	net=${lan%.*}.0/24
+	printf 'cluster %s frontend=%s address=%s site_address=%s port=%s policy=%s networks=%s direct_networks=%s%s\n' \
+		"$site" "$gw" "$wan" "$lan" "$FRONTEND_PORT" "$policy" "$net" "$net" \
+		"$(tbs_grid_cluster_keys "$site")"
+	tb_gw_has_proxy "$gw" "$policy" &&
+		printf 'proxy %s address=%s listen=0.0.0.0 cluster=%s\n' "$gw" "$wan" "$site"
+	for node in $(tb_rows node | awk -F'\t' -v s="$site" '$3 == s { print $1 "\t" $6 }' | tr '\t' =); do
+		printf 'node %s cluster=%s address=%s port=%s slots=%s\n' "${node%%=*}" "$site" "${node#*=}" \
+			"$HELPER_PORT" "$NODE_SLOTS"
+	done
+	return 0
+}
+
+# Write DIR/grid.conf, the grid this testbed runs in the format of qcg-deploy(8): the broker,
+# the WAN proxies, each site's cluster (with a gateway proxy under --frontend-proxy) and nodes,
+# host `user` as a cluster of its own (open, that one address; not with --workstation, where
+# it runs no service), and the test user's grid-mapfile line. Everything runs as root in a
+# testbed and the nodes share the machine's accounts: the helpers may launch as root; tests
+# start jobs by hand with a token (helper_tokens).
+tb_write_grid() {
 	local name role site policy wan lan
-	printf '# written by qcg-testbed: role "DN pattern" (lib/acl.h)\n'
+	{
+		printf '# written by qcg-testbed up from %s/hosts; qcg-deploy generate writes every host'"'"'s\n' "$DIR"
+		printf '# files from it into %s/tree/HOST/ (see deploy/README-testbed.md).\n' "$DIR"
+		printf 'option urls=names service_user=%s allow_root_launch=yes helper_tokens=yes\n' \
+			"$SERVICE_USER"
+		while IFS=$'\t' read -r name role site policy wan lan; do
+			case $role in
+			broker) printf 'broker %s address=%s port=%s\n' "$name" "$wan" "$BROKER_PORT" ;;
+			proxy) printf 'proxy %s address=%s port=%s control_port=%s\n' "$name" "$wan" \
+				"$PROXY_PORT" "$PROXY_CONTROL_PORT" ;;
+			gw) tb_grid_site "$site" "$name" "$policy" "$wan" "$lan" ;;
+			user)
+				((${WORKSTATION:-0})) && continue
+				printf 'cluster %s frontend=%s address=%s listen=0.0.0.0 port=%s policy=open networks=%s/32\n' \
+					"$USER_CLUSTER" "$name" "$wan" "$FRONTEND_PORT" "$wan"
+				printf 'node %s cluster=%s address=%s port=%s slots=%s\n' "$name" "$USER_CLUSTER" "$wan" \
+					"$HELPER_PORT" "$NODE_SLOTS" ;;
+			esac
+		done < <(tb_rows)
+		printf 'user %s %s\n' "$USER_ACCOUNT" "$(tb_user_dn)"
+	} >"$DIR/grid.conf"
+}
+
+# Every host's files from DIR/grid.conf by qcg-deploy generate (certificates from DIR/ca; each
+# daemon's -n checks its file), then DIR/etc/<daemon>.conf, DIR/etc/helper-<node>.tokens and
+# DIR/run/helper-<node>.sock as links into the trees: the names tests and `restart` use.
+tb_deploy() {
+	local deploy bin dirs="" name role site policy wan lan tree
+	deploy=$(tb_find_bin qcg-deploy)
+	[[ -n $deploy ]] || die "qcg-deploy not found (set QCG_TESTBED_BIN)"
+	for bin in "$BROKER_BIN" "$PROXY_BIN" "$FRONTEND_BIN" "$HELPER_BIN"; do
+		[[ -z $bin ]] || dirs+="${dirs:+ }$(dirname "$bin")"
+	done
+	QCG_DEPLOY_DAEMONS=$dirs "$deploy" generate --out "$DIR/tree" --ca "$DIR/ca" --paths-in-root \
+		"$DIR/grid.conf" >"$DIR/log/deploy.log" 2>&1 ||
+		die "qcg-deploy generate failed on $DIR/grid.conf: $(tail -n 3 "$DIR/log/deploy.log")"
+	ln -sfn "$(tb_tree broker)/etc/qcg/broker.conf" "$DIR/etc/broker.conf"
 	while IFS=$'\t' read -r name role site policy wan lan; do
 		case $role in
-		broker) genconf_acl_line broker "$(genconf_host_dn "$name")" ;;
-		user) genconf_acl_line frontend "$(genconf_host_dn "$name")" ;;
-		proxy) genconf_acl_line proxy "$(genconf_host_dn "$name")" ;;
+		proxy) ln -sfn "$(tb_tree "$name")/etc/qcg/proxy.conf" "$DIR/etc/proxy-$name.conf" ;;
 		gw)
-			genconf_acl_line frontend "$(genconf_host_dn "$name")"
-			tb_gw_has_proxy "$name" "$policy" && genconf_acl_line proxy "$(genconf_host_dn "$name")"
-			;;
+			ln -sfn "$(tb_tree "$name")/etc/qcg/frontend-$site.conf" "$DIR/etc/frontend-$site.conf"
+			tb_gw_has_proxy "$name" "$policy" &&
+				ln -sfn "$(tb_tree "$name")/etc/qcg/proxy.conf" "$DIR/etc/proxy-$name.conf" ;;
+		user)
+			((${WORKSTATION:-0})) && continue
+			ln -sfn "$(tb_tree "$name")/etc/qcg/frontend-$USER_CLUSTER.conf" \
+				"$DIR/etc/frontend-$USER_CLUSTER.conf" ;;&
+		node | user)
+			tree=$(tb_tree "$name")
+			ln -sfn "$tree/etc/qcg/helper.conf" "$DIR/etc/helper-$name.conf"
+			ln -sfn "$tree/etc/qcg/helper.tokens" "$DIR/etc/helper-$name.tokens"
+			ln -sfn "$tree/run/qcg-helper/helper.sock" "$DIR/run/helper-$name.sock" ;;
 		esac
 	done < <(tb_rows)
+	return 0
 }
 
+# Start daemon $1 (a proxy: proxy-HOST) on host $2 from the file qcg-deploy wrote for it.
+tb_start_proxy() { tb_service_start "$1" "$PROXY_BIN" "$2" --port-file "$DIR/run/$1.ready"; }
+
+# The front-end of cluster $2 on host $1.
+tb_start_frontend() {
+	tb_service_start "frontend-$2" "$FRONTEND_BIN" "$1" --port-file "$DIR/run/frontend-$2.port"
+}
+
+# The helper of node $1.
+tb_start_helper() {
+	tb_service_start "helper-$1" "$HELPER_BIN" "$1" --port-file "$DIR/run/helper-$1.port"
+}
+
+# The broker, ready once it listens.
 tb_start_broker() {
-	local h=$1 addr=$2
-	tb_broker_acl >"$DIR/etc/broker.acl"
-	{
-		genconf_header qcg-testbed 'README.md "Running a broker"'
-		# Workers for every front-end's kept-alive pool and long poll, and every proxy's
-		# (qcg-genconf.sh says why; bench/net measured the starvation without them).
-		genconf_broker "$addr:$BROKER_PORT" "$(genconf_broker_workers "$SITES" "$PROXIES")" \
-			"$DIR/run/broker.db" "$DIR/etc/broker.acl" "$DIR/etc/grid-mapfile"
-		tb_tls_conf "$h"
-	} >"$DIR/etc/broker.conf"
-	tb_service_start broker "$BROKER_BIN" "$h" --port-file "$DIR/run/broker.port"
+	tb_service_start broker "$BROKER_BIN" broker --port-file "$DIR/run/broker.port"
 	tb_wait_until broker "$DIR/pids/broker.pid" listen "$SERVICE_WAIT_TENTHS" \
 		test -s "$DIR/run/broker.port"
-}
-
-# Proxy $1 on host $2: relay port on $3, advertised as $4 (also its control address), serving
-# networks $5 for cluster $6 ("" on the WAN). Statistics: the grid's services and the user.
-tb_start_proxy() {
-	local name=$1 h=$2 listen=$3 advertise=$4 networks=$5 cluster=$6
-	{
-		genconf_header qcg-testbed services/proxy/proxy_config.h
-		genconf_proxy "$listen:$PROXY_PORT" "$DIR/run/$name.ready" "$BROKER_URL" "$advertise" \
-			"$networks" "$cluster" "$advertise:$PROXY_CONTROL_PORT" "$DIR/etc/broker.acl" \
-			"$DIR/etc/grid-mapfile"
-		tb_tls_conf "$h"
-	} >"$DIR/etc/$name.conf"
-	tb_service_start "$name" "$PROXY_BIN" "$h"
-}
-
-# The [frontend] lines that declare site $1's cluster: policy $2, gateway WAN address $3,
-# site address $4 (a /24's .1).
-tb_frontend_cluster() {
-	local site=$1 policy=$2 wan=$3 lan=$4 networks public="" traversal="" direct=""
-	# The user host's cluster is that one address; a site's is its /24.
-	if [[ $site == "$USER_CLUSTER" ]]; then networks=$wan/32; else networks=${lan%.*}.0/24; fi
-	# Nodes of nat and closed sites leave through the gateway's masquerade: that address is
-	# the one peers see (traversal needs it for nat).
-	case $policy in nat | closed) public=$wan ;; esac
-	[[ $policy != nat ]] || traversal=yes
-	# A site's nodes reach their own /24 directly, as its admin would declare: connects there
-	# to the job's listeners are decided on the node, with no Resolve (issue 15). Safe with
-	# overlapping ranges: only listeners this front-end's own helpers registered qualify.
-	[[ $site == "$USER_CLUSTER" ]] || direct=$networks
-	genconf_frontend_cluster "$site" "$policy" "$networks" "$public" "$traversal" "$direct"
-}
-
-# The nodes of cluster $1: a site's nodes, or the user host alone.
-tb_cluster_nodes() {
-	if [[ $1 == "$USER_CLUSTER" ]]; then echo "$USER_HOST"; return; fi
-	tb_rows node | awk -F'\t' -v s="$1" '$3 == s { print $1 }'
-}
-
-# The host of cluster $1's front-end: its site's gateway, or the user host itself.
-tb_cluster_frontend_host() {
-	if [[ $1 == "$USER_CLUSTER" ]]; then echo "$USER_HOST"; else echo "gw-$1"; fi
-}
-
-# The front-end of site $2 on gateway $1 (WAN address $4, site address $5, policy $3).
-tb_start_frontend() {
-	local gw=$1 site=$2 policy=$3 wan=$4 lan=$5 name="frontend-$2" node
-	{
-		printf '# written by qcg-testbed: role "DN pattern" (lib/acl.h)\n'
-		for node in $(tb_cluster_nodes "$site"); do
-			genconf_acl_line helper "$(genconf_host_dn "$node")"
-		done
-	} >"$DIR/etc/$name.acl"
-	{
-		genconf_header qcg-testbed services/frontend/fe_config.h
-		genconf_frontend "0.0.0.0:$FRONTEND_PORT" "$(genconf_url "$gw" "$FRONTEND_PORT")" \
-			"$BROKER_URL"
-		tb_frontend_cluster "$site" "$policy" "$wan" "$lan"
-		genconf_frontend_access "$DIR/etc/$name.acl" "$DIR/etc/grid-mapfile"
-		tbs_frontend_cluster "$site"
-		genconf_frontend_nodes
-		for node in $(tb_cluster_nodes "$site"); do
-			genconf_frontend_node "$node" "$(genconf_url "$node" "$HELPER_PORT")" "$NODE_SLOTS" \
-				"$(genconf_host_dn "$node")"
-		done
-		tb_tls_conf "$gw"
-	} >"$DIR/etc/$name.conf"
-	tb_service_start "$name" "$FRONTEND_BIN" "$gw" --port-file "$DIR/run/$name.port"
-}
-
-# The helper of node $1 of site $2 (policy $4) at address $3; its front-end is its gateway's.
-tb_start_helper() {
-	local node=$1 site=$2 addr=$3 policy=$4 name="helper-$1" sock="$DIR/run/helper-$1.sock" fe
-	local range=""
-	[[ $policy != port-range:* ]] || range=${policy#port-range:}
-	((${#sock} <= UNIX_PATH_MAX)) ||
-		die "the helper socket $sock is longer than $UNIX_PATH_MAX bytes: choose a shorter --dir"
-	fe=$(tb_cluster_frontend_host "$site")
-	genconf_acl_line frontend "$(genconf_host_dn "$fe")" >"$DIR/etc/$name.acl"
-	# Jobs the helper did not launch itself prove themselves with a token listed here (tests).
-	: >"$DIR/etc/$name.tokens"
-	{
-		genconf_header qcg-testbed services/helper/helper_config.c
-		# Everything runs as root in a testbed: the helpers may launch as root.
-		genconf_helper "$node" "$site" "$addr" "$(genconf_url "$fe" "$FRONTEND_PORT")" \
-			"$DIR/etc/$name.acl" "$addr:$HELPER_PORT" "$sock" "$DIR/etc/$name.tokens" yes "$range"
-		genconf_helper_privsep "$SERVICE_USER" "$DIR/etc/grid-mapfile"
-		tb_tls_conf "$node"
-	} >"$DIR/etc/$name.conf"
-	tb_service_start "$name" "$HELPER_BIN" "$node" --port-file "$DIR/run/$name.port"
 }
 
 # Start the daemons of role $1 (proxy, gw or node), all at once, then wait for each.
@@ -255,16 +232,16 @@ tb_start_group() {
 	while IFS=$'\t' read -r name role site policy wan lan; do
 		case $want:$role in
 		proxy:proxy)
-			tb_start_proxy "proxy-$name" "$name" "$wan" "$wan" 0.0.0.0/0 ""
+			tb_start_proxy "proxy-$name" "$name"
 			started+=("proxy-$name:$DIR/run/proxy-$name.ready")
 			;;
 		proxy:gw)
 			tb_gw_has_proxy "$name" "$policy" || continue
-			tb_start_proxy "proxy-$name" "$name" 0.0.0.0 "$wan" "${lan%.*}.0/24,0.0.0.0/0" "$site"
+			tb_start_proxy "proxy-$name" "$name"
 			started+=("proxy-$name:$DIR/run/proxy-$name.ready")
 			;;
 		gw:gw)
-			tb_start_frontend "$name" "$site" "$policy" "$wan" "$lan"
+			tb_start_frontend "$name" "$site"
 			started+=("frontend-$site:$DIR/run/frontend-$site.port")
 			;;
 		gw:user | node:user)
@@ -272,15 +249,15 @@ tb_start_group() {
 			((${WORKSTATION:-0})) && continue
 			;;&
 		gw:user)
-			tb_start_frontend "$name" "$USER_CLUSTER" open "$wan" "$wan"
+			tb_start_frontend "$name" "$USER_CLUSTER"
 			started+=("frontend-$USER_CLUSTER:$DIR/run/frontend-$USER_CLUSTER.port")
 			;;
 		node:user)
-			tb_start_helper "$name" "$USER_CLUSTER" "$wan" open
+			tb_start_helper "$name"
 			started+=("helper-$name:$DIR/run/helper-$name.port")
 			;;
 		node:node)
-			tb_start_helper "$name" "$site" "$lan" "$policy"
+			tb_start_helper "$name"
 			started+=("helper-$name:$DIR/run/helper-$name.port")
 			;;
 		esac
@@ -315,7 +292,6 @@ tb_services_up() {
 	CA_TOOL=$(tb_find_bin qcg-ca) BROKER_BIN=$(tb_find_bin qcg-broker)
 	PROXY_BIN=$(tb_find_bin qcg-proxy) FRONTEND_BIN=$(tb_find_bin qcg-frontend)
 	HELPER_BIN=$(tb_find_bin qcg-helper)
-	BROKER_URL="https://broker:$BROKER_PORT/"
 	for prog in qcg-ca:CA_TOOL qcg-broker:BROKER_BIN; do
 		var=${prog#*:}
 		[[ -n ${!var} ]] && continue
@@ -327,7 +303,9 @@ tb_services_up() {
 		[[ -n ${!var} ]] || tb_service_note "${prog%:*}" - - "not started: program not found"
 	done
 	tb_make_credentials
-	tb_start_broker broker "$(tb_rows broker | cut -f5)"
+	tb_write_grid
+	tb_deploy
+	tb_start_broker
 	[[ -z $PROXY_BIN ]] || tb_start_group proxy
 	[[ -z $FRONTEND_BIN ]] || tb_start_group gw
 	[[ -z $HELPER_BIN ]] || tb_start_group node

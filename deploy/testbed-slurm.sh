@@ -188,9 +188,11 @@ tbs_up() {
 # job's steps (srun --overlap from the helper's launch).
 tbs_service_as_root() { [[ $1 == frontend-* ]] && tbs_is_slurm_site "${1#frontend-}"; }
 
-# The [cluster] lines of site $1's front-end configuration: slurm on a Slurm site, nothing
-# (the builtin default) elsewhere.
-tbs_frontend_cluster() {
+# The keys of site $1's cluster line in the grid description (qcg-deploy(8)): allocator slurm,
+# its partition, slurm.conf and pending timeout on a Slurm site; nothing (the builtin
+# default) elsewhere.
+tbs_grid_cluster_keys() {
 	tbs_is_slurm_site "$1" || return 0
-	genconf_frontend_slurm "$TBS_PARTITION" "" "" "$(tbs_conf "$1")" "$TBS_PENDING_TIMEOUT"
+	printf ' allocator=slurm partition=%s slurm_conf=%s pending_timeout=%s' "$TBS_PARTITION" \
+		"$(tbs_conf "$1")" "$TBS_PENDING_TIMEOUT"
 }

@@ -18,6 +18,28 @@
 #include "resume.h"
 #include "soap_server.h"
 
+/* The names both calls carry, checked alike: the job, the cluster (which the calling front-end
+ * must own), the node and the relay id; op names the call in the faults. */
+static int
+require_relay_end(struct soap *soap, struct broker_call *call, const char *op, const char *job,
+    const char *cluster, const char *node, const char *relay_id)
+{
+	char what[3][48];
+	int rc;
+
+	snprintf(what[0], sizeof(what[0]), "%s: job", op);
+	snprintf(what[1], sizeof(what[1]), "%s: cluster", op);
+	snprintf(what[2], sizeof(what[2]), "%s: node", op);
+	if ((rc = soap_require_name(soap, job, QCG_NAME_MAX, what[0])) ||
+	    (rc = soap_require_name(soap, cluster, QCG_NAME_MAX, what[1])) ||
+	    (rc = soap_require_name(soap, node, QCG_NAME_MAX, what[2])))
+		return rc;
+	snprintf(what[0], sizeof(what[0]), "%s: relayId", op);
+	if ((rc = soap_require_name(soap, relay_id, RELAY_ID_HEX_LEN + 1, what[0])))
+		return rc;
+	return broker_require_cluster_owner(soap, call, cluster);
+}
+
 /* Tell the new relay's proxies its id, as Resolve does for a first relay. */
 static void
 announce(struct broker_call *call, const struct resume_result *r)
@@ -45,12 +67,8 @@ __qb__ReportReplay(struct soap *soap, struct _qb__ReportReplay *r,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, r, "ReportReplay")) ||
-	    (rc = soap_require_name(soap, r->job, QCG_NAME_MAX, "ReportReplay: job")) ||
-	    (rc = soap_require_name(soap, r->cluster, QCG_NAME_MAX, "ReportReplay: cluster")) ||
-	    (rc = soap_require_name(soap, r->node, QCG_NAME_MAX, "ReportReplay: node")) ||
-	    (rc = soap_require_name(soap, r->relayId, RELAY_ID_HEX_LEN + 1,
-		"ReportReplay: relayId")) ||
-	    (rc = broker_require_cluster_owner(soap, &call, r->cluster)))
+	    (rc = require_relay_end(soap, &call, "ReportReplay", r->job, r->cluster, r->node,
+		r->relayId)))
 		return rc;
 	if (r->bytes < 0 || r->bytes > ((LONG64)1 << 40))
 		return soap_fault_client(soap, "ReportReplay: bytes must be in [0, 2^40]");
@@ -80,12 +98,8 @@ __qb__ResumeRelay(struct soap *soap, struct _qb__ResumeRelay *r,
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, r, "ResumeRelay")) ||
-	    (rc = soap_require_name(soap, r->job, QCG_NAME_MAX, "ResumeRelay: job")) ||
-	    (rc = soap_require_name(soap, r->cluster, QCG_NAME_MAX, "ResumeRelay: cluster")) ||
-	    (rc = soap_require_name(soap, r->node, QCG_NAME_MAX, "ResumeRelay: node")) ||
-	    (rc = soap_require_name(soap, r->relayId, RELAY_ID_HEX_LEN + 1,
-		"ResumeRelay: relayId")) ||
-	    (rc = broker_require_cluster_owner(soap, &call, r->cluster)))
+	    (rc = require_relay_end(soap, &call, "ResumeRelay", r->job, r->cluster, r->node,
+		r->relayId)))
 		return rc;
 	struct resume_request req = { .job = r->job, .cluster = r->cluster, .node = r->node,
 		.relay_id = r->relayId };

@@ -17,6 +17,21 @@
 #include "relay_id.h"
 #include "soap_server.h"
 
+/* The names both calls carry, checked alike: the job and the relay id; op names the call in
+ * the faults. */
+static int
+require_job_and_relay(struct soap *soap, const char *op, const char *job, const char *relay_id)
+{
+	char what[2][48];
+	int rc;
+
+	snprintf(what[0], sizeof(what[0]), "%s: job", op);
+	snprintf(what[1], sizeof(what[1]), "%s: relayId", op);
+	if ((rc = soap_require_name(soap, job, QCG_NAME_MAX, what[0])))
+		return rc;
+	return soap_require_name(soap, relay_id, RELAY_ID_HEX_LEN + 1, what[1]);
+}
+
 int
 __qf__ReportReplay(struct soap *soap, struct _qf__ReportReplay *req,
     struct _qf__ReportReplayResponse *resp)
@@ -27,9 +42,7 @@ __qf__ReportReplay(struct soap *soap, struct _qf__ReportReplay *req,
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
 	    (rc = soap_require_body(soap, req, "ReportReplay")) ||
-	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "ReportReplay: job")) ||
-	    (rc = soap_require_name(soap, req->relayId, RELAY_ID_HEX_LEN + 1,
-		"ReportReplay: relayId")))
+	    (rc = require_job_and_relay(soap, "ReportReplay", req->job, req->relayId)))
 		return rc;
 	struct _qb__ReportReplay breq = { .job = req->job, .cluster = call.fe->cfg.cluster.name,
 		.node = (char *)node->name, .relayId = req->relayId, .bytes = req->bytes };
@@ -57,9 +70,7 @@ __qf__ResumeRelay(struct soap *soap, struct _qf__ResumeRelay *req,
 
 	if ((rc = fe_require_helper(soap, &call, &node)) ||
 	    (rc = soap_require_body(soap, req, "ResumeRelay")) ||
-	    (rc = soap_require_name(soap, req->job, QCG_NAME_MAX, "ResumeRelay: job")) ||
-	    (rc = soap_require_name(soap, req->relayId, RELAY_ID_HEX_LEN + 1,
-		"ResumeRelay: relayId")))
+	    (rc = require_job_and_relay(soap, "ResumeRelay", req->job, req->relayId)))
 		return rc;
 	struct _qb__ResumeRelay breq = { .job = req->job, .cluster = call.fe->cfg.cluster.name,
 		.node = (char *)node->name, .relayId = req->relayId };
@@ -68,10 +79,8 @@ __qf__ResumeRelay(struct soap *soap, struct _qf__ResumeRelay *req,
 	rc = soap_call___qb__ResumeRelay(broker, call.fe->cfg.broker_url, NULL, &breq, &bresp);
 	if (rc != SOAP_OK)
 		rc = fe_relay_failure(soap, broker, "broker ResumeRelay");
-	else if (bresp.decision == NULL ||
-	    soap_model_decision_in(bresp.decision, &d, err, sizeof(err)) != 0)
-		rc = soap_fault_server(soap, "broker ResumeRelay: malformed decision: %s",
-		    bresp.decision ? err : "none");
+	else if (soap_model_decision_in(bresp.decision, &d, err, sizeof(err)) != 0)
+		rc = soap_fault_server(soap, "broker ResumeRelay: malformed decision: %s", err);
 	broker_pool_return(call.fe->brokers, broker); /* the answer is copied out by now */
 	if (rc != SOAP_OK)
 		return rc;

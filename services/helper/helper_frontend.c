@@ -67,13 +67,16 @@ helper_frontend_register(struct helper *h, const struct access_point *ap, char *
 	return 0;
 }
 
-/* An answer's decision (soap_model_decision_in's result rc, its reason why) for op: 0, or -1
- * with err when it breaks the contract. */
+/* The tail of a call answered with a decision: its conversion's result rc (with its reason
+ * why) for op gives 0, or -1 with err when the answer breaks the contract; either way the
+ * call's memory is freed (the decision is copied out by now). */
 static int
-decision_answer(int rc, const char *op, const char *why, char *err, size_t errlen)
+decision_answer(struct soap *soap, int rc, const char *op, const char *why, char *err,
+    size_t errlen)
 {
 	if (rc != 0)
 		snprintf(err, errlen, "front-end %s: %s", op, why);
+	soap_client_free(soap);
 	return rc != 0 ? -1 : 0;
 }
 
@@ -103,10 +106,8 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		return -1;
 	}
 	char why[512];
-	int rc = decision_answer(soap_model_decision_in(resp.decision, out, why, sizeof(why)),
+	return decision_answer(soap, soap_model_decision_in(resp.decision, out, why, sizeof(why)),
 	    "Resolve", why, err, errlen);
-	soap_client_free(soap);
-	return rc;
 }
 
 int
@@ -124,10 +125,8 @@ helper_frontend_resume_relay(struct helper *h, const char *job, const char *rela
 		return call_failed(soap, "ResumeRelay", err, errlen);
 	}
 	char why[512];
-	int rc = decision_answer(soap_model_decision_in(resp.decision, out, why, sizeof(why)),
+	return decision_answer(soap, soap_model_decision_in(resp.decision, out, why, sizeof(why)),
 	    "ResumeRelay", why, err, errlen);
-	soap_client_free(soap);
-	return rc;
 }
 
 int

@@ -170,4 +170,19 @@ else
 	fail install_root_writes_final_paths_under_root_and_reuses_the_certificate "$(cat "$T/install.out")"
 fi
 
+# helper_tokens and direct_networks (what qcg-testbed's grid declares) reach the files.
+{ echo "option helper_tokens=yes"; sed 's|^cluster a .*|& direct_networks=127.0.0.0/8|' "$T/grid.txt"; } \
+	>"$T/grid2.txt"
+if "$QCG_DEPLOY" install --host qd-a1 --root "$T/dest2" --ca "$O/ca" "$T/grid2.txt" >"$T/install2.out" 2>&1 &&
+	"$QCG_DEPLOY" install --host qd-gw-a --root "$T/dest2" --ca "$O/ca" "$T/grid2.txt" >>"$T/install2.out" 2>&1 &&
+	grep -qx 'token_file = /etc/qcg/helper.tokens' "$T/dest2/etc/qcg/helper.conf" &&
+	[ -f "$T/dest2/etc/qcg/helper.tokens" ] && [ ! -s "$T/dest2/etc/qcg/helper.tokens" ] &&
+	[ "$(stat -c %a "$T/dest2/etc/qcg/helper.tokens")" = 640 ] &&
+	grep -qx 'direct_networks = 127.0.0.0/8' "$T/dest2/etc/qcg/frontend-a.conf" &&
+	! grep -q 'token_file' "$T/dest/etc/qcg/helper.conf"; then
+	pass helper_tokens_and_direct_networks_reach_the_files
+else
+	fail helper_tokens_and_direct_networks_reach_the_files "$(cat "$T/install2.out")"
+fi
+
 deploy_exit

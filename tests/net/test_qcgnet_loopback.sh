@@ -17,25 +17,10 @@
 probe_grid_need "$QCG_FRONTEND" "$QCG_PROXY"
 probe_grid_start
 
-# site NAME POLICY NODE ADDRESS TRAVERSAL: a front-end and a helper; sets SOCK_<NODE>
-site() {
-	local s=$1 policy=$2 node=$3 addr=$4 trav=$5 port
-	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
-	echo "helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\"" >"$D/fe-$s.acl"
-	port=$(free_port)
-	write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" "$policy" "$D/fe-$s.acl" \
-		"$D/fe-grid-mapfile" "$node = https://127.0.0.1:$port/ 2" "traversal_allowed = $trav"
-	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=$addr"
-	HELPER_CLUSTER=site-$s helper_start "$node" "$addr" "$FRONTEND_URL" \
-		-s "helper.listen=127.0.0.1:$port"
-	echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
-	eval "SOCK_$node=\$HELPER_SOCKET"
-	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
-}
-site a open a1 127.0.0.2 no
-site b nat b1 127.0.0.3 yes
-site c nat c1 127.0.0.4 yes
-site d nat d1 127.0.0.5 no
+probe_grid_site a open a1 127.0.0.2 no
+probe_grid_site b nat b1 127.0.0.3 yes
+probe_grid_site c nat c1 127.0.0.4 yes
+probe_grid_site d nat d1 127.0.0.5 no
 write_proxy_conf "$D/pw.conf" proxy-1 0.0.0.0/0 ""
 proxy_start "$D/pw.conf" "$D/pw.log"
 

@@ -15,46 +15,20 @@
 # - with no other proxy alive, the connection fails within resume_timeout (4 s here) and the
 #   library's log says why.
 # Every wait is bounded and polls for the state it needs.
-. "$top_srcdir/tests/integration/grid_fixture.sh"
-LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
+PROBE_CONNECT_TIMEOUT_MS=5000 PROBE_HANDOFF_TIMEOUT_MS=30000
+. "$top_srcdir/tests/net/probe_grid.sh"
 PROBE=$top_builddir/tests/net/resume_probe
-if [ ! -x "$QCG_FRONTEND" ] || [ ! -x "$QCG_PROXY" ] || [ ! -f "$LIB" ]; then
-	echo "SKIP: qcg-frontend, qcg-proxy or libqcgnet.so is not built"
-	exit 77
-fi
-D=$FIXTURE_DIR
-TOKEN=0123456789abcdef0123456789abcdef
-ME=$(id -un)
+probe_grid_need "$QCG_FRONTEND" "$QCG_PROXY"
 BYTES=$((96 << 20))
 SEED=${QCG_TEST_SEED:-$(date +%s)}
 echo "seed $SEED (QCG_TEST_SEED repeats it)"
 
-fixture_init
+probe_grid_start -s broker.lease_grace=2
 host_cert proxy-w1
 host_cert proxy-w2
-broker_start -s broker.lease_grace=2
-call_as jane record-job job-1 >/dev/null || { echo "record-job failed"; exit 99; }
-"$QCG_CA" grid-mapfile-line "$D/jane-cert.pem" nobody >"$D/fe-grid-mapfile"
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done; proxy_stop_all; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
-
-# site NAME NODE ADDRESS: a nat front-end (no traversal) and a helper; sets SOCK_<NODE>
-site() {
-	local s=$1 node=$2 addr=$3 port
-	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
-	echo "helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\"" >"$D/fe-$s.acl"
-	port=$(free_port)
-	write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" nat "$D/fe-$s.acl" \
-		"$D/fe-grid-mapfile" "$node = https://127.0.0.1:$port/ 2" "traversal_allowed = no"
-	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=$addr"
-	HELPER_CLUSTER=site-$s helper_start "$node" "$addr" "$FRONTEND_URL" \
-		-s "helper.listen=127.0.0.1:$port"
-	echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
-	eval "SOCK_$node=\$HELPER_SOCKET"
-	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
-}
-site b b1 127.0.0.3
-site d d1 127.0.0.5
+# two nat sites without traversal
+probe_grid_site b nat b1 127.0.0.3 no
+probe_grid_site d nat d1 127.0.0.5 no
 # Two WAN proxies on endpoints that survive a restart; a short poll, so that they are seen
 # alive (and back) quickly.
 declare -A EP PID
@@ -69,13 +43,6 @@ proxy_is() { case $(proxy_state "$1") in "$2"*) return 0 ;; esac; return 1; }
 wait_until 300 proxy_is "${EP[1]}" alive && wait_until 300 proxy_is "${EP[2]}" alive ||
 	{ echo "the proxies are not alive: $(query_as jane proxies)"; exit 99; }
 
-# on NODE [VAR=VALUE...] CMD...: run CMD as a process of job-1 on NODE, with the shim active
-on() {
-	local sock_var="SOCK_$1"; shift
-	env LD_PRELOAD="$LIB" QCG_NET=1 QCG_NET_LOOPBACK=1 QCG_HELPER_SOCKET="${!sock_var}" \
-		QCG_JOB_ID=job-1 QCG_JOB_TOKEN="$TOKEN" QCG_NET_CONNECT_TIMEOUT_MS=5000 \
-		QCG_NET_HANDOFF_TIMEOUT_MS=30000 "$@"
-}
 # joined N: how many relays proxy N has joined (its log, across restarts)
 joined() { grep -c " joined$" "$D/p$1.log" 2>/dev/null; }
 # kill_proxy N: SIGKILL proxy N and wait until it is gone
