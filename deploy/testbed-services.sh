@@ -161,12 +161,14 @@ tb_start_broker() {
 
 # Proxy $1 on host $2: relay port on $3, advertised as $4 (also its control address), serving
 # networks $5 for cluster $6 ("" on the WAN). Statistics: the grid's services and the user.
+# $7 and $8: its relay and control ports (default PROXY_PORT and PROXY_CONTROL_PORT).
 tb_start_proxy() {
 	local name=$1 h=$2 listen=$3 advertise=$4 networks=$5 cluster=$6
+	local port=${7:-$PROXY_PORT} control=${8:-$PROXY_CONTROL_PORT}
 	{
 		genconf_header qcg-testbed services/proxy/proxy_config.h
-		genconf_proxy "$listen:$PROXY_PORT" "$DIR/run/$name.ready" "$BROKER_URL" "$advertise" \
-			"$networks" "$cluster" "$advertise:$PROXY_CONTROL_PORT" "$DIR/etc/broker.acl" \
+		genconf_proxy "$listen:$port" "$DIR/run/$name.ready" "$BROKER_URL" "$advertise" \
+			"$networks" "$cluster" "$advertise:$control" "$DIR/etc/broker.acl" \
 			"$DIR/etc/grid-mapfile"
 		tb_tls_conf "$h"
 	} >"$DIR/etc/$name.conf"
@@ -182,7 +184,8 @@ tb_frontend_cluster() {
 	# Nodes of nat and closed sites leave through the gateway's masquerade: that address is
 	# the one peers see (traversal needs it for nat).
 	case $policy in nat | closed) public=$wan ;; esac
-	[[ $policy != nat ]] || traversal=yes
+	# (up --no-traversal: not even there, so nat-to-nat connections take a WAN proxy's relay.)
+	[[ $policy != nat || ${NO_TRAVERSAL:-0} == 1 ]] || traversal=yes
 	# A site's nodes reach their own /24 directly, as its admin would declare: connects there
 	# to the job's listeners are decided on the node, with no Resolve (issue 15). Safe with
 	# overlapping ranges: only listeners this front-end's own helpers registered qualify.
@@ -262,6 +265,14 @@ tb_start_group() {
 			tb_gw_has_proxy "$name" "$policy" || continue
 			tb_start_proxy "proxy-$name" "$name" 0.0.0.0 "$wan" "${lan%.*}.0/24,0.0.0.0/0" "$site"
 			started+=("proxy-$name:$DIR/run/proxy-$name.ready")
+			# --gateway-proxies K: proxy-gw-<site>-k (k = 2..K), the k-th relay and control
+			# ports, so a relay through the gateway has another path when one dies (issue 14).
+			local k
+			for ((k = 2; k <= ${GATEWAY_PROXIES:-1}; k++)); do
+				tb_start_proxy "proxy-$name-$k" "$name" 0.0.0.0 "$wan" "${lan%.*}.0/24,0.0.0.0/0" \
+					"$site" $((PROXY_PORT + k - 1)) $((PROXY_CONTROL_PORT + k - 1))
+				started+=("proxy-$name-$k:$DIR/run/proxy-$name-$k.ready")
+			done
 			;;
 		gw:gw)
 			tb_start_frontend "$name" "$site" "$policy" "$wan" "$lan"
