@@ -40,7 +40,7 @@ legs_on() { tbx "${RP_HOST[$1]}" ss -Htn state established "( sport = :${RP_PORT
 endpoint() { echo "$(tb_field "${RP_HOST[$1]}" wan_addr):${RP_PORT[$1]}"; }
 
 kill_carrier() {
-	local legs=($(legs_on 0) $(legs_on 1))
+	local legs=("$(legs_on 0)" "$(legs_on 1)")
 	K=0
 	((legs[1] > legs[0])) && K=1
 	KILLED=${RP_NAME[K]} OTHER=${RP_NAME[1 - K]}
