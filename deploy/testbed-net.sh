@@ -119,7 +119,12 @@ tb_service_rules() {
 	[[ $SERVICES == 1 && $1 != open ]] || return 0
 	printf -- '-A INPUT -i qtb-up -p tcp --dport %d -j ACCEPT\n' "$FRONTEND_PORT"
 	[[ $FRONTEND_PROXY == 1 && $1 == closed ]] || return 0
-	printf -- '-A INPUT -i qtb-up -p tcp --dport %d -j ACCEPT\n' "$PROXY_PORT" "$PROXY_CONTROL_PORT"
+	local k
+	# --gateway-proxies: the k-th proxy of a gateway listens on the k-th port of each (tb_gw_ports).
+	for ((k = 1; k <= ${GATEWAY_PROXIES:-1}; k++)); do
+		printf -- '-A INPUT -i qtb-up -p tcp --dport %d -j ACCEPT\n' \
+			$((PROXY_PORT + k - 1)) $((PROXY_CONTROL_PORT + k - 1))
+	done
 }
 
 # Load gateway $1's rules for policy $2 and site prefix $3 (a /24) in one iptables-restore.

@@ -79,6 +79,7 @@ tb_parse_up() {
 	SITES=3 NODES=2 POLICIES=open,nat,closed OVERLAP=0 WAN_DELAY=5 WAN_RATE=0 PROXIES=1
 	FRONTEND_PROXY=0 SERVICES=1 SEPARATE_FS=0 SLURM_RAW=""
 	WORKSTATION=0
+	GATEWAY_PROXIES=1 NO_TRAVERSAL=0
 	while (($#)); do
 		case $1 in
 		--sites) SITES=${2-}; shift ;;
@@ -92,6 +93,8 @@ tb_parse_up() {
 		--no-services) SERVICES=0 ;;
 		--separate-fs) SEPARATE_FS=1 ;;
 		--workstation) WORKSTATION=1 ;;
+		--gateway-proxies) GATEWAY_PROXIES=${2-}; shift ;;
+		--no-traversal) NO_TRAVERSAL=1 ;;
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
 		*) usage_error "up: unknown option '$1'" ;;
 		esac
@@ -100,6 +103,9 @@ tb_parse_up() {
 	tb_check_int --sites "$SITES" 1 "$MAX_SITES"
 	tb_check_int --nodes "$NODES" 1 "$MAX_NODES"
 	tb_check_int --proxies "$PROXIES" 0 "$MAX_PROXIES"
+	tb_check_int --gateway-proxies "$GATEWAY_PROXIES" 1 "$MAX_GATEWAY_PROXIES"
+	((GATEWAY_PROXIES == 1 || FRONTEND_PROXY == 1)) ||
+		usage_error "--gateway-proxies $GATEWAY_PROXIES: the closed sites' gateways run proxies only with --frontend-proxy"
 	tb_check_number --wan-delay "$WAN_DELAY" 0 "$MAX_DELAY_MS"
 	tb_check_number --wan-rate "$WAN_RATE" 0 "$MAX_RATE_MBIT"
 	local -a raw=()

@@ -128,8 +128,11 @@ tb_service_start() {
 tb_grid_site() {
 	local site=$1 gw=$2 policy=$3 wan=$4 lan=$5 net node
 	net=${lan%.*}.0/24
-	printf 'cluster %s frontend=%s address=%s site_address=%s port=%s policy=%s networks=%s direct_networks=%s%s\n' \
-		"$site" "$gw" "$wan" "$lan" "$FRONTEND_PORT" "$policy" "$net" "$net" \
+	# (up --no-traversal: not even for nat, so nat-to-nat connections take a WAN proxy's relay)
+	local traversal=""
+	[[ $policy != nat || ${NO_TRAVERSAL:-0} != 1 ]] || traversal=" traversal=no"
+	printf 'cluster %s frontend=%s address=%s site_address=%s port=%s policy=%s networks=%s direct_networks=%s%s%s\n' \
+		"$site" "$gw" "$wan" "$lan" "$FRONTEND_PORT" "$policy" "$net" "$net" "$traversal" \
 		"$(tbs_grid_cluster_keys "$site")"
 	tb_gw_has_proxy "$gw" "$policy" &&
 		printf 'proxy %s address=%s listen=0.0.0.0 cluster=%s\n' "$gw" "$wan" "$site"
@@ -209,6 +212,22 @@ tb_deploy() {
 # Start daemon $1 (a proxy: proxy-HOST) on host $2 from the file qcg-deploy wrote for it.
 tb_start_proxy() { tb_service_start "$1" "$PROXY_BIN" "$2" --port-file "$DIR/run/$1.ready"; }
 
+# --gateway-proxies K: the k-th proxy (k = 2..K) of gateway $1, proxy-$1-k on the k-th relay and
+# control ports, so a relay through the gateway has another path when one dies (issue 14). An
+# administrator runs one proxy per host, which is all qcg-deploy describes; this second
+# instance on the same host is the testbed's failover rig, so its file is the gateway proxy's
+# with the two ports moved.
+tb_start_gateway_proxy() {
+	local gw=$1 k=$2 name="proxy-$1-$2"
+	sed -e "s/^\(listen = .*:\)$PROXY_PORT\$/\1$((PROXY_PORT + k - 1))/" \
+		-e "s/^\(control_listen = .*:\)$PROXY_CONTROL_PORT\$/\1$((PROXY_CONTROL_PORT + k - 1))/" \
+		"$DIR/etc/proxy-$gw.conf" >"$DIR/etc/$name.conf"
+	grep -q "^listen = .*:$((PROXY_PORT + k - 1))\$" "$DIR/etc/$name.conf" &&
+		grep -q "^control_listen = .*:$((PROXY_CONTROL_PORT + k - 1))\$" "$DIR/etc/$name.conf" ||
+		die "$name: the gateway proxy's file has no listen/control_listen line to move"
+	tb_start_proxy "$name" "$gw"
+}
+
 # The front-end of cluster $2 on host $1.
 tb_start_frontend() {
 	tb_service_start "frontend-$2" "$FRONTEND_BIN" "$1" --port-file "$DIR/run/frontend-$2.port"
@@ -234,11 +253,21 @@ tb_start_group() {
 		proxy:proxy)
 			tb_start_proxy "proxy-$name" "$name"
 			started+=("proxy-$name:$DIR/run/proxy-$name.ready")
+			local k
+			for ((k = 2; k <= ${GATEWAY_PROXIES:-1}; k++)); do
+				tb_start_gateway_proxy "$name" "$k"
+				started+=("proxy-$name-$k:$DIR/run/proxy-$name-$k.ready")
+			done
 			;;
 		proxy:gw)
 			tb_gw_has_proxy "$name" "$policy" || continue
 			tb_start_proxy "proxy-$name" "$name"
 			started+=("proxy-$name:$DIR/run/proxy-$name.ready")
+			local k
+			for ((k = 2; k <= ${GATEWAY_PROXIES:-1}; k++)); do
+				tb_start_gateway_proxy "$name" "$k"
+				started+=("proxy-$name-$k:$DIR/run/proxy-$name-$k.ready")
+			done
 			;;
 		gw:gw)
 			tb_start_frontend "$name" "$site"

@@ -4,7 +4,9 @@
  *
  *   resume_bench [ROUNDS]     (from the build directory: it starts services/proxy/qcg-proxy)
  *
- * Per round, alternating plain / resumable on the same proxy:
+ * Per round, in turn on the same proxy: the plain relay, then the resumable stream with the
+ * defaults, and variants of it that trade CPU or memory for speed (KINDS below: the I/O
+ * thread spinning SPIN_US before it sleeps; also larger socketpair buffers):
  *   latency    half the median 1-byte round trip of LAT_TRIPS ping-pongs;
  *   bandwidth  BW_BYTES one way in 64 KiB writes, the reader's rate.
  * Then the failover: a 1-byte ping-pong runs through the resumable stream while the proxy
@@ -33,6 +35,20 @@
 #define BW_BYTES (512ull << 20)
 #define KILLS 5
 #define ROUNDS_MAX 20
+#define SPIN_US 50
+#define APP_SOCKBUF (1 << 20)
+
+/* What is measured: kind 0 the plain relay, the others resumable streams so configured. */
+static const struct {
+	const char *name;
+	int spin_us, app_sockbuf;
+} KINDS[] = {
+	{ "plain", 0, 0 },
+	{ "resumable", 0, 0 },
+	{ "resumable+spin", SPIN_US, 0 },
+	{ "resumable+spin+buf", SPIN_US, APP_SOCKBUF },
+};
+#define NKINDS ((int)(sizeof(KINDS) / sizeof(KINDS[0])))
 
 static struct {
 	pthread_mutex_t lock;
@@ -82,7 +98,7 @@ announce(int on)
 
 /* A joined pair through the active proxy: plain legs, or resumable streams over them. */
 static void
-pair(int resumable, int *a, int *b)
+pair(int kind, int *a, int *b)
 {
 	char err[256];
 	announce(path.active);
@@ -91,13 +107,15 @@ pair(int resumable, int *a, int *b)
 		fprintf(stderr, "legs: %s\n", err);
 		exit(1);
 	}
-	if (!resumable) {
+	if (kind == 0) {
 		*a = la, *b = lb;
 		return;
 	}
 	struct qrs_config cfg;
 	uint8_t identity[QRS_IDENTITY_SIZE];
 	qrs_config_default(&cfg);
+	cfg.spin_us = KINDS[kind].spin_us;
+	cfg.app_sockbuf = KINDS[kind].app_sockbuf;
 	memcpy(identity, path.id.bytes, sizeof(identity));
 	*a = qrs_start(la, identity, &cfg, leg_now, NULL, err, sizeof(err));
 	*b = qrs_start(lb, identity, &cfg, leg_now, NULL, err, sizeof(err));
@@ -250,15 +268,15 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	tp_proxy_start(&path.proxy[0], NULL);
 	tp_proxy_start(&path.proxy[1], NULL);
-	double lat[2][ROUNDS_MAX], bw[2][ROUNDS_MAX], kill_ms[KILLS];
+	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
 	printf("# round kind latency_us bandwidth_MBps\n");
 	for (int r = 0; r < rounds; r++)
-		for (int kind = 0; kind < 2; kind++) {
+		for (int kind = 0; kind < NKINDS; kind++) {
 			int a, b;
 			pair(kind, &a, &b);
 			lat[kind][r] = latency_us(a, b);
 			bw[kind][r] = bandwidth_mbs(a, b);
-			printf("%d %s %.2f %.0f\n", r, kind ? "resumable" : "plain", lat[kind][r],
+			printf("%d %s %.2f %.0f\n", r, KINDS[kind].name, lat[kind][r],
 			    bw[kind][r]);
 			fflush(stdout);
 			close(a);
@@ -270,12 +288,14 @@ main(int argc, char **argv)
 		kill_ms[k] = kill_to_first_byte_ms(a, b);
 		printf("kill %d: first round trip again after %.1f ms\n", k + 1, kill_ms[k]);
 	}
-	double lp = median_d(lat[0], rounds), lr = median_d(lat[1], rounds);
-	double bp = median_d(bw[0], rounds), br = median_d(bw[1], rounds);
-	printf("median over %d rounds: latency plain %.2f us, resumable %.2f us (+%.2f us one-way)\n",
-	    rounds, lp, lr, lr - lp);
-	printf("median over %d rounds: bandwidth plain %.0f MB/s, resumable %.0f MB/s (ratio %.2f)\n",
-	    rounds, bp, br, br / bp);
+	double lp = median_d(lat[0], rounds), bp = median_d(bw[0], rounds);
+	for (int kind = 1; kind < NKINDS; kind++) {
+		double lr = median_d(lat[kind], rounds), br = median_d(bw[kind], rounds);
+		printf("median over %d rounds: latency plain %.2f us, %s %.2f us (+%.2f us "
+		    "one-way)\n", rounds, lp, KINDS[kind].name, lr, lr - lp);
+		printf("median over %d rounds: bandwidth plain %.0f MB/s, %s %.0f MB/s (ratio "
+		    "%.2f)\n", rounds, bp, KINDS[kind].name, br, br / bp);
+	}
 	printf("kill to first byte: median %.1f ms over %d kills\n", median_d(kill_ms, KILLS),
 	    KILLS);
 	tp_proxy_stop(&path.proxy[0], false);

@@ -105,3 +105,9 @@ check_PROGRAMS += tests/net/resume_probe
 tests_net_resume_probe_SOURCES = tests/net/resume_probe.c
 TESTS += tests/net/test_qcgnet_resume.sh
 EXTRA_DIST += tests/net/test_qcgnet_resume.sh
+# Relay failover on the testbed (issue 14): c's two gateway proxies, one killed under a running
+# job of b and c (resume_loop, built with mpicc at run time), a stolen relay id, no second path.
+# resume_wan.test: the same with two WAN proxies between two nat sites (no traversal).
+TESTS += tests/net/resume_gateway.test tests/net/resume_wan.test
+EXTRA_DIST += tests/net/resume_gateway.test tests/net/resume_wan.test tests/net/resume_tb.sh \
+	tests/net/resume_loop.c

@@ -46,6 +46,8 @@ struct qn_config {
 	int resolve_wait_ms;       /* QCG_NET_RESOLVE_WAIT_MS: retry a failing RESOLVE this long */
 	int resume_timeout_ms;     /* QCG_NET_RESUME_TIMEOUT_MS: a resumable relay whose leg broke
 	                            * fails when no new leg came within this (issue 14) */
+	int resume_spin_us;        /* QCG_NET_RESUME_SPIN_US: the stream's I/O thread polls without
+	                            * sleeping this long after activity (0, the default: never) */
 	int debug;                 /* QCG_NET_DEBUG=1: say what happens on stderr */
 	char process[QCG_PROCESS_MAX]; /* identity sent with REGISTER */
 };

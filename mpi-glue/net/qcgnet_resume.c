@@ -181,6 +181,7 @@ qn_resume_wrap(int leg, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int initiato
 	pthread_mutex_init(&p->lock, NULL);
 	qrs_config_default(&cfg);
 	cfg.resume_timeout_ms = qn_cfg.resume_timeout_ms;
+	cfg.spin_us = qn_cfg.resume_spin_us;
 	cfg.log = resume_log;
 	cfg.resumed = resume_replayed;
 	/* The stream's threads take no signals: they stay the application's. */

@@ -74,7 +74,7 @@ struct stream {
 	int resuming;                    /* a resume thread runs; the stream may not be freed */
 	int pending_leg;                 /* set by the resume thread: a leg, or -1 = gave up */
 	int pending_ready;
-	char why[256];                   /* the break's reason, then the resume thread's error */
+	char why[640];                   /* the break's reason, then the resume thread's error */
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -98,7 +98,7 @@ now_us(void)
 static void
 say(const struct stream *s, const char *fmt, ...)
 {
-	char line[512];
+	char line[800];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -158,7 +158,7 @@ resume_main(void *arg)
 {
 	struct stream *s = arg;
 	long deadline = s->broke_us + (long)s->cfg.resume_timeout_ms * 1000, backoff_ms = 20;
-	char err[256] = "no attempt";
+	char err[640] = "no attempt";
 	int fd = -1;
 	/* A leg the path gave that broke before the peer's RESUME (refused by the proxy, or the
 	 * new proxy died too) must not make a hot loop: wait as if that attempt had failed. */
@@ -579,6 +579,7 @@ io_main(void *unused)
 	struct stream *list = NULL;
 	struct pollfd *pfd = NULL;
 	size_t pfd_cap = 0;
+	long busy_us = 0; /* when the last poll found an event */
 	for (;;) {
 		pthread_mutex_lock(&g_lock);
 		while (g_incoming != NULL) {
@@ -600,7 +601,7 @@ io_main(void *unused)
 		 * on. Stepping only those keeps a wake-up's system calls to the busy stream's: the
 		 * added latency of the relayed path is mostly wake-ups and system calls. */
 		size_t n = 1;
-		int timeout = 1000;
+		int timeout = 1000, spin_us = 0;
 		long now = now_us();
 		pfd[0] = (struct pollfd){ .fd = g_wake, .events = POLLIN };
 		for (struct stream **p = &list; *p != NULL;) {
@@ -630,6 +631,8 @@ io_main(void *unused)
 				if (s->rx_delivered != s->rx_acked && timeout > s->cfg.ack_ms)
 					timeout = s->cfg.ack_ms;
 			}
+			if (s->cfg.spin_us > spin_us)
+				spin_us = s->cfg.spin_us;
 			s->pi = n;
 			pfd[n++] = (struct pollfd){ .fd = s->app, .events = app_ev };
 			pfd[n++] = (struct pollfd){ .fd = s->leg, .events = leg_ev }; /* -1: skipped */
@@ -646,8 +649,17 @@ io_main(void *unused)
 		g_closing = closing;
 		pthread_cond_broadcast(&g_looped);
 		pthread_mutex_unlock(&g_lock);
-		if (poll(pfd, n, timeout) <= 0)
+		/* Spin (poll without sleeping) for a while after activity: the peer's reply then
+		 * finds this thread awake. Bounded by the streams' spin_us from the last event. */
+		int ready = 0;
+		if (spin_us > 0)
+			while ((ready = poll(pfd, n, 0)) == 0 && now_us() - busy_us < spin_us)
+				;
+		if (ready == 0)
+			ready = poll(pfd, n, timeout);
+		if (ready <= 0)
 			continue;
+		busy_us = now_us();
 		for (struct stream *s = list; s != NULL; s = s->next)
 			if (pfd[s->pi].revents | pfd[s->pi + 1].revents)
 				s->kick = 1;
@@ -757,6 +769,10 @@ qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_c
 		goto fail;
 	}
 	fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
+	for (int i = 0; i < 2 && cfg->app_sockbuf > 0; i++) {
+		setsockopt(sv[i], SOL_SOCKET, SO_SNDBUF, &cfg->app_sockbuf, sizeof(cfg->app_sockbuf));
+		setsockopt(sv[i], SOL_SOCKET, SO_RCVBUF, &cfg->app_sockbuf, sizeof(cfg->app_sockbuf));
+	}
 	s->app = sv[1];
 	memcpy(s->identity, identity, QRS_IDENTITY_SIZE);
 	s->cfg = *cfg;

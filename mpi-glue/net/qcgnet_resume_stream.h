@@ -54,6 +54,12 @@ struct qrs_config {
 	/* Called (may be NULL) from the I/O thread when a new leg took over after a break, with
 	 * the path's arg and the payload bytes this end sends again; must not block. */
 	void (*resumed)(void *arg, uint64_t bytes_replayed);
+	/* After a round with events the I/O thread polls without sleeping for this long (µs)
+	 * before it blocks: a reply that comes meanwhile costs no wake-up. The process's I/O
+	 * thread uses the largest of its open streams'. 0 = never spin. Costs a CPU while spinning. */
+	int spin_us;
+	/* SO_SNDBUF and SO_RCVBUF of the application's socketpair (bytes); 0 = the kernel's. */
+	int app_sockbuf;
 };
 
 /* Process-wide counters since the first stream, for statistics and the tests. */

@@ -173,6 +173,7 @@ read_config(void)
 	qn_cfg.resolve_wait_ms = env_ms("QCG_NET_RESOLVE_WAIT_MS", QN_DEFAULT_RESOLVE_WAIT_MS);
 	qn_cfg.resume_timeout_ms = env_ms("QCG_NET_RESUME_TIMEOUT_MS",
 	    QRS_RESUME_TIMEOUT_DEFAULT_MS);
+	qn_cfg.resume_spin_us = env_ms("QCG_NET_RESUME_SPIN_US", 0); /* µs, same bounds */
 	read_identity();
 }
 

@@ -17,6 +17,8 @@
  *                                straight to the target; REPORT the outcome with its set-up
  *                                time on the same connection; prints "reported method=M ok|failed"
  *     raw-after-hello HEX        HELLO, then send raw bytes and print the helper's answer
+ *     resume RELAY-ID            RESUME of that relay (32 hex digits, issue 14); prints the new
+ *                                relay's "method=M proxy=HOST:PORT" (a refusal: exit 1)
  *
  * Exit 0, or 1 with the helper's refusal on stderr.
  */
@@ -192,6 +194,26 @@ op_raw(struct helper_client *c, int argc, char **argv)
 	return 0;
 }
 
+static int
+op_resume(struct helper_client *c, int argc, char **argv)
+{
+	char err[512];
+	uint8_t id[QCG_RELAY_ID_BYTES];
+	struct decision d;
+	if (argc < 1 || strlen(argv[0]) != 2 * QCG_RELAY_ID_BYTES)
+		return fail("resume", "needs a RELAY-ID of 32 hex digits");
+	for (size_t i = 0; i < QCG_RELAY_ID_BYTES; i++) {
+		unsigned v;
+		if (sscanf(argv[0] + 2 * i, "%2x", &v) != 1)
+			return fail("resume", "RELAY-ID is not hex");
+		id[i] = (uint8_t)v;
+	}
+	if (helper_client_resume(c, id, &d, NULL, err, sizeof(err)) != 0)
+		return fail("resume", err);
+	printf("method=%d proxy=%s\n", d.method, d.proxy_count ? d.proxy[0].endpoint : "-");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -226,6 +248,8 @@ main(int argc, char **argv)
 		rc = op_connect(&c, n, a);
 	} else if (strcmp(op, "raw-after-hello") == 0) {
 		rc = op_raw(&c, n, a);
+	} else if (strcmp(op, "resume") == 0) {
+		rc = op_resume(&c, n, a);
 	} else {
 		rc = fail(op, "unknown operation");
 	}
