@@ -119,6 +119,9 @@ EXTRA_DIST += tests/coll/qcg_topo_required.sh
 # The segmented allreduce between site masters (issue 20), forced.
 TESTS += tests/coll/qcg_coll_segmented.sh
 EXTRA_DIST += tests/coll/qcg_coll_segmented.sh
+# Discovery of three tiers on the testbed of sites with several clusters (issue 20).
+TESTS += tests/coll/qcg_discovery_tiers.test
+EXTRA_DIST += tests/coll/qcg_discovery_tiers.test
 
 
 # --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------
