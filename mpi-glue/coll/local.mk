@@ -59,7 +59,8 @@ lib_LTLIBRARIES += mpi-glue/topo/libqcgtopo.la
 mpi_glue_topo_libqcgtopo_la_SOURCES = \
 	mpi-glue/topo/qcg_topo.c mpi-glue/topo/qcg_topo.h \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
-	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h
+	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \
+	mpi-glue/topo/qcg_topo_fold.c mpi-glue/topo/qcg_topo_fold.h
 mpi_glue_topo_libqcgtopo_la_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 mpi_glue_topo_libqcgtopo_la_LIBADD = $(OMPI_LIBS)
 qcgtopoincludedir = $(includedir)

@@ -19,6 +19,14 @@
  */
 int qcg_topo_fold(const struct qcg_topo_path *paths, int n, int *colors);
 
+/*
+ * The units of `level` (0 = the first color) among n members: unit[r] is numbered 0.. in the
+ * order of each unit's lowest member for a member whose depth exceeds level (members share a
+ * unit iff their first level + 1 colors are equal), -1 for a shallower one. Returns the number
+ * of units, or -1 for bad arguments (as qcg_topo_fold, or level outside 0..DEPTH_MAX-1).
+ */
+int qcg_topo_prefix_units(const struct qcg_topo_path *paths, int n, int level, int *unit);
+
 /* The deepest path among n (0 when n < 1). */
 int qcg_topo_max_depth(const struct qcg_topo_path *paths, int n);
 

@@ -310,6 +310,29 @@ fold_of_three_levels_keeps_the_units(void)
 			}
 }
 
+/* Units of one level among mixed depths: numbered by lowest member; too shallow gives -1. */
+static void
+prefix_units_number_each_level_and_skip_shallow_members(void)
+{
+	struct qcg_topo_path p[5] = {
+		{ 4, { 3, 1, 0, 0 } }, { 2, { 3, 9 } }, { 3, { 3, 1, 5 } }, { 4, { 3, 2, 0, 0 } },
+		{ 3, { 1, 1, 0 } },
+	};
+	int u[5];
+	int want0[5] = { 0, 0, 0, 0, 1 }, want1[5] = { 0, 1, 0, 2, 3 }, want3[5] = { 0, -1, -1, 1, -1 };
+	CHECK_INT_EQ(qcg_topo_prefix_units(p, 5, 0, u), 2);
+	for (int r = 0; r < 5; r++)
+		CHECK_INT_EQ(u[r], want0[r]);
+	CHECK_INT_EQ(qcg_topo_prefix_units(p, 5, 1, u), 4);
+	for (int r = 0; r < 5; r++)
+		CHECK_INT_EQ(u[r], want1[r]);
+	CHECK_INT_EQ(qcg_topo_prefix_units(p, 5, 3, u), 2);
+	for (int r = 0; r < 5; r++)
+		CHECK_INT_EQ(u[r], want3[r]);
+	CHECK_INT_EQ(qcg_topo_prefix_units(p, 5, 4, u), 0);
+	CHECK_INT_EQ(qcg_topo_prefix_units(p, 5, QCG_TOPO_DEPTH_MAX, u), -1);
+}
+
 static void
 fold_refuses_no_members_and_bad_depths(void)
 {
@@ -337,6 +360,7 @@ main(void)
 	RUN(fold_keeps_every_level_apart_and_numbers_by_lowest_member);
 	RUN(fold_of_three_levels_keeps_the_units);
 	RUN(fold_refuses_no_members_and_bad_depths);
+	RUN(prefix_units_number_each_level_and_skip_shallow_members);
 	RUN(layout_numbers_units_by_lowest_rank_and_links_children);
 	RUN(layout_detects_interleaved_ranks_and_orders_dfs_by_site);
 	RUN(layout_of_one_member_has_one_unit_per_level);
