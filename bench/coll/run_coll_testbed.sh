@@ -89,8 +89,9 @@ table=$outdir/coll_bench.txt
 	    "x $PER_NODE ranks, ${DELAY_MS} ms one-way WAN delay$( ((clusters_per_site > 1)) &&
 	    echo ", ${site_delay} ms between the clusters of a site"), per-call latency, $reps repetition(s)," \
 	    "$(date -u '+%F %H:%M') UTC"
-	grep 'coll:qcg: discovery: [0-9]* ranks' "$log" | sed 's/^.*coll:qcg: /# /'
-	grep 'coll:qcg: discovery: rank 0: ' "$log" | sed 's/^.*coll:qcg: /# /'
+	# no discovery lines when a topology is given (sed, not grep: pipefail)
+	sed -n '/coll:qcg: discovery: [0-9]* ranks/s/^.*coll:qcg: /# /p' "$log"
+	sed -n '/coll:qcg: discovery: rank 0: /s/^.*coll:qcg: /# /p' "$log"
 	grep 'coll:qcg: links: ' "$log" | sed 's/^.*coll:qcg: /# /'
 	# what qcg chose per collective and size class on MPI_COMM_WORLD's duplicates, and why
 	grep 'coll:qcg: choice: ' "$log" | sed 's/^.*coll:qcg: /# /'
