@@ -143,6 +143,7 @@ tb_build_firewall() {
 		tb_inbound_rules "$policy" INPUT
 		tb_service_rules "$policy"
 		printf -- '-A FORWARD -i qtb-br -o qtb-br -j ACCEPT\n'
+		tb_site_link_rules "$gw"
 		printf -- '-A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
 		# A closed site's nodes reach only their gateway; the others may connect out.
 		[[ $policy == closed ]] || printf -- '-A FORWARD -i qtb-br -o qtb-up -j ACCEPT\n'
@@ -199,4 +200,70 @@ tb_build_names() {
 		mkdir -p "$NETNS_ETC/$(tb_ns "$name")"
 		tb_hosts_file "$name" "$site" >"$NETNS_ETC/$(tb_ns "$name")/hosts"
 	done < <(tb_rows)
+}
+
+## Building: site networks (up --clusters-per-site) --------------------------------------------
+
+# Attach gateway $1 (address $3) to the network of site $2: its interface qtb-site faces
+# qtb-sh-<cluster> in the wan namespace; the delay line joins that to qtb-sw-<cluster>, whose
+# peer qtb-sb-<cluster> is a port of bridge qtb-s<site>. Appends the port to SITE_DL_PORTS.
+tb_attach_site() {
+	local gw=$1 site=$2 addr=$3 c=${1#gw-} l
+	tb_ip wan link show "qtb-s$site" >/dev/null 2>&1 || {
+		tb_ip wan link add "qtb-s$site" type bridge
+		tb_ip wan link set "qtb-s$site" up
+	}
+	tb_ip "$gw" link add qtb-site type veth peer name "qtb-sh-$c" netns "$(tb_ns wan)"
+	tb_ip wan link add "qtb-sw-$c" type veth peer name "qtb-sb-$c"
+	tb_ip wan link set "qtb-sb-$c" master "qtb-s$site"
+	for l in "qtb-sh-$c" "qtb-sw-$c" "qtb-sb-$c"; do tb_ip wan link set "$l" up; tb_offloads_off wan "$l"; done
+	tb_ip "$gw" addr add "$addr/24" dev qtb-site
+	tb_ip "$gw" link set qtb-site up
+	tb_offloads_off "$gw" qtb-site
+	SITE_DL_PORTS+=("qtb-sh-$c:qtb-sw-$c")
+}
+
+# The site networks, and on each gateway a route to every other cluster of its site through it
+# (replacing the WAN route of an open cluster: inside a site, traffic stays on the site network).
+tb_build_site_networks() {
+	local gw site addr gw2 site2 addr2
+	SITE_DL_PORTS=()
+	while IFS=$'\t' read -r gw site addr; do tb_attach_site "$gw" "$site" "$addr"; done < <(tb_site_link_rows)
+	while IFS=$'\t' read -r gw site addr; do
+		while IFS=$'\t' read -r gw2 site2 addr2; do
+			[[ $site2 == "$site" && $gw2 != "$gw" ]] || continue
+			tb_ip "$gw" route replace "$(tb_rows gw | awk -F'\t' -v g="$gw2" '$1 == g { sub(/\.[0-9]+$/, ".0", $6); print $6 }')/24" via "$addr2"
+		done < <(tb_site_link_rows)
+	done < <(tb_site_link_rows)
+	((${#SITE_DL_PORTS[@]} == 0)) || note "site networks: $(tb_site_groups_text), ${SITE_DELAY} ms apart"
+}
+
+# The delay line's arguments for the site ports (after the WAN ports): their own delay, no rate
+# limit (the site network is not the WAN).
+tb_site_delayline_args() {
+	((${#SITE_DL_PORTS[@]})) || return 0
+	printf -- '--rate\n0\n--delay\n%s\n' "$(awk -v d="$SITE_DELAY" 'BEGIN { printf "%dus", d * 1000 / 2 }')"
+	printf '%s\n' "${SITE_DL_PORTS[@]}"
+}
+
+# The FORWARD and INPUT rules of gateway $1 on its site network: the clusters of one site (one
+# institution) reach each other freely; the policy governs the WAN uplink only.
+tb_site_link_rules() {
+	tb_site_link_rows | awk -F'\t' -v g="$1" '$1 == g { f = 1 } END { exit !f }' || return 0
+	printf -- '-A INPUT -i qtb-site -j ACCEPT\n'
+	printf -- '-A FORWARD -i qtb-site -o qtb-br -j ACCEPT\n-A FORWARD -i qtb-br -o qtb-site -j ACCEPT\n'
+}
+
+# "site 1: a b; site 2: c d" from DIR/etc/site-links.
+tb_site_groups_text() {
+	tb_site_link_rows | awk -F'\t' '
+		{ c = substr($1, 4); if (!($2 in m)) order[++n] = $2; m[$2] = m[$2] " " c }
+		END { for (i = 1; i <= n; i++) printf "%ssite %s:%s", (i > 1 ? "; " : ""), order[i], m[order[i]] }'
+}
+
+# status: one line on how clusters group into sites (nothing with one cluster per site).
+tb_status_site_groups() {
+	((${CLUSTERS_PER_SITE:-1} > 1)) || return 0
+	printf '%s sites x %s clusters, site network delay %s ms: %s\n' "$GRID_SITES" \
+		"$CLUSTERS_PER_SITE" "$SITE_DELAY" "$(tb_site_groups_text)"
 }

@@ -78,7 +78,7 @@ tb_rows() {
 tb_parse_up() {
 	SITES=3 NODES=2 POLICIES=open,nat,closed OVERLAP=0 WAN_DELAY=5 WAN_RATE=0 PROXIES=1
 	FRONTEND_PROXY=0 SERVICES=1 SEPARATE_FS=0 SLURM_RAW=""
-	WORKSTATION=0
+	WORKSTATION=0 CLUSTERS_PER_SITE=1 SITE_DELAY=0.5
 	GATEWAY_PROXIES=1 NO_TRAVERSAL=0
 	while (($#)); do
 		case $1 in
@@ -96,6 +96,8 @@ tb_parse_up() {
 		--gateway-proxies) GATEWAY_PROXIES=${2-}; shift ;;
 		--no-traversal) NO_TRAVERSAL=1 ;;
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
+		--clusters-per-site) CLUSTERS_PER_SITE=${2-}; shift ;;
+		--site-delay) SITE_DELAY=${2-}; shift ;;
 		*) usage_error "up: unknown option '$1'" ;;
 		esac
 		shift
@@ -108,6 +110,7 @@ tb_parse_up() {
 		usage_error "--gateway-proxies $GATEWAY_PROXIES: the closed sites' gateways run proxies only with --frontend-proxy"
 	tb_check_number --wan-delay "$WAN_DELAY" 0 "$MAX_DELAY_MS"
 	tb_check_number --wan-rate "$WAN_RATE" 0 "$MAX_RATE_MBIT"
+	tb_plan_site_groups
 	local -a raw=()
 	IFS=, read -r -a raw <<<"$POLICIES"
 	((${#raw[@]} > 0)) || usage_error "--policies: empty list"
@@ -116,3 +119,49 @@ tb_parse_up() {
 	for p in "${raw[@]}"; do POLICY_LIST+=("$(tb_check_policy "$p")"); done
 	tbs_check_sites "$SLURM_RAW"
 }
+
+## Sites of several clusters (up --clusters-per-site C) ---------------------------------------
+# Every cluster is what a site is without the option: a letter, a gateway with its own policy,
+# front-end and nodes (a1, a2, gw-a ...), so every name stays. With C > 1, --sites N makes N*C
+# such clusters and groups them in turn: a..C-th letter in site 1, the next C in site 2 ... The
+# gateways of one site also share a site network (a bridge per site in the wan namespace behind
+# delay-line ports of half --site-delay each), so clusters of a site are --site-delay apart and
+# clusters of different sites the WAN delay. GRID_SITES is N; SITES becomes the cluster count,
+# which is what every other step counts.
+
+# Check the options and set GRID_SITES and SITES.
+tb_plan_site_groups() {
+	tb_check_int --clusters-per-site "$CLUSTERS_PER_SITE" 1 "$MAX_SITES"
+	tb_check_number --site-delay "$SITE_DELAY" 0 "$MAX_DELAY_MS"
+	GRID_SITES=$SITES
+	((CLUSTERS_PER_SITE > 1)) || return 0
+	SITES=$((GRID_SITES * CLUSTERS_PER_SITE))
+	((SITES <= MAX_SITES)) ||
+		usage_error "--sites $GRID_SITES x --clusters-per-site $CLUSTERS_PER_SITE: $SITES clusters, at most $MAX_SITES"
+	# The site network routes each cluster's own /24: they must differ.
+	((OVERLAP == 0)) || usage_error "--overlap cannot go with --clusters-per-site (the site network routes each cluster's own network)"
+	# One delay-line port per WAN host and one more per gateway on a site network.
+	local ports=$((2 + PROXIES + 2 * SITES))
+	((ports <= TB_DELAYLINE_PORTS_MAX)) ||
+		usage_error "$SITES clusters and $PROXIES proxies need $ports delay-line ports, at most $TB_DELAYLINE_PORTS_MAX"
+}
+
+# The site (1..GRID_SITES) of cluster k (1..SITES).
+tb_cluster_site() { printf '%d\n' $((($1 - 1) / ${CLUSTERS_PER_SITE:-1} + 1)); }
+
+# Write DIR/etc/site-links: one row per gateway on a site network: gateway, site, its address
+# there (172.30.SITE.100+k/24). Empty with one cluster per site.
+tb_plan_site_links() {
+	local k
+	{
+		printf '# gateway\tsite\tsite_addr\n'
+		((${CLUSTERS_PER_SITE:-1} > 1)) || return 0
+		for ((k = 1; k <= SITES; k++)); do
+			printf 'gw-%s\t%d\t%s.%d.%d\n' "$(tb_site_letter "$k")" "$(tb_cluster_site "$k")" \
+				"$SITE_NET" "$(tb_cluster_site "$k")" $((100 + k))
+		done
+	} >"$DIR/etc/site-links"
+}
+
+# The rows of DIR/etc/site-links (no header).
+tb_site_link_rows() { awk -F'\t' '!/^#/' "$DIR/etc/site-links" 2>/dev/null || true; }

@@ -63,14 +63,16 @@ tb_wait_until() {
 tb_wait_ready() { tb_wait_until "$3" "$2" start "$START_WAIT_TENTHS" test -s "$1"; }
 
 tb_start_delayline() {
-	local bin half rate=()
+	local bin half rate=() site_ports=()
 	bin=$(tb_find_bin qcg-delayline)
 	[[ -n $bin ]] || die "qcg-delayline not found (build it, or set QCG_TESTBED_BIN to the build directory)"
 	half=$(awk -v d="$WAN_DELAY" 'BEGIN { printf "%dus", d * 1000 / 2 }')
 	[[ $WAN_RATE == 0 ]] || rate=(--rate "${WAN_RATE}mbit")
+	mapfile -t site_ports < <(tb_site_delayline_args)
 	# Real-time priority: on a busy machine the wire must not wait for a CPU (see the program).
 	tb_spawn delayline wan "$bin" --pid-file "$DIR/run/delayline.ready" --stats-interval 60 \
-		--rt-priority "$DELAYLINE_RT_PRIORITY" --delay "$half" "${rate[@]}" "${DL_PORTS[@]}"
+		--rt-priority "$DELAYLINE_RT_PRIORITY" --delay "$half" "${rate[@]}" "${DL_PORTS[@]}" \
+		"${site_ports[@]}"
 	tb_wait_ready "$DIR/run/delayline.ready" "$DIR/pids/delayline.pid" delayline
 }
 

@@ -48,6 +48,8 @@ TESTBED_TESTS = \
 	tests/testbed/privsep.test
 # Slurm under a front-end (issue 16); skips without Debian's slurm-wlm and munge.
 TESTBED_TESTS += tests/testbed/slurm.test
+# Sites of several clusters: three latency tiers (issue 20).
+TESTBED_TESTS += tests/testbed/sites.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c tests/testbed/grid.sh

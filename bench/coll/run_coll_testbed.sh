@@ -5,9 +5,10 @@
 # check: it takes a few minutes.
 #
 #   bench/coll/run_coll_testbed.sh [-r REPETITIONS] [-o OUTDIR] [-c COLL,COLL...]
-#       [-d WAN_DELAY_MS] [-- extra mpirun args]
+#       [-d WAN_DELAY_MS] [-C CLUSTERS_PER_SITE -S SITE_DELAY_MS] [-- extra mpirun args]
 #   (run from the build directory; -c keeps only those collectives; -d the one-way WAN delay,
-#   default 5, e.g. 0.2 for a metro grid)
+#   default 5, e.g. 0.2 for a metro grid; -C 2 -S 0.5: 2 sites of 2 clusters each, 0.5 ms
+#   apart inside a site (qcg-testbed up --clusters-per-site), 2 nodes per cluster)
 #   REPETITIONS: timed calls per root and setting, the fastest kept (default 3; README.md says
 #   why); each line of the table is printed as soon as it is measured (OUTDIR/coll_bench.log).
 #   About 25 minutes with the default on this machine.
@@ -24,13 +25,15 @@ set -euo pipefail
 top_builddir=${top_builddir:-$(pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 reps=3 outdir=$(pwd)/coll-bench-out only=bcast,reduce,allreduce,barrier,gather,scatter,allgather,alltoall
-delay=5
-while getopts r:o:c:d: opt; do
+delay=5 clusters_per_site=1 site_delay=0.5
+while getopts r:o:c:d:C:S: opt; do
 	case $opt in
 	r) reps=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	c) only=$OPTARG ;;
 	d) delay=$OPTARG ;;
+	C) clusters_per_site=$OPTARG ;;
+	S) site_delay=$OPTARG ;;
 	*) echo "usage: $0 [-r REPETITIONS] [-o OUTDIR] [-c COLL,COLL...] [-d WAN_DELAY_MS]" \
 	    "[-- extra mpirun args]" >&2; exit 2 ;;
 	esac
@@ -38,7 +41,12 @@ done
 shift $((OPTIND - 1))
 [[ ${1:-} == -- ]] && shift
 [[ $delay =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "$0: -d wants milliseconds, e.g. 0.2" >&2; exit 2; }
-readonly SITES=3 NODES=2 PER_NODE=2 DELAY_MS=$delay MPI_TIMEOUT=2700
+[[ $clusters_per_site =~ ^[1-4]$ ]] || { echo "$0: -C wants 1 to 4 clusters per site" >&2; exit 2; }
+# One cluster per site: 3 sites. Several: 2 sites of them; coll_bench then sees each site's
+# clusters as its nodes (its lower bound has WAN, LAN and node hops only: timing the site
+# network as the LAN would only lower it, so it stays a bound).
+if ((clusters_per_site == 1)); then readonly SITES=3; else readonly SITES=2; fi
+readonly NODES=2 PER_NODE=2 DELAY_MS=$delay MPI_TIMEOUT=2700
 readonly LOCK=/run/qcg-testbed-tests.lock LOCK_WAIT=900
 [[ $EUID == 0 ]] || { echo "$0: needs root (network namespaces)" >&2; exit 1; }
 bench=$top_builddir/bench/coll/coll_bench
@@ -56,30 +64,34 @@ tb() { "$QTB" --dir "$tbdir" "$@" 8>&-; }
 cleanup() { tb down >/dev/null || true; rm -rf "$tbdir"; }
 trap cleanup EXIT
 tb up --no-services --sites "$SITES" --nodes "$NODES" --policies open --proxies 0 \
-    --wan-delay "$DELAY_MS"
+    --wan-delay "$DELAY_MS" --clusters-per-site "$clusters_per_site" --site-delay "$site_delay"
 mkdir "$tbdir/components"
 ln -s "$so" "$tbdir/components/"
 pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
 hosts=
-for s in a b c; do
+for s in $(tb hosts | awk -F'\t' '$2 == "gw" { print $3 }'); do
 	for ((n = 1; n <= NODES; n++)); do hosts+="$s$n:$PER_NODE,"; done
 done
+readonly CLUSTERS=$((SITES * clusters_per_site))
 log=$outdir/coll_bench.log
 tb exec a1 -- env -u QCG_TOPOLOGY_COLORS -u QCG_TOPOLOGY_FILE \
     -u OMPI_MCA_coll_qcg_topology_file OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    timeout "$MPI_TIMEOUT" mpirun --oversubscribe -np $((SITES * NODES * PER_NODE)) \
+    timeout "$MPI_TIMEOUT" mpirun --oversubscribe -np $((CLUSTERS * NODES * PER_NODE)) \
     --host "${hosts%,}" --mca plm_rsh_agent "$QTB rsh --dir $tbdir" --mca pml ob1 \
     --mca btl self,vader,tcp --mca mca_base_component_path "$tbdir/components:$pkglibdir" \
     --mca coll_han_priority 100 --mca coll_base_verbose 9 --mca coll_qcg_verbose 10 \
     --mca mpi_yield_when_idle 1 "$@" \
-    "$bench" "$SITES" "$NODES" "$PER_NODE" "$reps" "$only" >"$log" 2>&1 ||
+    "$bench" "$SITES" $((NODES * clusters_per_site)) "$PER_NODE" "$reps" "$only" >"$log" 2>&1 ||
 	{ tail -40 "$log"; echo "$0: the benchmark failed (log: $log)" >&2; exit 1; }
 table=$outdir/coll_bench.txt
 {
-	echo "# coll_bench on the testbed: $SITES sites x $NODES nodes x $PER_NODE ranks," \
-	    "${DELAY_MS} ms one-way WAN delay, per-call latency, $reps repetition(s)," \
+	echo "# coll_bench on the testbed: $SITES sites x $clusters_per_site clusters x $NODES nodes" \
+	    "x $PER_NODE ranks, ${DELAY_MS} ms one-way WAN delay$( ((clusters_per_site > 1)) &&
+	    echo ", ${site_delay} ms between the clusters of a site"), per-call latency, $reps repetition(s)," \
 	    "$(date -u '+%F %H:%M') UTC"
-	grep 'coll:qcg: discovery: [0-9]* ranks' "$log" | sed 's/^.*coll:qcg: /# /'
+	# no discovery lines when a topology is given (sed, not grep: pipefail)
+	sed -n '/coll:qcg: discovery: [0-9]* ranks/s/^.*coll:qcg: /# /p' "$log"
+	sed -n '/coll:qcg: discovery: rank 0: /s/^.*coll:qcg: /# /p' "$log"
 	grep 'coll:qcg: links: ' "$log" | sed 's/^.*coll:qcg: /# /'
 	# what qcg chose per collective and size class on MPI_COMM_WORLD's duplicates, and why
 	grep 'coll:qcg: choice: ' "$log" | sed 's/^.*coll:qcg: /# /'

@@ -27,6 +27,7 @@
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/util/output.h"
 
+#include "qcg_topo_fold.h"
 #include "qcg_topo_layout.h"
 #include "coll_qcg_decision.h"
 
@@ -50,7 +51,7 @@ typedef struct mca_coll_qcg_component_t {
 	int alltoall_max;           /* largest alltoall block (bytes) aggregated per site pair */
 	int tmp_max_mb;             /* bound on temporary memory one collective may allocate */
 	int origin;                 /* enum qcg_topo_origin of this process's colors */
-	int colors[QCG_TOPO_LEVELS]; /* this process's colors when origin is ENV or FILE */
+	struct qcg_topo_path path;  /* this process's path (any depth) when origin is ENV or FILE */
 	int discovery;              /* discover the topology when none is configured */
 	int discovery_pings;        /* timed exchanges per pair of node leaders */
 	int discovery_max_nodes;    /* more nodes than this are not measured */

@@ -277,6 +277,21 @@ out:
 	return rc;
 }
 
+/* Every rank's own view of what rank 0 decided, so that each rank's output shows the tiers:
+ * the levels found above the node, plus the node itself. */
+static void
+report_tiers(int me, int node, const int *result, int L)
+{
+	int sites = 0, clusters = 0;
+	for (int i = 0; i < L; i++) {
+		sites = result[L + i] + 1 > sites ? result[L + i] + 1 : sites;
+		clusters = result[i] + 1 > clusters ? result[i] + 1 : clusters;
+	}
+	QCG_VERBOSE(10, "discovery: rank %d: %d tiers discovered (%d sites, %d clusters, %d "
+	    "nodes); mine: site %d cluster %d node %d", me, result[2 * L] + 1, sites, clusters, L,
+	    result[L + node], result[node], node);
+}
+
 /* Store the world colors (site, cluster, node) decided by rank 0. */
 static int
 store_colors(const int *node_of, int n, const int *result, int L)
@@ -326,6 +341,8 @@ mca_coll_qcg_discover(struct ompi_communicator_t *comm)
 		rc = measure_and_group(node_of, L, names, result, comm);
 	if (rc == OMPI_SUCCESS)
 		rc = store_colors(node_of, n, result, L);
+	if (rc == OMPI_SUCCESS)
+		report_tiers(me, node_of[me], result, L);
 	if (rc == OMPI_SUCCESS && me == 0)
 		QCG_VERBOSE(10, "discovery: %d ranks on %d nodes: %d level%s above the node, "
 		    "rank 0 decided in %.1f ms", n, L, result[2 * L], result[2 * L] == 1 ? "" : "s",

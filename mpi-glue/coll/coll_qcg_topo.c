@@ -19,7 +19,7 @@
 #include "ompi/proc/proc.h"
 #include "opal/mca/pmix/pmix.h"
 
-#define QCG_MODEX_KEY "qcg.topo.colors" /* value: "site,cluster,node" */
+#define QCG_MODEX_KEY "qcg.topo.colors" /* value: "site,...,node", any depth (2..16) */
 
 int
 mca_coll_qcg_publish_colors(void)
@@ -30,8 +30,8 @@ mca_coll_qcg_publish_colors(void)
 	if (me == NULL || opal_pmix.put == NULL) /* not an MPI process (ompi_info) */
 		return OMPI_SUCCESS;
 	char err[256];
-	int origin = qcg_topo_local_colors((int)me->super.proc_name.vpid, c->topology_file,
-	    c->colors, err, sizeof(err));
+	int origin = qcg_topo_local_path((int)me->super.proc_name.vpid, c->topology_file,
+	    &c->path, err, sizeof(err));
 	if (origin < 0) {
 		/* Every member then lacks our colors, so qcg steps aside everywhere, consistently.
 		 * The marker tells the others that a topology was configured here: nobody then
@@ -48,8 +48,8 @@ mca_coll_qcg_publish_colors(void)
 		    me->super.proc_name.vpid, QCG_TOPO_ENV_COLORS, QCG_TOPO_ENV_FILE);
 		return OMPI_SUCCESS;
 	}
-	char text[64];
-	snprintf(text, sizeof(text), "%d,%d,%d", c->colors[0], c->colors[1], c->colors[2]);
+	char text[16 * QCG_TOPO_DEPTH_MAX];
+	qcg_topo_path_text(&c->path, text, sizeof(text));
 	int rc;
 	OPAL_MODEX_SEND_VALUE(rc, OPAL_PMIX_GLOBAL, QCG_MODEX_KEY, text, OPAL_STRING);
 	if (rc != OPAL_SUCCESS) {
@@ -62,17 +62,17 @@ mca_coll_qcg_publish_colors(void)
 	return OMPI_SUCCESS;
 }
 
-/* Read one member's colors from the modex. Returns 0, -1 if that member published nothing,
+/* Read one member's path from the modex. Returns 0, -1 if that member published nothing,
  * -2 if it published the marker of a broken topology source. */
 static int
-member_colors(opal_process_name_t *name, int *colors)
+member_path(opal_process_name_t *name, struct qcg_topo_path *path)
 {
 	char *text = NULL, err[128];
 	int rc;
 	OPAL_MODEX_RECV_VALUE_OPTIONAL(rc, QCG_MODEX_KEY, name, &text, OPAL_STRING);
 	if (rc != OPAL_SUCCESS || text == NULL)
 		return -1;
-	rc = qcg_topo_parse_colors(text, colors, err, sizeof(err)) == 0 ? 0 : -2;
+	rc = qcg_topo_parse_path(text, path, err, sizeof(err)) == 0 ? 0 : -2;
 	free(text);
 	return rc;
 }
@@ -100,12 +100,13 @@ discovered_colors(struct ompi_communicator_t *comm, int *colors)
 int
 mca_coll_qcg_comm_published(struct ompi_communicator_t *comm)
 {
-	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm), count = 0, colors[3];
+	int n = ompi_comm_size(comm), me = ompi_comm_rank(comm), count = 0;
+	struct qcg_topo_path path;
 	for (int r = 0; r < n; r++) {
 		if (r == me)
 			continue;
 		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
-		count += member_colors(&name, colors) != -1;
+		count += member_path(&name, &path) != -1;
 	}
 	return count;
 }
@@ -118,16 +119,27 @@ mca_coll_qcg_comm_colors(struct ompi_communicator_t *comm, int *colors)
 		return me;
 	if (mca_coll_qcg_component.origin == QCG_TOPO_DISCOVERED)
 		return discovered_colors(comm, colors);
-	for (int r = 0; r < n; r++) {
-		int *dst = &colors[r * QCG_TOPO_LEVELS];
+	/* Paths of any depth, folded to the three levels the collectives run on (every member
+	 * folds the same paths the same way). */
+	struct qcg_topo_path *paths = malloc((size_t)n * sizeof(*paths));
+	if (paths == NULL)
+		return me;
+	int missing = -1;
+	for (int r = 0; r < n && missing < 0; r++) {
 		if (r == me) {
-			for (int l = 0; l < QCG_TOPO_LEVELS; l++)
-				dst[l] = mca_coll_qcg_component.colors[l];
+			paths[r] = mca_coll_qcg_component.path;
 			continue;
 		}
 		opal_process_name_t name = ompi_group_get_proc_name(comm->c_local_group, r);
-		if (member_colors(&name, dst) != 0)
-			return r;
+		if (member_path(&name, &paths[r]) != 0)
+			missing = r;
 	}
-	return -1;
+	if (missing < 0 && qcg_topo_fold(paths, n, colors) < 0)
+		missing = me;
+	if (missing < 0 && qcg_topo_max_depth(paths, n) != QCG_TOPO_LEVELS)
+		QCG_VERBOSE(10, "comm %s (cid %d): paths of up to %d levels, folded to site, "
+		    "cluster (every level between) and node", comm->c_name, comm->c_contextid,
+		    qcg_topo_max_depth(paths, n));
+	free(paths);
+	return missing;
 }

@@ -39,7 +39,8 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_scan.c \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
 	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \
-	mpi-glue/topo/qcg_topo_group.c mpi-glue/topo/qcg_topo_group.h
+	mpi-glue/topo/qcg_topo_group.c mpi-glue/topo/qcg_topo_group.h \
+	mpi-glue/topo/qcg_topo_fold.c mpi-glue/topo/qcg_topo_fold.h
 mpi_glue_coll_mca_coll_qcg_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo \
 	$(OMPI_CFLAGS) $(OMPI_INTERNAL_CFLAGS)
 mpi_glue_coll_mca_coll_qcg_la_LDFLAGS = -module -avoid-version
@@ -58,7 +59,8 @@ lib_LTLIBRARIES += mpi-glue/topo/libqcgtopo.la
 mpi_glue_topo_libqcgtopo_la_SOURCES = \
 	mpi-glue/topo/qcg_topo.c mpi-glue/topo/qcg_topo.h \
 	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_source.h \
-	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h
+	mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_layout.h \
+	mpi-glue/topo/qcg_topo_fold.c mpi-glue/topo/qcg_topo_fold.h
 mpi_glue_topo_libqcgtopo_la_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 mpi_glue_topo_libqcgtopo_la_LIBADD = $(OMPI_LIBS)
 qcgtopoincludedir = $(includedir)
@@ -68,7 +70,7 @@ EXTRA_DIST += mpi-glue/topo/README.md
 # --- tests/coll ----------------------------------------------------------------------------
 check_PROGRAMS += tests/coll/test_topo_layout
 tests_coll_test_topo_layout_SOURCES = tests/coll/test_topo_layout.c \
-	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_layout.c
+	mpi-glue/topo/qcg_topo_source.c mpi-glue/topo/qcg_topo_layout.c mpi-glue/topo/qcg_topo_fold.c
 tests_coll_test_topo_layout_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/topo
 TESTS += tests/coll/test_topo_layout
 check_PROGRAMS += tests/coll/test_topo_group
@@ -119,6 +121,12 @@ EXTRA_DIST += tests/coll/qcg_topo_required.sh
 # The segmented allreduce between site masters (issue 20), forced.
 TESTS += tests/coll/qcg_coll_segmented.sh
 EXTRA_DIST += tests/coll/qcg_coll_segmented.sh
+# Discovery of three tiers on the testbed of sites with several clusters (issue 20).
+TESTS += tests/coll/qcg_discovery_tiers.test
+EXTRA_DIST += tests/coll/qcg_discovery_tiers.test
+# Topologies of any depth, folded to three levels (issue 20).
+TESTS += tests/coll/qcg_coll_depth.sh
+EXTRA_DIST += tests/coll/qcg_coll_depth.sh
 
 
 # --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------

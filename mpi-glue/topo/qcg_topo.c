@@ -12,14 +12,14 @@
 #include <string.h>
 
 #include "qcg_topo.h"
-#include "qcg_topo_layout.h"
+#include "qcg_topo_fold.h"
 #include "qcg_topo_source.h"
 
 int QCGX_TOPOLOGY_DEPTHS = MPI_KEYVAL_INVALID;
 int QCGX_TOPOLOGY_COLORS = MPI_KEYVAL_INVALID;
 
 static int topo_origin = -1;                  /* QCGX_ORIGIN_*, -1 before init */
-static int topo_colors[QCG_TOPO_LEVELS];      /* ours, as configured */
+static struct qcg_topo_path topo_path;       /* ours, as configured (any depth) */
 
 /* A reference-counted attribute value: the header sits just before the data handed to MPI. */
 struct blob {
@@ -61,23 +61,27 @@ blob_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* Our status and colors, then (when any rank has no configured colors) hostnames. */
+/* What each rank sends: its origin, then its path (depth and colors). */
+#define WIRE_INTS (2 + QCG_TOPO_DEPTH_MAX)
+
+/* Every member's path; when any rank has no configured colors, every member is one site and
+ * one cluster, with a node per distinct host name (lowest rank on that host). */
 static int
-gather_colors(MPI_Comm comm, int n, int *colors)
+gather_paths(MPI_Comm comm, int n, struct qcg_topo_path *paths)
 {
-	int mine[1 + QCG_TOPO_LEVELS] = { topo_origin, topo_colors[0], topo_colors[1],
-		topo_colors[2] };
+	int mine[WIRE_INTS] = { topo_origin, topo_path.depth };
+	memcpy(&mine[2], topo_path.color, sizeof(topo_path.color));
 	int *all = malloc((size_t)n * sizeof(mine));
 	char *names = NULL;
-	int rc = all == NULL ? MPI_ERR_NO_MEM : MPI_Allgather(mine, 1 + QCG_TOPO_LEVELS, MPI_INT,
-	    all, 1 + QCG_TOPO_LEVELS, MPI_INT, comm);
+	int rc = all == NULL ? MPI_ERR_NO_MEM :
+	    MPI_Allgather(mine, WIRE_INTS, MPI_INT, all, WIRE_INTS, MPI_INT, comm);
 	int any_hostname = 0;
 	for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
-		any_hostname |= all[r * 4] == QCGX_ORIGIN_HOSTNAME;
-		memcpy(&colors[r * QCG_TOPO_LEVELS], &all[r * 4 + 1], QCG_TOPO_LEVELS * sizeof(int));
+		any_hostname |= all[r * WIRE_INTS] == QCGX_ORIGIN_HOSTNAME;
+		paths[r].depth = all[r * WIRE_INTS + 1];
+		memcpy(paths[r].color, &all[r * WIRE_INTS + 2], sizeof(paths[r].color));
 	}
 	if (rc == MPI_SUCCESS && any_hostname) {
-		/* One site, one cluster; a node color per distinct host name. */
 		names = calloc((size_t)n, MPI_MAX_PROCESSOR_NAME);
 		char me[MPI_MAX_PROCESSOR_NAME] = "";
 		int len;
@@ -90,8 +94,7 @@ gather_colors(MPI_Comm comm, int n, int *colors)
 			while (strncmp(names + (size_t)first * MPI_MAX_PROCESSOR_NAME,
 			    names + (size_t)r * MPI_MAX_PROCESSOR_NAME, MPI_MAX_PROCESSOR_NAME) != 0)
 				first++;
-			colors[r * 3] = colors[r * 3 + 1] = 0;
-			colors[r * 3 + 2] = first;
+			paths[r] = (struct qcg_topo_path){ 3, { 0, 0, first } };
 		}
 	}
 	free(all);
@@ -99,57 +102,76 @@ gather_colors(MPI_Comm comm, int n, int *colors)
 	return rc;
 }
 
-/* Attach DEPTHS and COLORS built from the layout's unit numbers. */
+/* Attach DEPTHS (each member's own depth) and COLORS (a row of that many colors, each level's
+ * units numbered 0.. in the order of their lowest rank). */
 static int
-attach(MPI_Comm comm, const struct qcg_topo_layout *lay)
+attach(MPI_Comm comm, const struct qcg_topo_path *paths, int n)
 {
-	int n = lay->n;
+	size_t cells_total = 0;
+	for (int r = 0; r < n; r++)
+		cells_total += (size_t)paths[r].depth;
 	int *depths = blob_new((size_t)n * sizeof(int));
-	int **rows = blob_new((size_t)n * (sizeof(int *) + QCG_TOPO_LEVELS * sizeof(int)));
-	if (depths == NULL || rows == NULL) {
-		if (depths != NULL)
-			free(blob_of(depths));
-		if (rows != NULL)
-			free(blob_of(rows));
-		return MPI_ERR_NO_MEM;
+	int **rows = blob_new((size_t)n * sizeof(int *) + cells_total * sizeof(int));
+	int *unit = malloc((size_t)n * sizeof(int));
+	int rc = depths == NULL || rows == NULL || unit == NULL ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+	int *cells = rc == MPI_SUCCESS ? (int *)(rows + n) : NULL;
+	for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
+		depths[r] = paths[r].depth;
+		rows[r] = cells;
+		cells += paths[r].depth;
 	}
-	int *cells = (int *)(rows + n);
-	for (int r = 0; r < n; r++) {
-		depths[r] = QCGX_NUM_LEVELS;
-		rows[r] = &cells[r * QCG_TOPO_LEVELS];
-		for (int l = 0; l < QCG_TOPO_LEVELS; l++)
-			rows[r][l] = lay->unit[l][r];
+	int max_depth = qcg_topo_max_depth(paths, n);
+	for (int l = 0; l < max_depth && rc == MPI_SUCCESS; l++) {
+		if (qcg_topo_prefix_units(paths, n, l, unit) < 0)
+			rc = MPI_ERR_OTHER;
+		for (int r = 0; r < n && rc == MPI_SUCCESS; r++)
+			if (l < paths[r].depth)
+				rows[r][l] = unit[r];
 	}
-	int rc = MPI_Comm_set_attr(comm, QCGX_TOPOLOGY_DEPTHS, depths);
+	free(unit);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_set_attr(comm, QCGX_TOPOLOGY_DEPTHS, depths);
+	else if (depths != NULL)
+		free(blob_of(depths));
 	if (rc == MPI_SUCCESS)
 		rc = MPI_Comm_set_attr(comm, QCGX_TOPOLOGY_COLORS, rows);
-	else
+	else if (rows != NULL)
 		free(blob_of(rows));
+	return rc;
+}
+
+/* Every member's path, gathered over comm (collective). */
+static int
+comm_paths(MPI_Comm comm, int *n, struct qcg_topo_path **paths)
+{
+	if (topo_origin < 0) {
+		fprintf(stderr, "qcgtopo: QCGX_Topology_init must be called first\n");
+		return MPI_ERR_OTHER;
+	}
+	int rc = MPI_Comm_size(comm, n);
+	if (rc != MPI_SUCCESS)
+		return rc;
+	*paths = malloc((size_t)*n * sizeof(**paths));
+	if (*paths == NULL)
+		return MPI_ERR_NO_MEM;
+	rc = gather_paths(comm, *n, *paths);
+	if (rc != MPI_SUCCESS) {
+		free(*paths);
+		*paths = NULL;
+	}
 	return rc;
 }
 
 int
 QCGX_Comm_attach_topology(MPI_Comm comm)
 {
-	if (topo_origin < 0) {
-		fprintf(stderr, "qcgtopo: QCGX_Topology_init must be called first\n");
-		return MPI_ERR_OTHER;
-	}
-	int n, rc = MPI_Comm_size(comm, &n);
+	int n;
+	struct qcg_topo_path *paths;
+	int rc = comm_paths(comm, &n, &paths);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	int *colors = malloc((size_t)n * QCG_TOPO_LEVELS * sizeof(int));
-	if (colors == NULL)
-		return MPI_ERR_NO_MEM;
-	rc = gather_colors(comm, n, colors);
-	struct qcg_topo_layout lay;
-	if (rc == MPI_SUCCESS && qcg_topo_layout_build(&lay, n, colors) < 0)
-		rc = MPI_ERR_NO_MEM;
-	free(colors);
-	if (rc != MPI_SUCCESS)
-		return rc;
-	rc = attach(comm, &lay);
-	qcg_topo_layout_free(&lay);
+	rc = attach(comm, paths, n);
+	free(paths);
 	return rc;
 }
 
@@ -160,7 +182,7 @@ QCGX_Topology_init(void)
 		return MPI_SUCCESS;
 	int rank, rc = MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	char err[256];
-	int origin = qcg_topo_local_colors(rank, NULL, topo_colors, err, sizeof(err));
+	int origin = qcg_topo_local_path(rank, NULL, &topo_path, err, sizeof(err));
 	int ok = origin >= 0, all_ok = 0;
 	if (!ok)
 		fprintf(stderr, "qcgtopo: rank %d: %s\n", rank, err);
@@ -193,17 +215,21 @@ QCGX_Comm_split_level(MPI_Comm comm, int level, MPI_Comm *newcomm)
 		    QCGX_NUM_LEVELS - 1);
 		return MPI_ERR_ARG;
 	}
-	int **rows, flag = 0, rank, rc = MPI_Comm_rank(comm, &rank);
+	/* Split on the three folded levels (mpi-glue/topo/README.md, "Any depth"): the same
+	 * numbering for every member whatever its depth. */
+	int n, rank, rc = MPI_Comm_rank(comm, &rank);
+	struct qcg_topo_path *paths = NULL;
 	if (rc == MPI_SUCCESS)
-		rc = MPI_Comm_get_attr(comm, QCGX_TOPOLOGY_COLORS, &rows, &flag);
-	if (rc == MPI_SUCCESS && !flag) { /* flag is the same on every rank: all attach */
-		rc = QCGX_Comm_attach_topology(comm);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_Comm_get_attr(comm, QCGX_TOPOLOGY_COLORS, &rows, &flag);
-	}
+		rc = comm_paths(comm, &n, &paths);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	rc = MPI_Comm_split(comm, rows[rank][level], rank, newcomm);
+	int *folded = malloc((size_t)n * QCG_TOPO_LEVELS * sizeof(int));
+	if (folded == NULL || qcg_topo_fold(paths, n, folded) < 0)
+		rc = folded == NULL ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_split(comm, folded[rank * QCG_TOPO_LEVELS + level], rank, newcomm);
+	free(folded);
+	free(paths);
 	if (rc == MPI_SUCCESS)
 		rc = QCGX_Comm_attach_topology(*newcomm);
 	return rc;

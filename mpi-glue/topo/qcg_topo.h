@@ -3,8 +3,11 @@
  * MPICHX_TOPOLOGY_DEPTHS / MPICHX_TOPOLOGY_COLORS attributes and MPICH/MadIII's MPI_USER_COMM.
  *
  * Levels, slowest first: QCGX_LEVEL_WAN (0, sites), QCGX_LEVEL_LAN (1, clusters of a site),
- * QCGX_LEVEL_HOST (2, nodes of a cluster). Where the colors come from is described in
- * mpi-glue/topo/README.md (the same sources the coll component reads).
+ * QCGX_LEVEL_HOST (2, nodes of a cluster). A description may give each process any depth from
+ * 2 to 16 (MPICH-G2's depths): the attributes then carry every level it gave, and
+ * QCGX_Comm_split_level works on the three folded levels (README, "Any depth"). Where the
+ * colors come from is described in mpi-glue/topo/README.md (the same sources the coll
+ * component reads).
  *
  *   QCGX_Topology_init();                        after MPI_Init, on all ranks
  *   int *depths, **colors, flag;
@@ -34,9 +37,10 @@ extern "C" {
 
 /*
  * Attribute keyvals, valid after QCGX_Topology_init. On a communicator with the topology
- * attached, QCGX_TOPOLOGY_DEPTHS is an int[size] (levels known for each rank, always
- * QCGX_NUM_LEVELS) and QCGX_TOPOLOGY_COLORS an int *[size] whose rows are int[QCGX_NUM_LEVELS]:
- * colors numbered 0.. in order of each unit's lowest rank. MPI_Comm_dup copies them.
+ * attached, QCGX_TOPOLOGY_DEPTHS is an int[size] (levels known for each rank: as its description
+ * gave them, 2..16; QCGX_NUM_LEVELS when nothing was configured) and QCGX_TOPOLOGY_COLORS an
+ * int *[size] whose row r is int[depths[r]]: colors numbered 0.. in order of each unit's lowest
+ * rank, a level-l unit being the ranks that share colors 0..l. MPI_Comm_dup copies them.
  */
 extern int QCGX_TOPOLOGY_DEPTHS;
 extern int QCGX_TOPOLOGY_COLORS;
@@ -53,7 +57,8 @@ int QCGX_Comm_attach_topology(MPI_Comm comm);
 
 /*
  * Collective over comm: *newcomm holds the members of comm in our level-`level` unit (our site,
- * our cluster or our node), in comm's rank order, with the topology attached. MPI_ERR_ARG for a
+ * our cluster or our node; with a deeper description the cluster is the path without its node
+ * color), in comm's rank order, with the topology attached. MPI_ERR_ARG for a
  * level outside 0..QCGX_NUM_LEVELS-1.
  */
 int QCGX_Comm_split_level(MPI_Comm comm, int level, MPI_Comm *newcomm);

@@ -11,7 +11,12 @@
 
 #include "qcg_topo_source.h"
 
-#define LINE_MAX_LEN 256 /* a topology line is four small integers; longer is garbage */
+#define LINE_MAX_LEN 256 /* a topology line is at most 17 small integers; longer is garbage */
+/* What the formats are, for error messages. */
+#define WANT_TEXT_3 "site,cluster,node (three numbers)"
+#define WANT_TEXT_ANY "site,...,node (2 to 16 numbers)"
+#define WANT_LINE_3 "'rank site cluster node'"
+#define WANT_LINE_ANY "'rank site ... node' (2 to 16 levels)"
 
 /* Parse one non-negative integer at *p, advance *p past it. Returns -1 if none or too big. */
 static long
@@ -30,68 +35,111 @@ parse_color(const char **p)
 	return v;
 }
 
-int
-qcg_topo_parse_colors(const char *text, int colors[QCG_TOPO_LEVELS], char *err, size_t errlen)
+/* Parse text into p with a depth from min to max; want names the caller's format. */
+static int
+parse_text(const char *text, struct qcg_topo_path *p, int min, int max, const char *want,
+    char *err, size_t errlen)
 {
-	const char *p = text;
-	for (int l = 0; l < QCG_TOPO_LEVELS; l++) {
-		long v = parse_color(&p);
+	const char *s = text;
+	p->depth = 0;
+	for (;;) {
+		long v = parse_color(&s);
 		if (v < 0) {
 			snprintf(err, errlen,
-			    "topology colors '%.64s': level %d must be an integer 0..%d", text, l,
-			    QCG_TOPO_COLOR_MAX);
+			    "topology colors '%.64s': level %d must be an integer 0..%d", text,
+			    p->depth, QCG_TOPO_COLOR_MAX);
 			return -1;
 		}
-		colors[l] = (int)v;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (l + 1 < QCG_TOPO_LEVELS) {
-			if (*p != ',') {
-				snprintf(err, errlen,
-				    "topology colors '%.64s': want site,cluster,node (three numbers)",
-				    text);
-				return -1;
-			}
-			p++;
+		if (p->depth == max) {
+			snprintf(err, errlen, "topology colors '%.64s': more than %d levels; want %s",
+			    text, max, want);
+			return -1;
 		}
+		p->color[p->depth++] = (int)v;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s != ',')
+			break;
+		s++;
 	}
-	if (*p != '\0') {
+	if (*s != '\0') {
 		snprintf(err, errlen, "topology colors '%.64s': trailing text after the node color",
 		    text);
+		return -1;
+	}
+	if (p->depth < min) {
+		snprintf(err, errlen, "topology colors '%.64s': %d level%s; want %s", text,
+		    p->depth, p->depth == 1 ? "" : "s", want);
 		return -1;
 	}
 	return 0;
 }
 
-/* Parse "rank site cluster node" from one line with the comment removed. Returns 1 parsed,
- * 0 blank, -1 malformed. */
-static int
-parse_file_line(const char *line, long *rank, int colors[QCG_TOPO_LEVELS])
+int
+qcg_topo_parse_path(const char *text, struct qcg_topo_path *p, char *err, size_t errlen)
 {
-	const char *p = line;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (*p == '\0')
-		return 0;
-	*rank = parse_color(&p);
-	if (*rank < 0 || *rank > QCG_TOPO_RANK_MAX)
-		return -1;
-	for (int l = 0; l < QCG_TOPO_LEVELS; l++) {
-		if (*p != ' ' && *p != '\t')
-			return -1;
-		long v = parse_color(&p);
-		if (v < 0)
-			return -1;
-		colors[l] = (int)v;
-	}
-	while (isspace((unsigned char)*p))
-		p++;
-	return *p == '\0' ? 1 : -1;
+	return parse_text(text, p, QCG_TOPO_DEPTH_MIN, QCG_TOPO_DEPTH_MAX, WANT_TEXT_ANY, err,
+	    errlen);
 }
 
 int
-qcg_topo_file_lookup(const char *path, int rank, int colors[QCG_TOPO_LEVELS], char *err,
-    size_t errlen)
+qcg_topo_parse_colors(const char *text, int colors[QCG_TOPO_LEVELS], char *err, size_t errlen)
+{
+	struct qcg_topo_path p;
+	if (parse_text(text, &p, QCG_TOPO_LEVELS, QCG_TOPO_LEVELS, WANT_TEXT_3, err, errlen) < 0)
+		return -1;
+	memcpy(colors, p.color, QCG_TOPO_LEVELS * sizeof(int));
+	return 0;
+}
+
+void
+qcg_topo_path_text(const struct qcg_topo_path *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int l = 0; l < p->depth && used < len; l++) {
+		int k = snprintf(buf + used, len - used, "%s%d", l ? "," : "", p->color[l]);
+		if (k < 0)
+			break;
+		used += (size_t)k;
+	}
+}
+
+/* Parse "rank c0 ... cN" from one line with the comment removed, N+1 from min to max, blanks
+ * between fields. Returns 1 parsed, 0 blank, -1 malformed. */
+static int
+parse_file_line(const char *line, long *rank, struct qcg_topo_path *p, int min, int max)
+{
+	const char *s = line;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '\0')
+		return 0;
+	*rank = parse_color(&s);
+	if (*rank < 0 || *rank > QCG_TOPO_RANK_MAX)
+		return -1;
+	p->depth = 0;
+	for (;;) {
+		if (*s != '\0' && !isspace((unsigned char)*s))
+			return -1; /* a number must be followed by a blank or the end */
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			break;
+		if (p->depth == max)
+			return -1;
+		long v = parse_color(&s);
+		if (v < 0)
+			return -1;
+		p->color[p->depth++] = (int)v;
+	}
+	return p->depth >= min ? 1 : -1;
+}
+
+/* Find world rank `rank`'s line, every line of depth min..max; want names the format. */
+static int
+file_lookup(const char *path, int rank, struct qcg_topo_path *p, int min, int max,
+    const char *want, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
@@ -119,12 +167,11 @@ qcg_topo_file_lookup(const char *path, int rank, int colors[QCG_TOPO_LEVELS], ch
 		if (hash != NULL)
 			*hash = '\0';
 		long r;
-		int c[QCG_TOPO_LEVELS];
-		int rc = parse_file_line(line, &r, c);
+		struct qcg_topo_path c;
+		int rc = parse_file_line(line, &r, &c, min, max);
 		if (rc < 0) {
-			snprintf(err, errlen,
-			    "topology file %s line %ld: want 'rank site cluster node' "
-			    "(integers, colors 0..%d)", path, lineno, QCG_TOPO_COLOR_MAX);
+			snprintf(err, errlen, "topology file %s line %ld: want %s (integers, colors "
+			    "0..%d)", path, lineno, want, QCG_TOPO_COLOR_MAX);
 			goto fail;
 		}
 		if (rc == 0 || r != rank)
@@ -134,7 +181,7 @@ qcg_topo_file_lookup(const char *path, int rank, int colors[QCG_TOPO_LEVELS], ch
 			    path, lineno, r);
 			goto fail;
 		}
-		memcpy(colors, c, sizeof(c));
+		*p = c;
 		found = 1;
 	}
 	if (ferror(f)) {
@@ -149,12 +196,34 @@ fail:
 }
 
 int
-qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOPO_LEVELS],
+qcg_topo_file_lookup_path(const char *path, int rank, struct qcg_topo_path *p, char *err,
+    size_t errlen)
+{
+	return file_lookup(path, rank, p, QCG_TOPO_DEPTH_MIN, QCG_TOPO_DEPTH_MAX, WANT_LINE_ANY,
+	    err, errlen);
+}
+
+int
+qcg_topo_file_lookup(const char *path, int rank, int colors[QCG_TOPO_LEVELS], char *err,
+    size_t errlen)
+{
+	struct qcg_topo_path p;
+	int rc = file_lookup(path, rank, &p, QCG_TOPO_LEVELS, QCG_TOPO_LEVELS, WANT_LINE_3, err,
+	    errlen);
+	if (rc == 1)
+		memcpy(colors, p.color, QCG_TOPO_LEVELS * sizeof(int));
+	return rc;
+}
+
+/* This process's source, as qcg_topo_local_path() describes; depths min..max. */
+static int
+local_source(int world_rank, const char *file_param, struct qcg_topo_path *p, int min, int max,
     char *err, size_t errlen)
 {
 	const char *env = getenv(QCG_TOPO_ENV_COLORS);
 	if (env != NULL && *env != '\0') {
-		if (qcg_topo_parse_colors(env, colors, err, errlen) < 0)
+		if (parse_text(env, p, min, max, min == max ? WANT_TEXT_3 : WANT_TEXT_ANY, err,
+			errlen) < 0)
 			return -1;
 		return QCG_TOPO_FROM_ENV;
 	}
@@ -172,7 +241,8 @@ qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOP
 		    world_rank, QCG_TOPO_ENV_COLORS, QCG_TOPO_ENV_REQUIRED, required);
 		return -1;
 	}
-	int rc = qcg_topo_file_lookup(path, world_rank, colors, err, errlen);
+	int rc = file_lookup(path, world_rank, p, min, max, min == max ? WANT_LINE_3 : WANT_LINE_ANY,
+	    err, errlen);
 	if (rc < 0)
 		return -1;
 	if (rc == 0) {
@@ -180,4 +250,24 @@ qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOP
 		return -1;
 	}
 	return QCG_TOPO_FROM_FILE;
+}
+
+int
+qcg_topo_local_path(int world_rank, const char *file_param, struct qcg_topo_path *p, char *err,
+    size_t errlen)
+{
+	return local_source(world_rank, file_param, p, QCG_TOPO_DEPTH_MIN, QCG_TOPO_DEPTH_MAX, err,
+	    errlen);
+}
+
+int
+qcg_topo_local_colors(int world_rank, const char *file_param, int colors[QCG_TOPO_LEVELS],
+    char *err, size_t errlen)
+{
+	struct qcg_topo_path p;
+	int origin = local_source(world_rank, file_param, &p, QCG_TOPO_LEVELS, QCG_TOPO_LEVELS, err,
+	    errlen);
+	if (origin > 0)
+		memcpy(colors, p.color, QCG_TOPO_LEVELS * sizeof(int));
+	return origin;
 }

@@ -10,7 +10,9 @@
 
 #include <stddef.h>
 
-#define QCG_TOPO_LEVELS 3          /* 0 WAN (site), 1 LAN (cluster), 2 host (node) */
+#define QCG_TOPO_LEVELS 3          /* the collectives' levels: 0 site, 1 cluster, 2 node */
+#define QCG_TOPO_DEPTH_MIN 2       /* a description gives at least a site and a node ... */
+#define QCG_TOPO_DEPTH_MAX 16      /* ... and at most this many levels (MPICH-G2's depth) */
 #define QCG_TOPO_COLOR_MAX 1000000 /* colors are 0..this; larger is a typo, not a grid */
 #define QCG_TOPO_FILE_MAX (16 * 1024 * 1024) /* a topology file larger than this is refused */
 #define QCG_TOPO_RANK_MAX (1 << 22)          /* highest world rank a file may describe */
@@ -31,6 +33,37 @@ enum qcg_topo_origin {
 	QCG_TOPO_FROM_FILE, /* a topology file (MCA parameter or QCG_TOPOLOGY_FILE) */
 	QCG_TOPO_DISCOVERED, /* measured at startup by the coll component (never by this file) */
 };
+
+/*
+ * A process's place as the description gives it, MPICH-G2's depth and colors: color[0] is the
+ * slowest level (the site), color[depth - 1] the node; any levels between, slowest first.
+ * Processes of one job may have different depths.
+ */
+struct qcg_topo_path {
+	int depth;
+	int color[QCG_TOPO_DEPTH_MAX];
+};
+
+/*
+ * Parse "c0,c1,...,cN" (QCG_TOPO_DEPTH_MIN..QCG_TOPO_DEPTH_MAX non-negative integers, at most
+ * QCG_TOPO_COLOR_MAX each, commas, optional blanks). Returns 0, or -1 with a message in err
+ * naming the text and the reason.
+ */
+int qcg_topo_parse_path(const char *text, struct qcg_topo_path *p, char *err, size_t errlen);
+
+/* Write p as "c0,c1,...,cN" into buf (len >= 16 * QCG_TOPO_DEPTH_MAX is always enough). */
+void qcg_topo_path_text(const struct qcg_topo_path *p, char *buf, size_t len);
+
+/*
+ * Like qcg_topo_file_lookup, for lines "rank c0 c1 ... cN" of any depth from
+ * QCG_TOPO_DEPTH_MIN to QCG_TOPO_DEPTH_MAX (each line its own).
+ */
+int qcg_topo_file_lookup_path(const char *path, int rank, struct qcg_topo_path *p, char *err,
+    size_t errlen);
+
+/* Like qcg_topo_local_colors, for paths of any depth (the environment's "c0,...,cN" too). */
+int qcg_topo_local_path(int world_rank, const char *file_param, struct qcg_topo_path *p,
+    char *err, size_t errlen);
 
 /*
  * Parse "site,cluster,node" (three non-negative integers, at most QCG_TOPO_COLOR_MAX each,

@@ -20,7 +20,7 @@ printf '%s\n' "0 0 0 0" "1 1 zero 0" "2 1 0 0" "3 1 0 0" >"$broken"
 out=$qcg_work/broken.out
 qcg_mpirun 4 --mca coll_qcg_topology_file "$broken" --mca coll_qcg_verbose 10 "$check" quick \
     >"$out" 2>&1
-expect_count 4 "topology file $broken line 2: want 'rank site cluster node'" "$out"
+expect_count 4 "topology file $broken line 2: want 'rank site ... node' (2 to 16 levels)" "$out"
 expect_count 0 "selected:" "$out"
 expect_clean "$out"
 out=$qcg_work/discovered.out

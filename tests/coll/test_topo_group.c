@@ -73,6 +73,21 @@ two_levels_give_clusters_inside_sites(void)
 	check_labels(8, s, ws);
 }
 
+/* The testbed of 2 sites x 2 clusters x 2 nodes (RTT 60 us in a cluster, 1 ms in a site, 10 ms
+ * across), 30 % jitter, at coll_qcg's defaults (floor 200 us, ratio 4): three tiers. */
+static void
+testbed_site_network_is_a_tier_at_the_component_defaults(void)
+{
+	const struct qcg_topo_group_params component = { .floor_us = 200, .ratio = 4 };
+	struct place pl[8] = { { 0, 0 }, { 0, 0 }, { 0, 1 }, { 0, 1 },
+		{ 1, 0 }, { 1, 0 }, { 1, 1 }, { 1, 1 } };
+	fill(8, pl, 60, 1000, 10000, 0.3);
+	int c[8], s[8], wc[8] = { 0, 0, 1, 1, 2, 2, 3, 3 }, ws[8] = { 0, 0, 0, 0, 1, 1, 1, 1 };
+	CHECK_INT_EQ(qcg_topo_group(8, rtt, &component, c, s), 2);
+	check_labels(8, c, wc);
+	check_labels(8, s, ws);
+}
+
 /* 30 % jitter everywhere, sites interleaved over the node numbers, one site of one node. */
 static void
 noisy_interleaved_sites_are_found_and_numbered_by_lowest_node(void)
@@ -165,6 +180,7 @@ main(void)
 {
 	RUN(three_sites_of_two_nodes_give_one_cluster_per_site);
 	RUN(two_levels_give_clusters_inside_sites);
+	RUN(testbed_site_network_is_a_tier_at_the_component_defaults);
 	RUN(noisy_interleaved_sites_are_found_and_numbered_by_lowest_node);
 	RUN(one_lan_with_noise_below_the_floor_is_one_cluster);
 	RUN(gradual_latencies_chain_into_one_level);
