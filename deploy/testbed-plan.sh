@@ -79,6 +79,7 @@ tb_parse_up() {
 	SITES=3 NODES=2 POLICIES=open,nat,closed OVERLAP=0 WAN_DELAY=5 WAN_RATE=0 PROXIES=1
 	FRONTEND_PROXY=0 SERVICES=1 SEPARATE_FS=0 SLURM_RAW=""
 	WORKSTATION=0
+	USERS=1
 	while (($#)); do
 		case $1 in
 		--sites) SITES=${2-}; shift ;;
@@ -92,6 +93,7 @@ tb_parse_up() {
 		--no-services) SERVICES=0 ;;
 		--separate-fs) SEPARATE_FS=1 ;;
 		--workstation) WORKSTATION=1 ;;
+		--users) USERS=${2-}; shift ;;
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
 		*) usage_error "up: unknown option '$1'" ;;
 		esac
@@ -109,4 +111,7 @@ tb_parse_up() {
 	local p
 	for p in "${raw[@]}"; do POLICY_LIST+=("$(tb_check_policy "$p")"); done
 	tbs_check_sites "$SLURM_RAW"
+	tb_check_int --users "$USERS" 1 "$TBFS_MAX_USERS"
+	((USERS == 1 || (SEPARATE_FS && SERVICES))) ||
+		usage_error "--users $USERS needs --separate-fs (each host's accounts) and the services"
 }

@@ -74,6 +74,7 @@ tb_make_credentials() {
 		--out "$DIR/certs/user-proxy.pem" --hours "$USER_PROXY_HOURS"
 	"$CA_TOOL" grid-mapfile-line "$DIR/certs/user-cert.pem" "$USER_ACCOUNT" \
 		>"$DIR/etc/grid-mapfile" || die "qcg-ca grid-mapfile-line failed"
+	tbfs_users_credentials # up --users N: users 2..N, each mapped to an account of its own
 	while IFS=$'\t' read -r name role site policy wan lan; do
 		addrs=()
 		[[ $wan == - ]] || addrs+=("$wan")
@@ -244,6 +245,7 @@ tb_start_helper() {
 		genconf_helper "$node" "$site" "$addr" "$(genconf_url "$fe" "$FRONTEND_PORT")" \
 			"$DIR/etc/$name.acl" "$addr:$HELPER_PORT" "$sock" "$DIR/etc/$name.tokens" yes "$range"
 		genconf_helper_privsep "$SERVICE_USER" "$DIR/etc/grid-mapfile"
+		tbfs_helper_socket_group # up --users N: the job accounts reach the local API
 		tb_tls_conf "$node"
 	} >"$DIR/etc/$name.conf"
 	tb_service_start "$name" "$HELPER_BIN" "$node" --port-file "$DIR/run/$name.port"
