@@ -35,9 +35,11 @@ SUBMIT=$top_builddir/launcher/qcg-submit
 # TB_SUBMIT_SLURM=a,c (set before sourcing): those sites allocate through a real Slurm.
 # TB_WORKSTATION=1 (set before sourcing): host user runs no qcg service and admits no inbound
 # connection (qcg-testbed up --workstation); qcg-submit there runs mpirun inside the job.
+# TB_USERS=N (set before sourcing): N grid users, each with an account of its own on every host
+# (qcg-testbed up --users N).
 tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
 	${TB_SEPARATE_FS---separate-fs} --wan-delay 2 ${TB_SUBMIT_SLURM:+--slurm "$TB_SUBMIT_SLURM"} \
-	${TB_WORKSTATION:+--workstation} >/dev/null ||
+	${TB_WORKSTATION:+--workstation} ${TB_USERS:+--users "$TB_USERS"} >/dev/null ||
 	fail "qcg-testbed up with services failed"
 grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs
