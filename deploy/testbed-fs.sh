@@ -163,11 +163,14 @@ tbfs_user_uid() {
 	printf '%d' $((TBFS_UID_BASE + 16 * i + $2))
 }
 
-# Refuse accounts or uids the machine already has: the copies would shadow them.
+# Refuse accounts, groups or ids the machine already has: the copies would shadow them (u = 0
+# is the group qcg-jobs's gid).
 tbfs_accounts_check() {
 	local u h uid
-	for ((u = 1; u <= USERS; u++)); do
-		! getent passwd "$(tbfs_user_account "$u")" >/dev/null ||
+	! getent group "$TBFS_JOBS_GROUP" >/dev/null ||
+		die "--users: the machine already has a group $TBFS_JOBS_GROUP"
+	for ((u = 0; u <= USERS; u++)); do
+		((u == 0)) || ! getent passwd "$(tbfs_user_account "$u")" >/dev/null ||
 			die "--users: the machine already has an account $(tbfs_user_account "$u")"
 		for h in $(tb_rows | cut -f1); do
 			uid=$(tbfs_user_uid "$h" "$u")
@@ -184,8 +187,6 @@ tbfs_make_accounts_on() {
 	local h=$1 d=$RUNDIR/accounts/$1 u uid name f members=""
 	mkdir -p "$d"
 	for f in passwd group shadow; do cp -p "/etc/$f" "$d/$f"; done
-	! getent group "$TBFS_JOBS_GROUP" >/dev/null ||
-		die "--users: the machine already has a group $TBFS_JOBS_GROUP"
 	for ((u = 1; u <= USERS; u++)); do
 		uid=$(tbfs_user_uid "$h" "$u") name=$(tbfs_user_account "$u")
 		printf '%s:x:%d:%d:qcg-ompi testbed user %d:/home/%s:/bin/sh\n' \
@@ -194,7 +195,7 @@ tbfs_make_accounts_on() {
 		printf '%s:!:%d:0:99999:7:::\n' "$name" $(($(date +%s) / 86400)) >>"$d/shadow"
 		members+=${members:+,}$name
 	done
-	printf '%s:x:%d:%s\n' "$TBFS_JOBS_GROUP" "$(($(tbfs_user_uid "$h" 0)))" "$members" >>"$d/group"
+	printf '%s:x:%d:%s\n' "$TBFS_JOBS_GROUP" "$(tbfs_user_uid "$h" 0)" "$members" >>"$d/group"
 	for f in passwd group shadow; do
 		nsenter --mount="$RUNDIR/mnt/$h" mount --bind "$d/$f" "/etc/$f" ||
 			die "could not give host $h its own /etc/$f"
