@@ -135,3 +135,123 @@ tbfs_down() {
 		return 1
 	fi
 }
+
+## Accounts: up --users N (N > 1, with --separate-fs) -------------------------------------------
+#
+# Each of N grid users (the testbed CA's certificates "testbed user", "testbed user 2", ...) is
+# mapped by the grid-mapfile to an unprivileged account of its own, qcg-user1 .. qcg-userN,
+# which every host has, as a site administrator would have made it: a line in the host's own
+# /etc/passwd, /etc/group and /etc/shadow (copies bind-mounted in the host's mount namespace,
+# so the machine's files stay untouched) and a home directory (0700). The uids differ from host
+# to host, as across institutions: nothing may rely on a uid being the same elsewhere. With
+# N = 1 (the default) nothing here runs and the one user is mapped to root, as before.
+
+# shellcheck disable=SC2034  # testbed-plan.sh checks --users against it
+readonly TBFS_MAX_USERS=8
+readonly TBFS_UID_BASE=41000 # the accounts' uids: base + 16 * host index + user number
+# The group whose members may use the helper's local API socket (helper.socket_group): the job
+# accounts, as qcg-deploy tells a site administrator to arrange. gid: base + 16 * host index.
+readonly TBFS_JOBS_GROUP=qcg-jobs
+
+tbfs_user_account() { printf 'qcg-user%d' "$1"; }
+
+# The uid of user $2's account on host $1 (host index = its row in the host table).
+tbfs_user_uid() {
+	local i
+	i=$(tb_rows | cut -f1 | grep -nxF -- "$1" | cut -d: -f1)
+	[[ -n $i ]] || die "no host '$1' for an account"
+	printf '%d' $((TBFS_UID_BASE + 16 * i + $2))
+}
+
+# Refuse accounts, groups or ids the machine already has: the copies would shadow them (u = 0
+# is the group qcg-jobs's gid).
+tbfs_accounts_check() {
+	local u h uid
+	! getent group "$TBFS_JOBS_GROUP" >/dev/null ||
+		die "--users: the machine already has a group $TBFS_JOBS_GROUP"
+	for ((u = 0; u <= USERS; u++)); do
+		((u == 0)) || ! getent passwd "$(tbfs_user_account "$u")" >/dev/null ||
+			die "--users: the machine already has an account $(tbfs_user_account "$u")"
+		for h in $(tb_rows | cut -f1); do
+			uid=$(tbfs_user_uid "$h" "$u")
+			if getent passwd "$uid" >/dev/null || getent group "$uid" >/dev/null; then
+				die "--users: uid or gid $uid is taken on this machine"
+			fi
+		done
+	done
+}
+
+# Give host $1 the accounts of every user: its own passwd, group and shadow with their lines,
+# bind-mounted over the machine's inside the host's mount namespace, and the home directories.
+tbfs_make_accounts_on() {
+	local h=$1 d=$RUNDIR/accounts/$1 u uid name f members=""
+	mkdir -p "$d"
+	for f in passwd group shadow; do cp -p "/etc/$f" "$d/$f"; done
+	for ((u = 1; u <= USERS; u++)); do
+		uid=$(tbfs_user_uid "$h" "$u") name=$(tbfs_user_account "$u")
+		printf '%s:x:%d:%d:qcg-ompi testbed user %d:/home/%s:/bin/sh\n' \
+			"$name" "$uid" "$uid" "$u" "$name" >>"$d/passwd"
+		printf '%s:x:%d:\n' "$name" "$uid" >>"$d/group"
+		printf '%s:!:%d:0:99999:7:::\n' "$name" $(($(date +%s) / 86400)) >>"$d/shadow"
+		members+=${members:+,}$name
+	done
+	printf '%s:x:%d:%s\n' "$TBFS_JOBS_GROUP" "$(tbfs_user_uid "$h" 0)" "$members" >>"$d/group"
+	for f in passwd group shadow; do
+		nsenter --mount="$RUNDIR/mnt/$h" mount --bind "$d/$f" "/etc/$f" ||
+			die "could not give host $h its own /etc/$f"
+	done
+	for ((u = 1; u <= USERS; u++)); do
+		name=$(tbfs_user_account "$u")
+		nsenter --mount="$RUNDIR/mnt/$h" install -d -m 0700 -o "$name" -g "$name" "/home/$name" ||
+			die "could not make /home/$name on host $h"
+	done
+}
+
+tbfs_make_accounts() {
+	((USERS > 1)) || return 0
+	tbfs_accounts_check
+	local h
+	for h in $(tb_rows | cut -f1); do tbfs_make_accounts_on "$h"; done
+}
+
+# The [helper] line that lets the job accounts reach the local API socket (nothing with one user:
+# it runs as root).
+tbfs_helper_socket_group() {
+	((${USERS:-1} > 1)) || return 0
+	printf 'socket_group = %s\n' "$TBFS_JOBS_GROUP"
+}
+
+# The credentials of users 2..N (user 1's are made by tb_make_credentials), and a grid-mapfile
+# that maps user k to account qcg-userk. Each user's files belong to the user's account on host
+# user (the key and proxy 0600), where the user works; DIR/users/userk.env sets a client's
+# environment for user k after DIR/env.
+tbfs_users_credentials() {
+	((USERS > 1)) || return 0
+	local u base name uid cn
+	mkdir -p "$DIR/users"
+	: >"$DIR/etc/grid-mapfile.new"
+	for ((u = 1; u <= USERS; u++)); do
+		base=$DIR/certs/user cn=$USER_NAME
+		if ((u > 1)); then
+			base=$DIR/certs/user$u cn="$USER_NAME $u"
+			tb_ca user --dir "$DIR/ca" --name "$cn" --out "$base"
+			tb_ca proxy --cert "$base-cert.pem" --key "$base-key.pem" --out "$base-proxy.pem" \
+				--hours "$USER_PROXY_HOURS"
+		fi
+		name=$(tbfs_user_account "$u") uid=$(tbfs_user_uid "$USER_HOST" "$u")
+		"$CA_TOOL" grid-mapfile-line "$base-cert.pem" "$name" >>"$DIR/etc/grid-mapfile.new" ||
+			die "qcg-ca grid-mapfile-line failed"
+		chown "$uid:$uid" "$base-cert.pem" "$base-key.pem" "$base-proxy.pem"
+		chmod 0600 "$base-key.pem" "$base-proxy.pem"
+		{
+			printf '# source me after %s/env: the client environment of %s (account %s)\n' \
+				"$DIR" "$cn" "$name"
+			printf 'X509_USER_PROXY=%q\n' "$base-proxy.pem"
+			printf 'X509_USER_CERT=%q\n' "$base-cert.pem"
+			printf 'X509_USER_KEY=%q\n' "$base-key.pem"
+			printf 'QCG_TESTBED_ACCOUNT=%q\n' "$name"
+			printf 'export X509_USER_PROXY X509_USER_CERT X509_USER_KEY QCG_TESTBED_ACCOUNT\n'
+		} >"$DIR/users/user$u.env"
+	done
+	mv "$DIR/etc/grid-mapfile.new" "$DIR/etc/grid-mapfile"
+}

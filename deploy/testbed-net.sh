@@ -162,20 +162,51 @@ tb_build_firewalls() {
 	tb_build_workstation_firewall
 }
 
-# up --workstation: host user is a workstation behind a NAT of its own. What such a NAT means
-# for qcg-submit is that nothing can connect to the host, while the host connects out and gets
-# its replies: a stateful firewall on the host itself, which admits only loopback and the
-# replies to its own connections. (Its address is not rewritten: nothing here depends on it.)
+# up --workstation: host user is a workstation behind a NAT of its own, as a laptop at home is.
+# Its WAN uplink (the WAN address, the delay-line port and the routes to the open sites) moves
+# to a home router, host user-nat, and user gets a private address behind it, with a default
+# route to the router (which has none itself: nothing outside the testbed is reachable). The
+# router masquerades user's connections behind its WAN address and forwards nothing inward, so
+# no port forward exists and nothing can connect to user; the router itself admits only the
+# replies to what goes out. Name "user" in every /etc/hosts keeps naming the WAN address, i.e.
+# the router, as a workstation's public name would.
+readonly TB_HOME_NAT=user-nat TB_HOME_NET=192.168.200 # the router; the home network, a /24
+
 tb_build_workstation_firewall() {
 	((${WORKSTATION:-0})) || return 0
+	local wan route
+	wan=$(tb_rows user | cut -f5)
+	tb_make_ns "$TB_HOME_NAT"
+	local -a routes=()
+	mapfile -t routes < <(tb_ip user -4 route show | grep ' via ')
+	tb_ip user link set qtb-up netns "$(tb_ns "$TB_HOME_NAT")"
+	tb_ip "$TB_HOME_NAT" addr add "$wan/24" dev qtb-up
+	tb_ip "$TB_HOME_NAT" link set qtb-up up
+	tb_offloads_off "$TB_HOME_NAT" qtb-up
+	for route in "${routes[@]}"; do
+		# shellcheck disable=SC2086  # a route as ip printed it, split into its words
+		tb_ip "$TB_HOME_NAT" route add ${route%% dev *}
+	done
+	tb_ip user link add qtb-eth0 type veth peer name qtb-home netns "$(tb_ns "$TB_HOME_NAT")"
+	tb_ip "$TB_HOME_NAT" addr add "$TB_HOME_NET.1/24" dev qtb-home
+	tb_ip "$TB_HOME_NAT" link set qtb-home up
+	tb_ip user addr add "$TB_HOME_NET.2/24" dev qtb-eth0
+	tb_ip user link set qtb-eth0 up
+	tb_ip user route add default via "$TB_HOME_NET.1"
+	tb_nsx "$TB_HOME_NAT" sysctl -qw net.ipv4.ip_forward=1
 	{
-		printf '*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n'
+		printf '*nat\n:PREROUTING ACCEPT [0:0]\n:INPUT ACCEPT [0:0]\n'
+		printf ':OUTPUT ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n'
+		printf -- '-A POSTROUTING -s %s.0/24 -o qtb-up -j MASQUERADE\n' "$TB_HOME_NET"
+		printf 'COMMIT\n*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n'
 		printf -- '-A INPUT -i lo -j ACCEPT\n'
 		printf -- '-A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
+		printf -- '-A FORWARD -i qtb-home -o qtb-up -j ACCEPT\n'
+		printf -- '-A FORWARD -i qtb-up -o qtb-home -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT\n'
 		printf 'COMMIT\n'
-	} >"$DIR/etc/firewall-user.rules"
-	tb_nsx user iptables-restore "$DIR/etc/firewall-user.rules" ||
-		die "iptables-restore failed on user (rules in $DIR/etc/firewall-user.rules)"
+	} >"$DIR/etc/firewall-$TB_HOME_NAT.rules"
+	tb_nsx "$TB_HOME_NAT" iptables-restore "$DIR/etc/firewall-$TB_HOME_NAT.rules" ||
+		die "iptables-restore failed on $TB_HOME_NAT (rules in $DIR/etc/firewall-$TB_HOME_NAT.rules)"
 }
 
 ## Building: names ---------------------------------------------------------------------------

@@ -80,6 +80,7 @@ tb_parse_up() {
 	FRONTEND_PROXY=0 SERVICES=1 SEPARATE_FS=0 SLURM_RAW=""
 	WORKSTATION=0 CLUSTERS_PER_SITE=1 SITE_DELAY=0.5
 	GATEWAY_PROXIES=1 NO_TRAVERSAL=0
+	USERS=1
 	while (($#)); do
 		case $1 in
 		--sites) SITES=${2-}; shift ;;
@@ -95,6 +96,7 @@ tb_parse_up() {
 		--workstation) WORKSTATION=1 ;;
 		--gateway-proxies) GATEWAY_PROXIES=${2-}; shift ;;
 		--no-traversal) NO_TRAVERSAL=1 ;;
+		--users) USERS=${2-}; shift ;;
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
 		--clusters-per-site) CLUSTERS_PER_SITE=${2-}; shift ;;
 		--site-delay) SITE_DELAY=${2-}; shift ;;
@@ -118,6 +120,9 @@ tb_parse_up() {
 	local p
 	for p in "${raw[@]}"; do POLICY_LIST+=("$(tb_check_policy "$p")"); done
 	tbs_check_sites "$SLURM_RAW"
+	tb_check_int --users "$USERS" 1 "$TBFS_MAX_USERS"
+	((USERS == 1 || (SEPARATE_FS && SERVICES))) ||
+		usage_error "--users $USERS needs --separate-fs (each host's accounts) and the services"
 }
 
 ## Sites of several clusters (up --clusters-per-site C) ---------------------------------------

@@ -59,6 +59,7 @@ tb_make_credentials() {
 	tb_ca user --dir "$DIR/ca" --name "$USER_NAME" --out "$DIR/certs/user"
 	tb_ca proxy --cert "$DIR/certs/user-cert.pem" --key "$DIR/certs/user-key.pem" \
 		--out "$DIR/certs/user-proxy.pem" --hours "$USER_PROXY_HOURS"
+	tbfs_users_credentials # up --users N: users 2..N, each mapped to an account of its own
 }
 
 # The DN of the test user's certificate, as grid-mapfiles spell it.
@@ -143,6 +144,21 @@ tb_grid_site() {
 	return 0
 }
 
+# The grid's user lines: the test user mapped to USER_ACCOUNT, or with up --users N each user
+# to the account of its own that tbfs_users_credentials wrote in DIR/etc/grid-mapfile.
+tb_grid_users() {
+	if ((${USERS:-1} == 1)); then
+		printf 'user %s %s\n' "$USER_ACCOUNT" "$(tb_user_dn)"
+		return
+	fi
+	local line
+	while IFS= read -r line; do
+		[[ $line =~ ^\"(/[^\"]+)\"\ ([a-z0-9_-]+)$ ]] ||
+			die "$DIR/etc/grid-mapfile: unexpected line '$line'"
+		printf 'user %s %s\n' "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]}"
+	done <"$DIR/etc/grid-mapfile"
+}
+
 # Write DIR/grid.conf, the grid this testbed runs in the format of qcg-deploy(8): the broker,
 # the WAN proxies, each site's cluster (with a gateway proxy under --frontend-proxy) and nodes,
 # host `user` as a cluster of its own (open, that one address; not with --workstation, where
@@ -154,8 +170,9 @@ tb_write_grid() {
 	{
 		printf '# written by qcg-testbed up from %s/hosts; qcg-deploy generate writes every host'"'"'s\n' "$DIR"
 		printf '# files from it into %s/tree/HOST/ (see deploy/README-testbed.md).\n' "$DIR"
-		printf 'option urls=names service_user=%s allow_root_launch=yes helper_tokens=yes\n' \
-			"$SERVICE_USER"
+		# (up --users N: the job accounts reach the helpers' local API through their group)
+		printf 'option urls=names service_user=%s allow_root_launch=yes helper_tokens=yes%s\n' \
+			"$SERVICE_USER" "$( ((${USERS:-1} > 1)) && printf ' helper_socket_group=%s' "$TBFS_JOBS_GROUP")"
 		while IFS=$'\t' read -r name role site policy wan lan; do
 			case $role in
 			broker) printf 'broker %s address=%s port=%s\n' "$name" "$wan" "$BROKER_PORT" ;;
@@ -170,7 +187,7 @@ tb_write_grid() {
 					"$HELPER_PORT" "$NODE_SLOTS" ;;
 			esac
 		done < <(tb_rows)
-		printf 'user %s %s\n' "$USER_ACCOUNT" "$(tb_user_dn)"
+		tb_grid_users
 	} >"$DIR/grid.conf"
 }
 

@@ -152,3 +152,5 @@ EXTRA_DIST += tests/launcher/examples_output.sh
 # mpirun inside the job from a workstation running no qcg service (qcg-testbed up --workstation).
 TESTS += tests/launcher/workstation.test
 EXTRA_DIST += tests/launcher/workstation.test
+TESTS += tests/launcher/two_users.test
+EXTRA_DIST += tests/launcher/two_users.test

@@ -36,10 +36,11 @@ SUBMIT=$top_builddir/launcher/qcg-submit
 # TB_WORKSTATION=1 (set before sourcing): host user runs no qcg service and admits no inbound
 # connection (qcg-testbed up --workstation); qcg-submit there runs mpirun inside the job.
 # TB_UP_EXTRA="OPTIONS" (set before sourcing): more options for qcg-testbed up (word-split),
-# e.g. "--gateway-proxies 2 --proxies 2".
+# e.g. "--gateway-proxies 2 --proxies 2". TB_USERS=N: N grid users, each with an account of its
+# own on every host (qcg-testbed up --users N).
 tb up --sites 3 --nodes 2 --policies open,nat,closed --proxies 1 --frontend-proxy \
 	${TB_SEPARATE_FS---separate-fs} --wan-delay 2 ${TB_SUBMIT_SLURM:+--slurm "$TB_SUBMIT_SLURM"} \
-	${TB_WORKSTATION:+--workstation} ${TB_UP_EXTRA:-} >/dev/null ||
+	${TB_WORKSTATION:+--workstation} ${TB_USERS:+--users "$TB_USERS"} ${TB_UP_EXTRA:-} >/dev/null ||
 	fail "qcg-testbed up with services failed"
 grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs
