@@ -214,12 +214,6 @@ tbfs_make_accounts() {
 	for h in $(tb_rows | cut -f1); do tbfs_make_accounts_on "$h"; done
 }
 
-# The [helper] line that lets the job accounts reach the local API socket (nothing with one user:
-# it runs as root).
-tbfs_helper_socket_group() {
-	((${USERS:-1} > 1)) || return 0
-	printf 'socket_group = %s\n' "$TBFS_JOBS_GROUP"
-}
 
 # The credentials of users 2..N (user 1's are made by tb_make_credentials), and a grid-mapfile
 # that maps user k to account qcg-userk. Each user's files belong to the user's account on host
