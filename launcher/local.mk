@@ -152,3 +152,7 @@ EXTRA_DIST += tests/launcher/examples_output.sh
 # mpirun inside the job from a workstation running no qcg service (qcg-testbed up --workstation).
 TESTS += tests/launcher/workstation.test
 EXTRA_DIST += tests/launcher/workstation.test
+
+# The examples in three formats with the program staged from a workstation (issue 12).
+TESTS += tests/launcher/examples_staged.test
+EXTRA_DIST += tests/launcher/examples_staged.test
