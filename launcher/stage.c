@@ -334,8 +334,10 @@ stage_in(struct soap *soap, const struct tls_settings *tls, const struct coalloc
 				.stage = s, .size = (uint64_t)sb.st_size, .hex = hex };
 			if (c->count == 1)
 				break;
-			if ((t[p].soap = client_like(soap, tls, t[p].err, sizeof(t[p].err))) ==
-			    NULL) {
+			char why[1024];
+			if ((t[p].soap = client_like(soap, tls, why, sizeof(why))) == NULL) {
+				snprintf(t[p].err, sizeof(t[p].err), "stage-in %s: no connection for "
+				    "cluster %s: %s", s->from.text, c->part[p].cluster->name, why);
 				t[p].rc = -1;
 				break;
 			}
