@@ -31,7 +31,9 @@ exec 9>/tmp/qcg-heavy.lock
 flock -w 1800 9 || { echo "run.sh: /tmp/qcg-heavy.lock stayed busy" >&2; exit 1; }
 exec 8>/run/qcg-testbed-tests.lock
 flock -w 900 8 || { echo "run.sh: the testbed lock stayed busy" >&2; exit 1; }
-trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&- 9>&-' EXIT
+# the job files (MIB MiB and its copy) are ours, not the testbed's: down leaves them
+trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&- 9>&-; rm -rf "$TB/jobs"' EXIT
+rm -rf "$TB/jobs" # a run killed before its trap
 echo "start $(date -u '+%F %T') UTC, load $(cut -d' ' -f1-3 /proc/loadavg), $(git -C "$S" rev-parse --short HEAD 2>/dev/null)"
 "$QTB" --dir "$TB" up --sites 1 --nodes 1 --policies open --separate-fs --workstation \
 	--wan-delay 2 8>&- 9>&- >/dev/null
