@@ -11,4 +11,5 @@ EXTRA_DIST += bench/launch/results/slurm-20261126-1338.txt bench/launch/results/
 EXTRA_DIST += bench/launch/in_job.sh
 # The staging-throughput figures README.md quotes (issue 12; bench/stage/run.sh).
 EXTRA_DIST += bench/launch/results/stage-20261126-1651.txt \
-	bench/launch/results/stage-20261126-1722.txt
+	bench/launch/results/stage-20261126-1722.txt \
+	bench/launch/results/in_job-24-20261126-1730.txt
