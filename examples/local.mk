@@ -17,3 +17,8 @@ EXTRA_DIST += examples/hello/hello.xml examples/hello/hello.qcg examples/hello/h
 	examples/all-pairs/all-pairs.xml examples/all-pairs/all-pairs.qcg \
 	examples/all-pairs/all-pairs.jsdl examples/pi/pi.xml examples/pi/pi.qcg examples/pi/pi.jsdl \
 	examples/demo-broker.sh examples/demo-grid.sh
+# The same examples with the program staged from the submitting host (issue 12).
+EXTRA_DIST += examples/hello/hello-staged.xml examples/hello/hello-staged.qcg \
+	examples/hello/hello-staged.jsdl examples/all-pairs/all-pairs-staged.xml \
+	examples/all-pairs/all-pairs-staged.qcg examples/all-pairs/all-pairs-staged.jsdl \
+	examples/pi/pi-staged.xml examples/pi/pi-staged.qcg examples/pi/pi-staged.jsdl

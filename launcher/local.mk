@@ -154,3 +154,7 @@ TESTS += tests/launcher/workstation.test
 EXTRA_DIST += tests/launcher/workstation.test
 TESTS += tests/launcher/two_users.test
 EXTRA_DIST += tests/launcher/two_users.test
+
+# The examples in three formats with the program staged from a workstation (issue 12).
+TESTS += tests/launcher/examples_staged.test
+EXTRA_DIST += tests/launcher/examples_staged.test

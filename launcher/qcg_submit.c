@@ -612,7 +612,7 @@ run_job(struct submit *s)
 			s->job->workdir.line = -1;
 		}
 	}
-	if (stage_in(s->soap, &s->alloc, s->job, err, sizeof(err)) != 0) {
+	if (stage_in(s->soap, &s->creds.tls, &s->alloc, s->job, err, sizeof(err)) != 0) {
 		stage_clean(s->soap, &s->alloc, s->job); /* what reached some nodes goes again */
 		if (s->mpirun_in_job)
 			submit_remote_clean(&remote);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,7 +159,6 @@ send_named(struct soap *soap, const struct coalloc_part *p, const char *node, co
     const char *workdir, bool executable, FILE *f, uint64_t size, const char *hex, char *why,
     size_t whylen)
 {
-	static unsigned char buf[STAGE_CHUNK];
 	char id[REMOTE_LAUNCH_ID_MAX], msg[256];
 	struct _qf__StageIn req = { (char *)p->reservation, (char *)node, (char *)name,
 		(LONG64)size, (char *)hex, executable ? xsd__boolean__true_ : xsd__boolean__false_,
@@ -168,18 +168,26 @@ send_named(struct soap *soap, const struct coalloc_part *p, const char *node, co
 	if (launch_id_of(soap, started, resp.launchId, p->frontend_url, "StageIn", id, why,
 	    whylen) != 0)
 		return -1;
+	/* one per call, not static: the clusters' transfers run in threads of their own */
+	unsigned char *buf = malloc(STAGE_CHUNK);
+	if (buf == NULL) {
+		snprintf(why, whylen, "out of memory");
+		kill_launch(soap, p->frontend_url, id);
+		return -1;
+	}
 	rewind(f);
 	uint64_t sent = 0;
 	for (;;) {
-		size_t n = fread(buf, 1, sizeof(buf), f);
+		size_t n = fread(buf, 1, STAGE_CHUNK, f);
 		if (ferror(f)) {
 			snprintf(why, whylen, "cannot read it here: %s", strerror(errno));
 			/* the receiver gets TERM below and removes its temporary file */
 			kill_launch(soap, p->frontend_url, id);
+			free(buf);
 			return -1;
 		}
 		sent += n;
-		bool end = n < sizeof(buf) || sent == size;
+		bool end = n < STAGE_CHUNK || sent == size;
 		struct _qf__WriteInput w;
 		memset(&w, 0, sizeof(w));
 		w.launchId = id;
@@ -191,12 +199,14 @@ send_named(struct soap *soap, const struct coalloc_part *p, const char *node, co
 		if (called != SOAP_OK) {
 			soap_client_error(soap, msg, sizeof(msg));
 			soap_client_reset(soap);
+			free(buf);
 			return node_refused(soap, p->frontend_url, id, sent - n, msg, why, whylen);
 		}
 		soap_client_reset(soap);
 		if (end)
 			break;
 	}
+	free(buf);
 	FILE *errs = tmpfile();
 	if (errs == NULL) {
 		snprintf(why, whylen, "tmpfile: %s", strerror(errno));
@@ -240,11 +250,68 @@ stage_put_file(struct soap *soap, const struct coalloc_part *p, const char *node
 	return rc;
 }
 
-int
-stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
-    size_t errlen)
+/* One cluster's share of a stage-in: the file to each of its nodes, one after another. */
+struct part_transfer {
+	struct soap *soap; /* the caller's, or a connection of this transfer's own */
+	const struct coalloc_part *part;
+	const struct job_desc *job;
+	const struct job_stage *stage;
+	uint64_t size;
+	const char *hex;
+	int rc;
+	char err[4096]; /* the paths, the node and its reason */
+	pthread_t thread;
+	bool started;
+};
+
+static void *
+transfer_part(void *arg)
 {
-	char why[1024], hex[65];
+	struct part_transfer *t = arg;
+	char why[1024];
+	const struct coalloc_part *p = t->part;
+	/* a FILE of its own: the threads read the same file at their own offsets */
+	FILE *f = fopen(t->stage->from.text, "rb");
+	t->rc = -1;
+	if (f == NULL) {
+		snprintf(t->err, sizeof(t->err), "stage-in %s: %s", t->stage->from.text,
+		    strerror(errno));
+		return NULL;
+	}
+	for (int n = 0; n < p->node_count; n++)
+		if (send_file(t->soap, p, p->node[n].name, t->job, t->stage, f, t->size, t->hex,
+		    why, sizeof(why)) != 0) {
+			snprintf(t->err, sizeof(t->err), "stage-in %s -> %s:%s: %s",
+			    t->stage->from.text, p->node[n].name, t->stage->to.text, why);
+			fclose(f);
+			return NULL;
+		}
+	fclose(f);
+	t->rc = 0;
+	return NULL;
+}
+
+/* A client like soap (its timeouts and size bound) with the same credentials, for one
+ * cluster's transfer; NULL with err. */
+static struct soap *
+client_like(const struct soap *soap, const struct tls_settings *tls, char *err, size_t errlen)
+{
+	struct soap_client_settings s = { soap->connect_timeout, soap->recv_timeout,
+		(uint64_t)soap->recv_maxlength };
+	return soap_client_new(tls, &s, err, errlen);
+}
+
+int
+stage_in(struct soap *soap, const struct tls_settings *tls, const struct coalloc *c,
+    const struct job_desc *job, char *err, size_t errlen)
+{
+	char hex[65];
+	struct part_transfer t[JOB_CLUSTERS_MAX];
+	if (c->count > JOB_CLUSTERS_MAX) {
+		snprintf(err, errlen, "stage-in: %d clusters, at most %d", c->count,
+		    JOB_CLUSTERS_MAX);
+		return -1;
+	}
 	for (int i = 0; i < job->stage_in_count; i++) {
 		const struct job_stage *s = &job->stage_in[i];
 		FILE *f = fopen(s->from.text, "rb");
@@ -257,16 +324,48 @@ stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *job,
 				fclose(f);
 			return -1;
 		}
-		for (int p = 0; p < c->count; p++)
-			for (int n = 0; n < c->part[p].node_count; n++)
-				if (send_file(soap, &c->part[p], c->part[p].node[n].name, job, s, f,
-				    (uint64_t)sb.st_size, hex, why, sizeof(why)) != 0) {
-					snprintf(err, errlen, "stage-in %s -> %s:%s: %s", s->from.text,
-					    c->part[p].node[n].name, s->to.text, why);
-					fclose(f);
-					return -1;
-				}
 		fclose(f);
+		/* Each cluster's front-end is a host of its own (a site's gateway): its
+		 * transfer runs in a thread with its own connection, so the clusters' copies
+		 * overlap instead of queueing behind each other. One cluster: no thread. */
+		memset(t, 0, sizeof(t[0]) * (size_t)c->count);
+		for (int p = 0; p < c->count; p++) {
+			t[p] = (struct part_transfer){ .soap = soap, .part = &c->part[p], .job = job,
+				.stage = s, .size = (uint64_t)sb.st_size, .hex = hex };
+			if (c->count == 1)
+				break;
+			char why[1024];
+			if ((t[p].soap = client_like(soap, tls, why, sizeof(why))) == NULL) {
+				snprintf(t[p].err, sizeof(t[p].err), "stage-in %s: no connection for "
+				    "cluster %s: %s", s->from.text, c->part[p].cluster->name, why);
+				t[p].rc = -1;
+				break;
+			}
+			if (pthread_create(&t[p].thread, NULL, transfer_part, &t[p]) != 0) {
+				snprintf(t[p].err, sizeof(t[p].err), "stage-in %s: cannot start a "
+				    "thread for cluster %s", s->from.text, c->part[p].cluster->name);
+				soap_client_free(t[p].soap);
+				t[p].soap = NULL;
+				t[p].rc = -1;
+				break;
+			}
+			t[p].started = true;
+		}
+		if (c->count == 1)
+			transfer_part(&t[0]);
+		for (int p = 0; p < c->count; p++) {
+			if (t[p].started) {
+				pthread_join(t[p].thread, NULL);
+				soap_client_free(t[p].soap);
+			}
+		}
+		/* the first failed cluster's reason, in the description's order (those never
+		 * started after a failure to start one kept rc 0) */
+		for (int p = 0; p < c->count; p++)
+			if (t[p].rc != 0) {
+				snprintf(err, errlen, "%s", t[p].err);
+				return -1;
+			}
 	}
 	return 0;
 }

@@ -25,12 +25,15 @@
 #include "coalloc.h"
 
 struct soap;
+struct tls_settings;
 
 #define STAGE_CHUNK (512 * 1024) /* bytes per WriteInput: the front-end's limit */
 
-/* 0, or -1 with err naming the file, the node and the reason. */
-int stage_in(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
-    size_t errlen);
+/* 0, or -1 with err naming the file, the node and the reason. Each cluster's copies go in a
+ * thread with a connection of its own made with tls (soap's timeouts and size bound), so
+ * that the clusters' front-ends work at once; soap itself serves a job of one cluster. */
+int stage_in(struct soap *soap, const struct tls_settings *tls, const struct coalloc *c,
+    const struct job_desc *job, char *err, size_t errlen);
 int stage_out(struct soap *soap, const struct coalloc *c, const struct job_desc *job, char *err,
     size_t errlen);
 /* Remove the stage-in files from every node (after the job, or after a failed stage-in), and

@@ -47,7 +47,7 @@ printf 'testbed: 3 open sites x 2 nodes x 4 slots, WAN delay 2 ms, host user a w
 printf '%s runs each; load %s\n' "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-34s %-34s %s\n' ranks "in-job qcg-submit median (runs) s" \
 	"mpirun on a1 median (runs) s" ratio
-for np in 6 12 24; do
+for np in ${NPS:-6 12 24}; do # NPS="24": only those
 	qs=() ms=()
 	for ((r = 0; r < REPS; r++)); do
 		qs+=("$(run_in_job "$np")")

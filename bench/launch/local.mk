@@ -9,3 +9,7 @@ EXTRA_DIST += bench/launch/common.sh
 # The Slurm-vs-builtin figures README.md quotes (issue 16).
 EXTRA_DIST += bench/launch/results/slurm-20261126-1338.txt bench/launch/results/slurm-20261126-1344.txt
 EXTRA_DIST += bench/launch/in_job.sh
+# The staging-throughput figures README.md quotes (issue 12; bench/stage/run.sh).
+EXTRA_DIST += bench/launch/results/stage-20261126-1651.txt \
+	bench/launch/results/stage-20261126-1722.txt \
+	bench/launch/results/in_job-24-20261126-1730.txt
