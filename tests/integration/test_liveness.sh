@@ -17,7 +17,11 @@ POLLERS=""
 trap 'kill $POLLERS 2>/dev/null; proxy_stop_all; frontend_stop_all; helper_cleanup; fixture_cleanup' EXIT
 SITE_TRAP_SET=1 # site_start must not replace this trap (the pollers below must be stopped)
 D=$FIXTURE_DIR
-WITHDRAW_BOUND=10 # seconds; the broker notices a closed poll within 0.25 s
+# seconds. The broker notices a closed poll within 0.25 s (the printed times are 0.3-0.4 s), but
+# a full suite beside other work once took 11.9 s for a killed front-end (cause not found). The
+# bound says "withdrawn, within a poll's lease (timeout 30 s + grace 2 s)"; the time is printed,
+# it is not asserted (bench material).
+WITHDRAW_BOUND=30
 
 fixture_init
 host_cert proxy-w
