@@ -29,9 +29,9 @@ tb_offloads_off() {
 
 # Attach WAN host $1 (address $2) to the WAN bridge through a delay-line port. Its uplink is
 # qtb-up; in the wan namespace qtb-h-$1 faces it and qtb-w-$1 faces the bridge port qtb-b-$1.
-# Appends the port to DL_PORTS.
+# Appends the port to DL_PORTS ($3, the host's role, picks its rate: tb_dl_port).
 tb_attach_wan() {
-	local h=$1 addr=$2
+	local h=$1 addr=$2 role=$3
 	tb_ip "$h" link add qtb-up type veth peer name "qtb-h-$h" netns "$(tb_ns wan)"
 	tb_ip wan link add "qtb-w-$h" type veth peer name "qtb-b-$h"
 	tb_ip wan link set "qtb-b-$h" master qtb-br
@@ -41,7 +41,18 @@ tb_attach_wan() {
 	tb_ip "$h" link set qtb-up up
 	tb_offloads_off "$h" qtb-up
 	for l in "qtb-h-$h" "qtb-w-$h" "qtb-b-$h"; do tb_offloads_off wan "$l"; done
-	DL_PORTS+=("qtb-h-$h:qtb-w-$h")
+	tb_dl_port "$role" "qtb-h-$h:qtb-w-$h"
+}
+
+# Append delay-line port $2 of a WAN host of role $1 to DL_PORTS. With --proxy-rate a proxy's
+# port gets that rate alone (GridMPI's trunking: k capped proxies, the sites uncapped): the
+# delay line applies an option to the ports after it, so the WAN rate is set again behind it.
+tb_dl_port() {
+	if [[ $1 == proxy && ${PROXY_RATE:-0} != 0 ]]; then
+		DL_PORTS+=(--rate "${PROXY_RATE}mbit" "$2" --rate "${WAN_RATE}mbit")
+	else
+		DL_PORTS+=("$2")
+	fi
 }
 
 tb_build_wan() {
@@ -52,7 +63,7 @@ tb_build_wan() {
 	DL_PORTS=()
 	while IFS=$'\t' read -r name role site policy wan lan; do
 		[[ $role == wan ]] || tb_make_ns "$name"
-		[[ $wan == - ]] || tb_attach_wan "$name" "$wan"
+		[[ $wan == - ]] || tb_attach_wan "$name" "$wan" "$role"
 	done < <(tb_rows)
 }
 

@@ -81,6 +81,7 @@ tb_parse_up() {
 	WORKSTATION=0 CLUSTERS_PER_SITE=1 SITE_DELAY=0.5
 	GATEWAY_PROXIES=1 NO_TRAVERSAL=0
 	USERS=1
+	PROXY_RATE=0
 	while (($#)); do
 		case $1 in
 		--sites) SITES=${2-}; shift ;;
@@ -100,6 +101,7 @@ tb_parse_up() {
 		--slurm) SLURM_RAW=${2-}; [[ -n $SLURM_RAW ]] || usage_error "--slurm needs SITES"; shift ;;
 		--clusters-per-site) CLUSTERS_PER_SITE=${2-}; shift ;;
 		--site-delay) SITE_DELAY=${2-}; shift ;;
+		--proxy-rate) PROXY_RATE=${2-}; shift ;;
 		*) usage_error "up: unknown option '$1'" ;;
 		esac
 		shift
@@ -112,6 +114,7 @@ tb_parse_up() {
 		usage_error "--gateway-proxies $GATEWAY_PROXIES: the closed sites' gateways run proxies only with --frontend-proxy"
 	tb_check_number --wan-delay "$WAN_DELAY" 0 "$MAX_DELAY_MS"
 	tb_check_number --wan-rate "$WAN_RATE" 0 "$MAX_RATE_MBIT"
+	tb_check_number --proxy-rate "$PROXY_RATE" 0 "$MAX_RATE_MBIT"
 	tb_plan_site_groups
 	local -a raw=()
 	IFS=, read -r -a raw <<<"$POLICIES"

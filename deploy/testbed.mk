@@ -50,6 +50,8 @@ TESTBED_TESTS = \
 TESTBED_TESTS += tests/testbed/slurm.test
 # Sites of several clusters: three latency tiers (issue 20).
 TESTBED_TESTS += tests/testbed/sites.test
+# The WAN proxies' own rate cap (up --proxy-rate), for the trunking benchmark (issue 20).
+TESTBED_TESTS += tests/testbed/proxy_rate.test
 TESTS += $(TESTBED_TESTS)
 EXTRA_DIST += $(TESTBED_TESTS) tests/testbed/lib.sh tests/testbed/matrix.sh tests/testbed/tbtool.py \
 	tests/testbed/mpi_hosts.c tests/testbed/grid.sh
