@@ -7,3 +7,5 @@ bench_coll_coll_bench_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_coll_coll_bench_LDADD = $(OMPI_LIBS) -lm
 EXTRA_DIST += bench/coll/run_coll_bench.sh bench/coll/run_coll_testbed.sh bench/coll/README.md
 EXTRA_DIST += bench/coll/median_ratios.sh
+# GridMPI's trunking experiment (issue 20): all-to-all through K rate-capped WAN proxies.
+EXTRA_DIST += bench/coll/trunk.sh bench/coll/trunk_alltoall.c
