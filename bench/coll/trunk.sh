@@ -6,12 +6,13 @@
 # while the sites' are not. With K = 1, 2, 4 (KS) the all-to-all should take about 1/K as long
 # if the broker spreads the relays (it picks the least loaded proxy). The job (bench/coll/
 # trunk_alltoall.c: BYTES per pair, ROUNDS timed rounds, every block checked) runs 2 nodes x
-# PER_NODE ranks on each site through qcg-submit, REPS times per K, with coll/qcg excluded
-# (OMPI_MCA_coll=^qcg: tuned's pairwise exchange uses every pair's connection, which is what the
-# trunks carry; coll/qcg would funnel the WAN part through its leaders). What proves the spread:
+# PER_NODE ranks on each site through qcg-submit, REPS times per K, by default with coll/qcg
+# excluded (OMPI_MCA_coll=^qcg: tuned's pairwise exchange uses every pair's connection, which is
+# what the trunks carry, whatever coll/qcg's choice would be). What proves the spread:
 # per proxy, the bytes it forwarded during the job (`qcg-query proxies` before and after), and
 # the relayed connections of the job (`qcg-query connections JOB`).
 #   KS="1 2 4" REPS=3 bench/coll/trunk.sh          # from the build tree, after make (as root)
+# COLL=qcg runs the same job with coll/qcg allowed (its verbose selection line then required).
 # Writes RESULTS (default bench/coll/results/trunk-DATE) /trunk.txt (one line per run) and
 # /table.md (medians, ratio to K = 1). Takes /tmp/qcg-heavy.lock unless QCG_HEAVY_LOCKED=1, and
 # the testbed lock for each K's testbed (brought up and down per K, so others get turns).
@@ -30,12 +31,18 @@ WAN_DELAY=${WAN_DELAY:-5}
 BYTES=${BYTES:-262144}
 ROUNDS=${ROUNDS:-3}
 PER_NODE=${PER_NODE:-2}
+COLL=${COLL:-tuned}
+case $COLL in
+tuned) COLL_ENV=OMPI_MCA_coll=^qcg ;;
+qcg) COLL_ENV=OMPI_MCA_coll_qcg_verbose=20 ;;
+*) echo "trunk.sh: COLL=$COLL: want tuned or qcg" >&2; exit 2 ;;
+esac
 RESULTS=${RESULTS:-$S/bench/coll/results/trunk-$(date -u +%Y%m%d)}
 mkdir -p "$RESULTS"
 rows=$RESULTS/trunk.txt
 : >"$rows"
 echo "trunk.sh: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), K in $KS, proxies" \
-	"$PROXY_RATE Mbit/s, WAN $WAN_DELAY ms, $BYTES bytes per pair, $ROUNDS rounds, $REPS runs" | tee "$RESULTS/trunk.log"
+	"$PROXY_RATE Mbit/s, WAN $WAN_DELAY ms, coll $COLL, $BYTES bytes per pair, $ROUNDS rounds, $REPS runs" | tee "$RESULTS/trunk.log"
 
 query() { on_user "$B/launcher/qcg-query" --timeout 10 "$@"; }
 
@@ -49,7 +56,7 @@ job() {
 	{
 		printf '#QCG name=trunk-%s\n#QCG executable=%s\n' "$1" "$OUT/trunk_alltoall"
 		printf '#QCG argument=%s\n#QCG argument=%s\n#QCG walltime=PT15M\n' "$BYTES" "$ROUNDS"
-		printf '#QCG environment=OMPI_MCA_coll=^qcg\n'
+		printf '#QCG environment=%s\n' "$COLL_ENV"
 		printf '#QCG host=%s\n#QCG nodes=2:%d\n' b "$PER_NODE" c "$PER_NODE"
 	} >"$f"
 	echo "$f"
@@ -67,6 +74,10 @@ run() {
 		timeout 900 "$B/launcher/qcg-submit" "$(job "$k-$r")" >"$out" 2>&1 8>&- ||
 		{ tail -n 30 "$out" >&2; echo "trunk.sh: K=$k run $r failed" >&2; return 1; }
 	after=$(proxy_bytes)
+	if [[ $COLL == qcg ]] && ! grep -q "coll:qcg: comm MPI_COMM_WORLD (cid 0): selected" "$out"; then
+		echo "trunk.sh: K=$k run $r: COLL=qcg but coll/qcg did not select itself" >&2
+		return 1
+	fi
 	wrong=$(sed -n 's/^trunk_alltoall: .* rounds, \([0-9]*\) wrong, job .*/\1/p' "$out")
 	[[ $wrong == 0 ]] || { cat "$out" >&2; echo "trunk.sh: K=$k run $r: blocks wrong ($wrong)" >&2; return 1; }
 	jobid=$(sed -n 's/^trunk_alltoall: .* wrong, job //p' "$out")
