@@ -365,11 +365,6 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 		rc = known_round_trips(known, comm);
 	for (int round = 0; round < LATENCY_ROUNDS && rc == OMPI_SUCCESS; round++)
 		for (int k = 0; k < QCG_NLINKS && rc == OMPI_SUCCESS; k++) {
-			/* a class whose round trip discovery gave takes milliseconds per message:
-			 * a context switch of a pair sharing a core is lost in it, so its first
-			 * pair's transfers suffice (3 rounds of 1 MiB across a 5 ms WAN: 0.6 s) */
-			if (round > 0 && known[k] >= 0)
-				continue;
 			double one[3] = { -1, -1, 1 }, t_class = now_us();
 			rc = probe_class(k, round, known[k] < 0, lay, me, buf, len, peer_of, timing_of,
 			    one, all[k], &npairs[k], comm);
