@@ -63,6 +63,8 @@ typedef struct mca_coll_qcg_component_t {
 	int links_probe_kb;         /* bytes of one bandwidth probe message (KiB) */
 	int links_known;            /* links[] holds the job's agreed measurements */
 	struct qcg_link_params links[QCG_NLINKS]; /* per link class (coll_qcg_links.c) */
+	double discovered_rtt_us[QCG_NLINKS]; /* world rank 0, origin DISCOVERED: the least
+	                            * round trip discovery timed per link class (-1: none) */
 	int alg_forced[QCG_NCOLLS]; /* coll_qcg_<coll>_algorithm: enum qcg_alg, AUTO = model */
 	int *world_colors;          /* origin DISCOVERED: colors of every world rank */
 	int world_size;             /*   ... and how many */

@@ -208,6 +208,25 @@ gather_rows(double *rtt, int L, const int *leader, struct ompi_communicator_t *c
 	return rc != OMPI_SUCCESS ? rc : wrc;
 }
 
+/* Rank 0, once grouped: the least round trip of each link class between node leaders, kept
+ * for the link probe (coll_qcg_links.c), which then need not time these round trips again. */
+static void
+least_rtt_per_class(const double *rtt, int L, const int *cluster, const int *site)
+{
+	double *least = mca_coll_qcg_component.discovered_rtt_us;
+	for (int k = 0; k < QCG_NLINKS; k++)
+		least[k] = -1;
+	for (int i = 0; i < L; i++)
+		for (int j = i + 1; j < L; j++) {
+			double x = rtt[(size_t)i * L + j] >= 0 ? rtt[(size_t)i * L + j] :
+			    rtt[(size_t)j * L + i];
+			int k = site[i] != site[j] ? QCG_LINK_WAN :
+			    cluster[i] != cluster[j] ? QCG_LINK_LAN : QCG_LINK_HOST;
+			if (x >= 0 && (least[k] < 0 || x < least[k]))
+				least[k] = x;
+		}
+}
+
 /* Rank 0: group the matrix, print what was found, fill levels[0] and cluster/site per node. */
 static void
 decide(const double *rtt, int L, const int *leader, const char *names, int *levels,
@@ -224,6 +243,7 @@ decide(const double *rtt, int L, const int *leader, const char *names, int *leve
 		memset(cluster, 0, (size_t)L * sizeof(int));
 		memset(site, 0, (size_t)L * sizeof(int));
 	}
+	least_rtt_per_class(rtt, L, cluster, site);
 	for (int i = 0; i < L; i++) {
 		char line[512];
 		int len = snprintf(line, sizeof(line), "rtt_us");

@@ -12,7 +12,9 @@
  * lowest partner). Steps run one after another, started by rank 0 (a "go" message to the
  * step's timing side) so that no two measurements share the links or the cores:
  *   - one pair: coll_qcg_discovery_pings timed 8-byte round trips after one warm-up (minimum:
- *     the latency is half of it), then one warm-up and PROBE_REPS timed transfers of
+ *     the latency is half of it; none where discovery already timed the class's round trips
+ *     at a millisecond or more: known_round_trips), then one warm-up and PROBE_REPS timed
+ *     transfers of
  *     coll_qcg_links_probe_kb KiB (in the WAN chunks qcg itself uses: no rendezvous) answered
  *     by 8 bytes; bandwidth = bytes / (least time - round trip);
  *   - WAN only, every pair of the two sites at once (i-th rank of one with the i-th of the
@@ -237,13 +239,12 @@ derive(struct qcg_link_params *p, const double *single, const double *all, int n
 	}
 }
 
-/* One class's steps: its first pair alone (single[]: rtt, transfer time) and, for the WAN on
- * a full round, every pair of the two sites at once (all[], npairs). A latency round (len 0)
- * only times round trips. */
+/* One class's steps: its first pair alone (single[]: rtt unless !want_rtt, transfer time)
+ * and, for the WAN on the first round, every pair of the two sites at once (all[], npairs). */
 static int
-probe_class(int c, int round, const struct qcg_topo_layout *lay, int me, char *buf, size_t len,
-    int *peer_of, int *timing_of, double *single, double *all, int *npairs,
-    struct ompi_communicator_t *comm)
+probe_class(int c, int round, int want_rtt, const struct qcg_topo_layout *lay, int me,
+    char *buf, size_t len, int *peer_of, int *timing_of, double *single, double *all,
+    int *npairs, struct ompi_communicator_t *comm)
 {
 	int a, b, n = lay->n, rc;
 	if (!nth_pair(lay, c, round, &a, &b) && (round == 0 || !nth_pair(lay, c, 0, &a, &b)))
@@ -251,7 +252,7 @@ probe_class(int c, int round, const struct qcg_topo_layout *lay, int me, char *b
 	for (int r = 0; r < n; r++)
 		peer_of[r] = -1, timing_of[r] = 0;
 	peer_of[a] = b, peer_of[b] = a, timing_of[a] = 1;
-	rc = run_step(peer_of, timing_of, me, buf, len, 1, single, comm);
+	rc = run_step(peer_of, timing_of, me, buf, len, want_rtt, single, comm);
 	if (rc == OMPI_SUCCESS && c == QCG_LINK_WAN && round == 0) {
 		for (int r = 0; r < n; r++) {
 			int p = -1, t = 0;
@@ -293,6 +294,27 @@ same_host_is_one_link(struct qcg_link_params *got, const int *one_host)
 		}
 }
 
+/*
+ * The round trips discovery already timed (world rank 0 holds them; broadcast so that every
+ * rank skips the same pings): a class's only where they are slow enough that discovery's
+ * patient waits (20 us naps) cannot inflate them: across sites and slow site networks, where
+ * each round trip costs milliseconds (3 rounds of at least coll_qcg_discovery_pings + 1 round
+ * trips: 0.2 s and more at a 5 ms WAN). -1: not known, measure.
+ */
+#define KNOWN_RTT_MIN_US 1000.0
+
+static int
+known_round_trips(double *known, struct ompi_communicator_t *comm)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	for (int k = 0; k < QCG_NLINKS; k++) {
+		double d = c->discovered_rtt_us[k];
+		known[k] = ompi_comm_rank(comm) == 0 && c->origin == QCG_TOPO_DISCOVERED &&
+		    k != QCG_LINK_NODE && d >= KNOWN_RTT_MIN_US ? d : -1;
+	}
+	return mca_coll_qcg_patient_bcast(known, QCG_NLINKS, MPI_DOUBLE, comm);
+}
+
 /* Rank 0 returns once every rank has sent it a zero-byte "ready"; the others at once. */
 static int
 everyone_ready(struct ompi_communicator_t *comm)
@@ -331,18 +353,24 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 	 * ranks may share a core for the whole probe, and every message between them then waits
 	 * for a context switch, which says nothing about the link.
 	 */
-	double single[QCG_NLINKS][3], all[QCG_NLINKS][3], rtt[QCG_NLINKS];
+	double single[QCG_NLINKS][3], all[QCG_NLINKS][3], rtt[QCG_NLINKS], known[QCG_NLINKS];
+	double spent[QCG_NLINKS] = { 0 };
 	int npairs[QCG_NLINKS], one_host[QCG_NLINKS];
 	for (int k = 0; k < QCG_NLINKS; k++) {
-		single[k][0] = single[k][1] = all[k][0] = all[k][1] = rtt[k] = -1;
+		single[k][0] = single[k][1] = all[k][0] = all[k][1] = rtt[k] = known[k] = -1;
 		single[k][2] = all[k][2] = 1;
 		npairs[k] = 1, one_host[k] = 1;
 	}
+	if (rc == OMPI_SUCCESS)
+		rc = known_round_trips(known, comm);
 	for (int round = 0; round < LATENCY_ROUNDS && rc == OMPI_SUCCESS; round++)
 		for (int k = 0; k < QCG_NLINKS && rc == OMPI_SUCCESS; k++) {
-			double one[3] = { -1, -1, 1 };
-			rc = probe_class(k, round, lay, me, buf, len, peer_of, timing_of, one, all[k],
-			    &npairs[k], comm);
+			double one[3] = { -1, -1, 1 }, t_class = now_us();
+			rc = probe_class(k, round, known[k] < 0, lay, me, buf, len, peer_of, timing_of,
+			    one, all[k], &npairs[k], comm);
+			spent[k] += now_us() - t_class;
+			if (one[1] >= 0 && known[k] >= 0)
+				one[0] = known[k];
 			if (one[0] >= 0 && (rtt[k] < 0 || one[0] < rtt[k]))
 				rtt[k] = one[0];
 			if (one[1] >= 0 && (single[k][1] < 0 || one[1] < single[k][1]))
@@ -382,6 +410,11 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 			    class_names[k], res[3 * k], res[3 * k + 1], res[3 * k + 2]);
 	}
 	c->links_known = 1;
+	for (int k = 0; k < QCG_NLINKS; k++)
+		if (res[3 * k] >= 0)
+			QCG_VERBOSE(me == 0 ? 10 : 30, "links: %-4s probed in %.1f ms, round trip %s",
+			    class_names[k], spent[k] / 1000, known[k] >= 0 ? "from discovery" :
+			    "timed here");
 	QCG_VERBOSE(me == 0 ? 10 : 30, "links: measured in %.1f ms with %zu KiB probes",
 	    (now_us() - t0) / 1000, len / 1024);
 	return OMPI_SUCCESS;

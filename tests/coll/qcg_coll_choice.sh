@@ -1,7 +1,7 @@
 #!/bin/sh
 # The automatic choice of algorithm (issue 22) on loopback, 2 sites x 2 nodes (8 ranks, a
 # topology file): the links are measured once (rank 0 prints them), every collective and size
-# class gets one verbose line naming its choice and the predicted times, the large alltoall
+# class gets one verbose line naming its choice and the predicted times (every collective checked), the large alltoall
 # (64 KiB blocks: 21x tuned when aggregated here) goes to tuned, and the results stay exact whatever was
 # chosen. Then a forced choice and the probe switched off.
 . "$top_srcdir/tests/coll/lib.sh"
@@ -23,6 +23,15 @@ expect_count 1 \
     "$out"
 expect_count 1 "choice: comm 0 alltoall 65536 B (class 17): tuned; predicted" "$out"
 expect_count 1 "choice: comm 0 alltoallv (sizes differ by rank: links alone): tuned" "$out"
+# every collective's lines name the algorithm chosen and the predicted times behind it
+for qcg_c in $qcg_colls; do
+	if ! grep -Eq "choice: comm 0 $qcg_c ([0-9]+ B \(class [0-9]+\)|\(sizes differ by rank: links alone\)): (tuned|multilevel|segmented); predicted (at 1 MiB per rank: )?tuned [0-9.]+ us, multilevel [0-9.]+ us" "$out"; then
+		echo "FAIL: no choice line with its predicted times for $qcg_c"
+		grep "choice: comm 0 $qcg_c " "$out" | head -5
+		exit 1
+	fi
+done
+expect_count 0 "coll:qcg: choice: comm [0-9]* [a-z_]* [0-9]* B (class [0-9]*): [a-z]*$" "$out"
 # (per process: split communicators of different members may share a context id)
 dups=$(grep -o "\[[^]]*\] coll:qcg: choice: comm [0-9]* [a-z_]* [^:]*class [0-9]*" "$out" |
     sort | uniq -d | wc -l)

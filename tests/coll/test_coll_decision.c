@@ -27,6 +27,10 @@ static const struct qcg_shape loopback8 = { .n = 8, .sites = 2, .site_ranks = 4,
 static const struct qcg_shape testbed12 = { .n = 12, .sites = 3, .site_ranks = 4,
 	.site_clusters = 1, .cluster_nodes = 2, .node_ranks = 2, .contiguous = 1 };
 
+/* h20's three tiers: 2 sites x 2 clusters x 2 nodes x 2 ranks, contiguous. */
+static const struct qcg_shape tiers16 = { .n = 16, .sites = 2, .site_ranks = 8,
+	.site_clusters = 2, .cluster_nodes = 2, .node_ranks = 2, .contiguous = 1 };
+
 /* Links: the WAN's and the host level's latency and bandwidth as given (the WAN's total with
  * every pair at once the same as one pair's: one line per site); the node's shared memory
  * faster. No LAN pair (one cluster per site): -1. */
@@ -157,6 +161,54 @@ testbed_5ms_picks_multilevel(void)
 	    QCG_ALG_MULTILEVEL);
 }
 
+/* The three-tier testbed's links as set-up measured them (0.5 ms site network, 5 ms WAN,
+ * bench/coll/results/tiers-2x2x2/discovered-3tiers.txt): the WAN one pair 125.8 MB/s, all
+ * pairs of the two sites at once 48.1 MB/s in total, the site network 111.7 MB/s. */
+static void
+three_tier_links(struct qcg_link_params *L)
+{
+	L[QCG_LINK_WAN] = (struct qcg_link_params){ 5123.7, 125.8, 48.1 };
+	L[QCG_LINK_LAN] = (struct qcg_link_params){ 603.3, 111.7, -1 };
+	L[QCG_LINK_HOST] = (struct qcg_link_params){ 7.8, 394.2, -1 };
+	L[QCG_LINK_NODE] = (struct qcg_link_params){ 1.2, 2297.4, -1 };
+}
+
+/* A slow site network, about as fast per byte as the WAN: tuned's allgather of 1 MiB pushed
+ * 15 MiB per rank with all eight ranks of a site crossing the one WAN line at once and took
+ * 2,409 ms; qcg's two-level aggregation took 630 ms. The model predicted tuned at 131 ms
+ * (contention left out because the WAN was not 2x slower per byte than the site network) and
+ * handed the call down. The WAN is a level of its own by latency (8x the site's), so its
+ * line is shared in tuned's rounds: a multilevel algorithm, and tuned's prediction within 2x
+ * of what it took. bcast and reduce (measured 0.16-0.41 of tuned) stay qcg's. */
+static void
+three_tiers_slow_site_network(void)
+{
+	struct qcg_link_params L[QCG_NLINKS];
+	double t[QCG_NALGS];
+	three_tier_links(L);
+	int got = qcg_decide(QCG_COLL_ALLGATHER, 1 << 20, &tiers16, L, t);
+	if (got == QCG_ALG_PREVIOUS)
+		fprintf(stderr, "  allgather 1 MiB: tuned %.1f us, multilevel %.1f us, segmented "
+		    "%.1f us\n", t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL], t[QCG_ALG_SEGMENTED]);
+	CHECK(got == QCG_ALG_MULTILEVEL || got == QCG_ALG_SEGMENTED);
+	CHECK(t[QCG_ALG_PREVIOUS] > 2409e3 / 2 && t[QCG_ALG_PREVIOUS] < 2409e3 * 2);
+	static const size_t large[] = { 65536, 1 << 20 };
+	for (int k = 0; k < 2; k++) {
+		CHECK_INT_EQ(qcg_decide(QCG_COLL_BCAST, large[k], &tiers16, L, NULL),
+		    QCG_ALG_MULTILEVEL);
+		CHECK_INT_EQ(qcg_decide(QCG_COLL_REDUCE, large[k], &tiers16, L, NULL),
+		    QCG_ALG_MULTILEVEL);
+	}
+	/* the same WAN figures on one host (every class as fast: a topology file) stay tuned's:
+	 * the shared line is counted only for a WAN distinct from the site's link */
+	for (int c = QCG_LINK_LAN; c < QCG_NLINKS; c++)
+		L[c] = L[QCG_LINK_WAN];
+	L[QCG_LINK_WAN].latency_us = L[QCG_LINK_LAN].latency_us = 2;
+	L[QCG_LINK_HOST].latency_us = L[QCG_LINK_NODE].latency_us = 2;
+	CHECK_INT_EQ(qcg_decide(QCG_COLL_ALLGATHER, 1 << 20, &tiers16, L, NULL),
+	    QCG_ALG_PREVIOUS);
+}
+
 /* Crossovers by size. */
 static void
 crossover_by_size(void)
@@ -259,12 +311,15 @@ main(int argc, char **argv)
 		table("testbed shape, WAN = LAN", &testbed12, L);
 		links(L, 300, 1000, 30, 1000);
 		table("loopback shape, WAN 10x latency", &loopback8, L);
+		three_tier_links(L);
+		table("three tiers, 0.5 ms site network, 5 ms WAN", &tiers16, L);
 		return 0;
 	}
 	RUN(wan_equal_lan_picks_previous);
 	RUN(wan_1000x_picks_aggregation);
 	RUN(testbed_5ms_picks_multilevel);
 	RUN(crossover_by_size);
+	RUN(three_tiers_slow_site_network);
 	RUN(no_links_or_bad_input);
 	return check_exit();
 }
