@@ -122,6 +122,27 @@ relay_leg_accepted(struct relay_worker *w, int fd, uint64_t now_ms)
 	}
 }
 
+/* Per fd, whether that leg's hello asked for the peer-gone mark. Every leg's entry is written
+ * when its hello is read or, for a leg we dial, when it is dialed, before the join reads it:
+ * what a closed earlier holder of the fd number left is overwritten. Threads of the process
+ * share fd numbers, hence atomics. An fd above the table gets no mark (it resumes in vain, as
+ * without the mark). */
+#define MARK_FDS 65536
+static atomic_bool g_wants_mark[MARK_FDS];
+
+static void
+leg_note_mark(int fd, bool wants)
+{
+	if (fd >= 0 && fd < MARK_FDS)
+		atomic_store(&g_wants_mark[fd], wants);
+}
+
+bool
+relay_leg_wants_mark(int fd)
+{
+	return fd >= 0 && fd < MARK_FDS && atomic_load(&g_wants_mark[fd]);
+}
+
 /* Dial the next hop for a leg whose relay is to be forwarded; the leg waits out of epoll. */
 static void
 leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
@@ -153,7 +174,11 @@ leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
 	}
 	hs->inbound_fd = inbound_fd;
 	hs->id = *id;
-	relay_hello_encode(hs->buf, id, RELAY_HELLO_FLAG_CHAINED);
+	/* The next hop marks our leg when the far end ends; its EOF then reaches the near leg,
+	 * which this proxy marks: so the near leg's wish travels on, and our leg wants nothing. */
+	leg_note_mark(fd, false);
+	relay_hello_encode(hs->buf, id, RELAY_HELLO_FLAG_CHAINED |
+	    (relay_leg_wants_mark(inbound_fd) ? RELAY_HELLO_FLAG_PEER_GONE_MARK : 0));
 }
 
 /* Act on what the table said about a leg (refusals close it). */
@@ -235,6 +260,7 @@ static void
 leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint64_t now_ms)
 {
 	struct relay_claim_result result;
+	leg_note_mark(fd, (hello->flags & RELAY_HELLO_FLAG_PEER_GONE_MARK) != 0);
 	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
 
 	if (claim == RELAY_CLAIM_UNKNOWN && w->shared->cfg.unknown_id_wait_ms > 0 &&

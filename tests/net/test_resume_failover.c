@@ -63,7 +63,7 @@ leg_to(const char *host, uint16_t port, const struct relay_id *id, char *err, si
 {
 	uint8_t hello[RELAY_HELLO_SIZE];
 	int fd = tp_connect(host, port);
-	relay_hello_encode(hello, id, 0);
+	relay_hello_encode(hello, id, RELAY_HELLO_FLAG_PEER_GONE_MARK); /* as qn_relay_leg */
 	if (fd < 0 || tp_write_all(fd, hello, sizeof(hello)) != 0) {
 		snprintf(err, errlen, "proxy %s:%u: %s", host, port, strerror(errno));
 		if (fd >= 0)
