@@ -138,6 +138,8 @@ relay_join(struct relay_worker *w, int fd_first, int fd_second, const struct rel
 	}
 	j->session.wants_mark[0] = relay_leg_wants_mark(fd_first);
 	j->session.wants_mark[1] = relay_leg_wants_mark(fd_second);
+	j->session.is_hop[0] = relay_leg_is_hop(fd_first);
+	j->session.is_hop[1] = relay_leg_is_hop(fd_second);
 	j->id = *id;
 	j->next = w->joined;
 	if (w->joined != NULL)

@@ -41,6 +41,7 @@ direction_open(struct relay_direction *d, size_t want, size_t *granted)
 	d->in_pipe = 0;
 	d->src_eof = false;
 	d->done = false;
+	d->src_marked = false;
 	return 0;
 }
 
@@ -72,6 +73,7 @@ relay_session_init(struct relay_session *s, int fd0, int fd1, size_t pipe_size)
 	s->fd[1] = fd1;
 	s->pipe_size = granted0 < granted1 ? granted0 : granted1;
 	s->wants_mark[0] = s->wants_mark[1] = false;
+	s->is_hop[0] = s->is_hop[1] = false;
 	return 0;
 }
 
@@ -92,6 +94,8 @@ skip_urgent_mark(struct relay_direction *d, int src)
 	do
 		n = recv(src, &byte, 1, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
+	if (n >= 0 || errno == EAGAIN)
+		d->src_marked = true; /* stepped over it */
 	if (n == 1 && write(d->pipe_wr, &byte, 1) != 1)
 		return -1; /* cannot happen: the caller saw room in the pipe */
 	return n;
@@ -168,7 +172,7 @@ ready_for_mark(int dst)
  */
 static enum dir_result
 direction_pump(struct relay_direction *d, int src, int dst, bool mark_src, bool mark_dst,
-    size_t cap, size_t budget, uint64_t *moved)
+    bool src_is_hop, bool dst_is_hop, size_t cap, size_t budget, uint64_t *moved)
 {
 	size_t read_total = 0;
 
@@ -190,7 +194,7 @@ direction_pump(struct relay_direction *d, int src, int dst, bool mark_src, bool 
 				 * then an orderly end, so that the mark is not lost to a reset of dst
 				 * when the session closes. */
 				int saved = errno;
-				if (mark_dst) {
+				if (mark_dst && !src_is_hop) { /* a hop's reset: that proxy may be dead */
 					mark_peer_gone(dst);
 					(void)shutdown(dst, SHUT_WR);
 				}
@@ -208,7 +212,7 @@ direction_pump(struct relay_direction *d, int src, int dst, bool mark_src, bool 
 				/* The destination is gone (reset, its process killed): the source's end
 				 * learns it from the mark, as in the case above. */
 				int saved = errno;
-				if (mark_src) {
+				if (mark_src && !dst_is_hop) {
 					mark_peer_gone(src);
 					(void)shutdown(src, SHUT_WR);
 				}
@@ -217,7 +221,9 @@ direction_pump(struct relay_direction *d, int src, int dst, bool mark_src, bool 
 			}
 		}
 		if (d->src_eof && d->in_pipe == 0) {
-			if (mark_dst) {
+			/* Another proxy's end: that proxy died, or it passes a mark on. Only the
+			 * latter says the peer is gone; a dead proxy's legs must resume. */
+			if (mark_dst && (!src_is_hop || d->src_marked)) {
 				if (!ready_for_mark(dst))
 					return DIR_BLOCKED; /* dst's EPOLLOUT: its queue went out */
 				mark_peer_gone(dst);
@@ -238,7 +244,7 @@ relay_session_leg_failed(struct relay_session *s, int side)
 {
 	int other = s->fd[1 - side];
 
-	if (s->wants_mark[1 - side] && other >= 0) {
+	if (s->wants_mark[1 - side] && !s->is_hop[side] && other >= 0) {
 		mark_peer_gone(other);
 		(void)shutdown(other, SHUT_WR);
 	}
@@ -269,7 +275,8 @@ relay_session_pump(struct relay_session *s, unsigned dirs, size_t budget, uint64
 		if (!(dirs & (1u << i)))
 			continue;
 		enum dir_result r = direction_pump(&s->dir[i], s->fd[i], s->fd[1 - i],
-		    s->wants_mark[i], s->wants_mark[1 - i], s->pipe_size, budget, &moved[i]);
+		    s->wants_mark[i], s->wants_mark[1 - i], s->is_hop[i], s->is_hop[1 - i],
+		    s->pipe_size, budget, &moved[i]);
 		if (r == DIR_FAILED)
 			return RELAY_PUMP_ERROR;
 		if (r == DIR_BUDGET)

@@ -8,6 +8,10 @@
  * for another leg, although its resume_timeout is 30 s:
  *   1. the child is killed idle after a byte crossed (its socket is empty: its kernel closes
  *      with FIN), three times;
+ *   1b. the same through two proxies: the child's leg on the far one, which the near one
+ *      forwards to (the mark travels back as the end of the chained leg);
+ *   2b. the far proxy of a chain is SIGKILLed: the near proxy lives but must give no mark (a
+ *      proxy's end is not the peer's), so both ends ask for a new leg;
  *   2. the other way round: the proxy is SIGKILLed under two live ends in this process; no
  *      mark comes, so both ends ask their path for a new leg (a resume is still tried).
  * Both ends' legs ask for the mark in their hello (RELAY_HELLO_FLAG_PEER_GONE_MARK), as
@@ -59,8 +63,10 @@ static char last_log[512];
 static int
 no_path(void *arg, unsigned attempt, int timeout_ms, char *err, size_t errlen)
 {
-	(void)arg, (void)attempt, (void)timeout_ms;
+	(void)attempt, (void)timeout_ms;
 	atomic_fetch_add(&path_calls, 1);
+	if (arg != NULL)
+		atomic_fetch_add((atomic_int *)arg, 1); /* this stream's own asks */
 	snprintf(err, errlen, "this test gives no other proxy");
 	return -1;
 }
@@ -74,8 +80,10 @@ keep_log(const char *line)
 	fprintf(stderr, "stream: %s\n", line);
 }
 
+/* A resumable stream over a leg to p that asks for the mark; asks (may be NULL) counts this
+ * stream's calls for a new leg. */
 static int
-stream_on(struct tp_proxy *p, const struct relay_id *id)
+stream_counted(struct tp_proxy *p, const struct relay_id *id, atomic_int *asks)
 {
 	struct qrs_config cfg;
 	uint8_t identity[QRS_IDENTITY_SIZE];
@@ -85,12 +93,18 @@ stream_on(struct tp_proxy *p, const struct relay_id *id)
 	cfg.log = keep_log;
 	memcpy(identity, id->bytes, sizeof(identity));
 	int leg = tp_leg_flags(p, id, RELAY_HELLO_FLAG_PEER_GONE_MARK); /* as qn_relay_leg's */
-	int fd = qrs_start(leg, identity, &cfg, no_path, NULL, err, sizeof(err));
+	int fd = qrs_start(leg, identity, &cfg, no_path, asks, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "qrs_start: %s\n", err);
 		exit(1);
 	}
 	return fd;
+}
+
+static int
+stream_on(struct tp_proxy *p, const struct relay_id *id)
+{
+	return stream_counted(p, id, NULL);
 }
 
 /* The child's end: write one byte, then sit idle; never read. */
@@ -111,16 +125,25 @@ peer_child(struct tp_proxy *p, const struct relay_id *id)
 		pause();
 }
 
-/* Case 1: kill the child's end after a byte crossed; the survivor must fail fast, not resume. */
+/* Case 1: kill the child's end after a byte crossed; the survivor must fail fast, not resume.
+ * The child's leg goes to `far`, the survivor's to `near`; when they differ, near forwards the
+ * relay to far (a chain: far marks near's leg, near steps over that mark, sees the end and
+ * marks the survivor's leg). */
 static void
-killed_peer(struct tp_proxy *p, const char *name)
+killed_peer(struct tp_proxy *near, struct tp_proxy *far, const char *name)
 {
 	struct relay_id id;
 	tp_random_id(&id);
-	tp_expect(p, &id, 60);
+	tp_expect(far, &id, 60);
+	if (near != far) {
+		char hex[RELAY_ID_HEX_LEN + 1];
+		relay_id_format(id.bytes, hex);
+		const char *reply = tp_control(near, "forward %s %s:%u 60", hex, far->host, far->port);
+		CHECK(strcmp(reply, "ok") == 0, "%s: forward to the next proxy: %s", name, reply);
+	}
 	atomic_store(&path_calls, 0);
-	pid_t child = peer_child(p, &id);
-	int fd = stream_on(p, &id);
+	pid_t child = peer_child(far, &id);
+	int fd = stream_on(near, &id);
 	char c = 0;
 	CHECK(tp_read_all(fd, &c, 1) == 0 && c == 'c', "%s: a byte crossed the relay first", name);
 	kill(child, SIGKILL);
@@ -150,8 +173,47 @@ main(void)
 	for (int i = 1; i <= 3; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "peer killed idle (FIN), run %d", i);
-		killed_peer(&proxy, name);
+		killed_peer(&proxy, &proxy, name);
 	}
+	/* The same through two proxies (2 runs). */
+	struct tp_proxy far;
+	tp_proxy_start(&far, NULL);
+	for (int i = 1; i <= 2; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "peer behind a second proxy killed idle, run %d", i);
+		killed_peer(&proxy, &far, name);
+	}
+	/* 2b. The far proxy of a chain dies: the near one sees its leg end without a mark and
+	 * must not call that the peer's end; the near stream asks for a new leg. */
+	{
+		struct relay_id cid;
+		char hex[RELAY_ID_HEX_LEN + 1];
+		tp_random_id(&cid);
+		tp_expect(&far, &cid, 60);
+		relay_id_format(cid.bytes, hex);
+		const char *reply = tp_control(&proxy, "forward %s %s:%u 60", hex, far.host,
+		    far.port);
+		CHECK(strcmp(reply, "ok") == 0, "far proxy killed: forward: %s", reply);
+		static atomic_int near_asks;
+		int n_end = stream_counted(&proxy, &cid, &near_asks), f_end = stream_on(&far, &cid);
+		uint8_t c = 'f';
+		CHECK(tp_write_all(f_end, &c, 1) == 0 && tp_read_all(n_end, &c, 1) == 0 && c == 'f',
+		    "far proxy killed: a byte crossed the chain first");
+		kill(far.pid, SIGKILL);
+		waitpid(far.pid, NULL, 0);
+		far.pid = -1;
+		long long t0 = tp_now_ms();
+		while (atomic_load(&near_asks) < 1 && tp_now_ms() - t0 < FAIL_FAST_MS) {
+			struct timespec t = { 0, 10 * 1000000L };
+			nanosleep(&t, NULL);
+		}
+		CHECK(atomic_load(&near_asks) >= 1, "far proxy killed: the end on the living near "
+		    "proxy asked for a new leg (%d asks in %lld ms)", atomic_load(&near_asks),
+		    tp_now_ms() - t0);
+		close(n_end);
+		close(f_end);
+	}
+	tp_proxy_stop(&far, false);
 
 	/* 3. The proxy dies under two live ends: no mark, so each asks for a new leg. */
 	struct relay_id id;
