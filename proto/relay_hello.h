@@ -8,13 +8,25 @@
  *   0      4    magic     the ASCII bytes "QCGR" (0x51 0x43 0x47 0x52)
  *   4      1    version   RELAY_HELLO_VERSION (1)
  *   5      1    flags     bit 0 RELAY_HELLO_FLAG_CHAINED: sent by a proxy forwarding the relay
- *                         to the next hop; every other bit must be zero
+ *                         to the next hop; bit 1 RELAY_HELLO_FLAG_PEER_GONE_MARK: this leg wants
+ *                         the peer-gone mark (below); every other bit must be zero
  *   6      2    reserved  zero (network byte order when a later version gives it a meaning)
  *   8      16   relay id  the 128-bit id the broker handed out, as opaque bytes
  *   = 24 bytes.
  *
  * Every byte after the hello is payload and is relayed untouched. The proxy answers nothing:
  * a leg learns that its hello was refused only by the connection being closed.
+ *
+ * The peer-gone mark (issue 14): when one leg of a joined relay ends (EOF or reset) while the
+ * proxy lives, the proxy sends the other leg one TCP urgent byte, RELAY_PEER_GONE_MARK, just
+ * before passing the end on, if that leg's hello asked for it (RELAY_HELLO_FLAG_PEER_GONE_MARK)
+ * and only once every byte before it has left the proxy's socket. A resumable stream asks; it
+ * reads the mark with recv(MSG_OOB) when its leg ends, and then fails at once instead of
+ * resuming: its peer ended, not the proxy. A proxy that dies sends no mark, so its legs' ends
+ * still resume. Legs that do not ask get none: the mark counts as unread data to a reader that
+ * closes without reading to the end, and such a close resets the connection, which would make
+ * the proxy drop what it still relays the other way. A proxy forwarding a relay passes the
+ * near leg's flag on in its own hello; the next hop marks, and its end (EOF) travels back.
  *
  * The parser takes a buffer and never a socket, so that it can be unit tested and fuzzed; it
  * returns RELAY_HELLO_INCOMPLETE until the whole hello is in the buffer, but rejects a bad
@@ -33,7 +45,9 @@
 #define RELAY_HELLO_MAGIC "QCGR"
 #define RELAY_HELLO_VERSION 1
 #define RELAY_HELLO_FLAG_CHAINED 0x01
-#define RELAY_HELLO_FLAGS_KNOWN RELAY_HELLO_FLAG_CHAINED
+#define RELAY_HELLO_FLAG_PEER_GONE_MARK 0x02
+#define RELAY_HELLO_FLAGS_KNOWN (RELAY_HELLO_FLAG_CHAINED | RELAY_HELLO_FLAG_PEER_GONE_MARK)
+#define RELAY_PEER_GONE_MARK 0x47 /* 'G': the urgent byte of a leg whose peer ended */
 
 /* What the parser found. Everything below RELAY_HELLO_OK is a reason to close the leg. */
 enum relay_hello_status {

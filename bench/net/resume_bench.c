@@ -73,7 +73,7 @@ leg_now(void *arg, unsigned attempt, int timeout_ms, char *err, size_t errlen)
 	pthread_mutex_lock(&path.lock);
 	struct tp_proxy *p = &path.proxy[path.active];
 	int fd = tp_connect(p->host, p->port);
-	relay_hello_encode(hello, &path.id, 0);
+	relay_hello_encode(hello, &path.id, RELAY_HELLO_FLAG_PEER_GONE_MARK); /* as qn_relay_leg */
 	pthread_mutex_unlock(&path.lock);
 	if (fd < 0 || tp_write_all(fd, hello, sizeof(hello)) != 0) {
 		snprintf(err, errlen, "proxy: %s", strerror(errno));

@@ -93,7 +93,7 @@ tests_net_test_resume_refuse_SOURCES = tests/net/test_resume_refuse.c \
 	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
 	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h
 tests_net_test_resume_refuse_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
-	-I$(top_srcdir)/tests/unit
+	-I$(top_srcdir)/tests/unit $(QCG_PROTO_CPPFLAGS)
 tests_net_test_resume_refuse_LDADD = -lpthread
 TESTS += tests/net/test_resume_refuse
 # What test_qcgnet_loopback.sh and test_qcgnet_direct.sh share (issue 13).
@@ -105,6 +105,16 @@ check_PROGRAMS += tests/net/resume_probe
 tests_net_resume_probe_SOURCES = tests/net/resume_probe.c
 TESTS += tests/net/test_qcgnet_resume.sh
 EXTRA_DIST += tests/net/test_qcgnet_resume.sh
+# A killed peer is not a broken leg (issue 14): the proxy's peer-gone mark makes the surviving
+# end fail at once; a killed proxy still makes both ends ask for a new leg.
+check_PROGRAMS += tests/net/test_resume_peer_gone
+tests_net_test_resume_peer_gone_SOURCES = tests/net/test_resume_peer_gone.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h $(PROXY_TEST_UTIL)
+tests_net_test_resume_peer_gone_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/integration
+tests_net_test_resume_peer_gone_LDADD = $(PROXY_TEST_LDADD)
+TESTS += tests/net/test_resume_peer_gone
 # Relay failover on the testbed (issue 14): c's two gateway proxies, one killed under a running
 # job of b and c (resume_loop, built with mpicc at run time), a stolen relay id, no second path.
 # resume_wan.test: the same with two WAN proxies between two nat sites (no traversal).

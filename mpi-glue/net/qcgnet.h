@@ -163,9 +163,10 @@ int qn_sockaddr_of(const char *host, uint16_t port, struct sockaddr_in *out);
 
 /* --- qcgnet_resume.c ------------------------------------------------------------------- */
 /* A relay leg: connect to the proxy at endpoint ("host:port") within timeout_ms and send the
- * hello for relay_id. The socket, or -1 with err. */
-int qn_relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int timeout_ms,
-    char *err, size_t errlen);
+ * hello for relay_id; a leg for the resumable stream asks for the proxy's peer-gone mark
+ * (relay_hello.h). The socket, or -1 with err. */
+int qn_relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int resumable,
+    int timeout_ms, char *err, size_t errlen);
 /* Keep leg (a relay leg of a resumable relay, hello sent) in the resumable stream and return
  * the application's end of its socketpair, or -1 with err (leg closed). initiator: 1 on the
  * connecting side (its proxy is the first of a chain), 0 on the accepting side (the last). */

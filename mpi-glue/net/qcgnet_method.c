@@ -86,7 +86,8 @@ relay(const struct decision *d, char *err, size_t errlen)
 		snprintf(err, errlen, "relay decision without a proxy endpoint host:port");
 		return -1;
 	}
-	int leg = qn_relay_leg(d->proxy[0].endpoint, d->relay_id.bytes, qn_cfg.connect_ms, err, errlen);
+	int leg = qn_relay_leg(d->proxy[0].endpoint, d->relay_id.bytes, d->resumable,
+	    qn_cfg.connect_ms, err, errlen);
 	if (leg < 0 || !d->resumable)
 		return leg;
 	return qn_resume_wrap(leg, d->relay_id.bytes, 1, err, errlen);

@@ -21,6 +21,7 @@
 #include "qcgnet.h"
 #include "qcgnet_resume_stream.h"
 #include "relay_hello.h"
+#include "relay_hello.h"
 
 /* What the path function of one stream needs; freed never (a stream lives as long as its
  * connection, and its path may be called until the stream is freed by the I/O thread). */
@@ -57,14 +58,16 @@ proxy_address(const char *endpoint, struct sockaddr_in *sin, char *err, size_t e
 }
 
 int
-qn_relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int timeout_ms,
-    char *err, size_t errlen)
+qn_relay_leg(const char *endpoint, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int resumable,
+    int timeout_ms, char *err, size_t errlen)
 {
 	uint8_t hello[RELAY_HELLO_SIZE];
 	struct sockaddr_in proxy;
+	struct relay_id id;
 	if (proxy_address(endpoint, &proxy, err, errlen) != 0)
 		return -1;
-	helper_client_relay_hello(hello, relay_id);
+	memcpy(id.bytes, relay_id, sizeof(id.bytes));
+	relay_hello_encode(hello, &id, resumable ? RELAY_HELLO_FLAG_PEER_GONE_MARK : 0);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || qn_connect_timed(fd, &proxy, timeout_ms) != 0 ||
 	    send(fd, hello, RELAY_HELLO_SIZE, MSG_NOSIGNAL) != RELAY_HELLO_SIZE) {
@@ -110,7 +113,7 @@ resume_path(void *arg, unsigned attempt, int timeout_ms, char *err, size_t errle
 	pthread_mutex_unlock(&p->lock);
 	const char *ours = p->initiator ? d.proxy[0].endpoint : d.proxy[d.proxy_count - 1].endpoint;
 	int ms = timeout_ms < qn_cfg.connect_ms ? timeout_ms : qn_cfg.connect_ms;
-	int fd = qn_relay_leg(ours, d.relay_id.bytes, ms > 0 ? ms : 1, err, errlen);
+	int fd = qn_relay_leg(ours, d.relay_id.bytes, 1, ms > 0 ? ms : 1, err, errlen);
 	if (fd >= 0) {
 		relay_id_format(d.relay_id.bytes, rid);
 		qn_log("relay resumed through %s as %s (attempt %u)", ours, rid, attempt + 1);

@@ -35,6 +35,7 @@
 
 #include "qcgnet_resume_frame.h"
 #include "qcgnet_resume_stream.h"
+#include "relay_hello.h" /* RELAY_PEER_GONE_MARK */
 
 #define INBUF_SIZE (256u << 10) /* leg bytes read ahead of the application */
 #define OUT_MAX (QRF_HEADER_SIZE + QRF_RESUME_PAYLOAD)
@@ -63,6 +64,10 @@ struct stream {
 	int peer_resumed, need_resume, peer_fin, app_shut, app_gone;
 	int app_blocked;                 /* the last write to app met a full socket buffer */
 	int closed_clean;                /* the leg ended after both sides finished */
+	int urgent;                      /* poll saw urgent data on the leg (POLLPRI) */
+	int leg_readable;                /* poll saw the leg readable since the last short read */
+	int peer_gone_marked;            /* the proxy's peer-gone mark came on this leg */
+	int peer_gone;                   /* the leg ended after that mark: fail, no resume */
 	int kick;                        /* poll saw an event on app or leg: step it */
 	size_t pi;                       /* its entries in the I/O thread's pollfd array */
 	long stepped_us;                 /* last step: a quiet stream is still stepped now and
@@ -153,6 +158,20 @@ stream_free(struct stream *s)
 
 /* --- breaking and resuming -------------------------------------------------------------- */
 
+/* Whether the leg holds the proxy's peer-gone mark (relay_hello.h), an urgent byte. The kernel
+ * drops it once a read moves past it, so leg_read reads it as soon as poll says POLLPRI and
+ * never reads on after a short read without polling again. */
+static int
+peer_gone_marked(int leg)
+{
+	unsigned char mark = 0;
+	ssize_t n;
+	do
+		n = recv(leg, &mark, 1, MSG_OOB | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n == 1 && mark == RELAY_PEER_GONE_MARK;
+}
+
 static void *
 resume_main(void *arg)
 {
@@ -202,6 +221,19 @@ leg_broken(struct stream *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->why, sizeof(s->why), fmt, ap);
 	va_end(ap);
+	if (s->peer_gone_marked || peer_gone_marked(s->leg)) {
+		/* The proxy lives and saw the peer's leg end before the stream finished: the peer
+		 * process ended (killed, or exited without closing). No proxy brings it back. */
+		char how[sizeof(s->why)];
+		snprintf(how, sizeof(how), "%s", s->why);
+		snprintf(s->why, sizeof(s->why), "the peer's end of the relay ended before the "
+		    "stream finished (the proxy lives and said so; here: %.200s): no resume is tried",
+		    how);
+		s->peer_gone = 1;
+		close(s->leg);
+		s->leg = -1;
+		return;
+	}
 	close(s->leg);
 	s->leg = -1;
 	s->in_len = s->in_off = 0;
@@ -245,6 +277,8 @@ set_leg(struct stream *s, int fd)
 	s->leg = fd;
 	s->need_resume = 1;
 	s->peer_resumed = 0;
+	s->urgent = s->peer_gone_marked = 0; /* a mark belongs to the leg it came on */
+	s->leg_readable = 0;
 	s->heard_us = now_us();
 }
 
@@ -480,11 +514,17 @@ consume(struct stream *s)
 	}
 }
 
-/* Read from the leg and deliver; 0, or -1 on a protocol error. The leg may break meanwhile. */
+/* Read from the leg and deliver; 0, or -1 on a protocol error or when the peer is gone (s->why
+ * says which). The leg may break meanwhile. */
 static int
 leg_read(struct stream *s)
 {
 	while (s->leg >= 0) {
+		if (s->urgent) {
+			s->urgent = 0;
+			if (peer_gone_marked(s->leg))
+				s->peer_gone_marked = 1; /* the bytes before it still count */
+		}
 		if (consume(s) != 0)
 			return -1;
 		if (s->in_off == s->in_len)
@@ -496,16 +536,37 @@ leg_read(struct stream *s)
 		}
 		if (s->in_len == INBUF_SIZE)
 			return 0; /* the application is behind: stop reading the leg */
-		ssize_t n = recv(s->leg, s->in + s->in_len, INBUF_SIZE - s->in_len, MSG_DONTWAIT);
+		/* Read only what poll said is there. A read that starts at the peer-gone mark steps
+		 * over it (and the kernel forgets it) to the FIN behind it; a read after poll stops
+		 * before the mark, because the bytes poll saw come first, or poll saw POLLPRI too.
+		 * A step for the application or a timer reading the leg could lose the mark (the
+		 * surviving end then resumed in vain until resume_timeout, seen under load). */
+		if (!s->leg_readable)
+			return 0;
+		size_t room = INBUF_SIZE - s->in_len;
+		ssize_t n = recv(s->leg, s->in + s->in_len, room, MSG_DONTWAIT);
 		if (n > 0) {
 			s->in_len += (size_t)n;
 			s->heard_us = now_us();
+			if ((size_t)n < room) {
+				/* A short read: the leg is drained for now, or the read stopped at an
+				 * urgent mark, which the next read would pass and lose. poll says. */
+				s->leg_readable = 0;
+				if (consume(s) != 0)
+					return -1;
+				return 0;
+			}
+			/* A full read may have stopped just before the mark: read it first. */
+			if (sockatmark(s->leg) == 1)
+				s->urgent = 1;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			s->leg_readable = 0;
 			return 0;
+		}
 		int read_errno = errno; /* consume() writes to the application */
 		if (consume(s) != 0) /* frames read before the end still count */
 			return -1;
@@ -514,6 +575,8 @@ leg_read(struct stream *s)
 			return 0;
 		}
 		leg_broken(s, "%s", n == 0 ? "closed by the proxy" : strerror(read_errno));
+		if (s->peer_gone)
+			return -1;
 	}
 	return 0;
 }
@@ -548,7 +611,8 @@ stream_step(struct stream *s)
 	}
 	app_read(s);
 	if (leg_read(s) != 0) {
-		say(s, "relay leg refused: %s; the connection fails", s->why);
+		say(s, "%s%s; the connection fails", s->peer_gone ? "" : "relay leg refused: ",
+		    s->why);
 		goto fail;
 	}
 	if (s->closed_clean)
@@ -562,6 +626,10 @@ stream_step(struct stream *s)
 	if (s->leg >= 0 && s->cfg.stall_ms > 0 && s->tx_sent > s->tx_base &&
 	    now_us() - s->heard_us > s->cfg.stall_ms * 1000L)
 		leg_broken(s, "nothing heard for %d ms with data unacknowledged", s->cfg.stall_ms);
+	if (s->peer_gone) {
+		say(s, "%s; the connection fails", s->why);
+		goto fail;
+	}
 	return s->leg >= 0 && finished(s);
 fail:
 	pthread_mutex_lock(&g_lock);
@@ -623,6 +691,7 @@ io_main(void *unused)
 			if (s->app_blocked)
 				app_ev |= POLLOUT;
 			if (s->leg >= 0) {
+				leg_ev |= POLLPRI; /* the peer-gone mark */
 				if (s->in_len < INBUF_SIZE)
 					leg_ev |= POLLIN;
 				if (s->out_off < s->out_len || s->out_payload > 0 ||
@@ -660,9 +729,14 @@ io_main(void *unused)
 		if (ready <= 0)
 			continue;
 		busy_us = now_us();
-		for (struct stream *s = list; s != NULL; s = s->next)
+		for (struct stream *s = list; s != NULL; s = s->next) {
 			if (pfd[s->pi].revents | pfd[s->pi + 1].revents)
 				s->kick = 1;
+			if (pfd[s->pi + 1].revents & POLLPRI)
+				s->urgent = 1;
+			if (pfd[s->pi + 1].revents & (POLLIN | POLLPRI | POLLHUP | POLLERR))
+				s->leg_readable = 1; /* recv says which */
+		}
 		if (pfd[0].revents & POLLIN) {
 			uint64_t v;
 			if (read(g_wake, &v, sizeof(v)) < 0 && errno != EAGAIN)

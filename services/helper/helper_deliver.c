@@ -13,6 +13,7 @@
 #include "helper_deliver.h"
 #include "helper_net.h"
 #include "log.h"
+#include "relay_hello.h"
 
 struct setup_run {
 	struct helper *h;
@@ -26,11 +27,11 @@ reversal(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 {
 	const uint8_t *id = s->decision.relay_id.bytes;
 	const char *public = s->initiator_public_address;
-	int fd = helper_net_connect_hello(s->initiator.address, s->initiator.port, id,
+	int fd = helper_net_connect_hello(s->initiator.address, s->initiator.port, id, 0,
 	    h->cfg.rendezvous_ms, err, errlen);
 	if (fd < 0 && public[0] != '\0' && strcmp(public, s->initiator.address) != 0)
-		fd = helper_net_connect_hello(public, s->initiator.port, id, h->cfg.rendezvous_ms,
-		    err, errlen);
+		fd = helper_net_connect_hello(public, s->initiator.port, id, 0,
+		    h->cfg.rendezvous_ms, err, errlen);
 	return fd;
 }
 
@@ -44,8 +45,10 @@ relay(struct helper *h, const struct qcg_event *s, char *err, size_t errlen)
 	if (helper_net_split_endpoint(d->proxy[d->proxy_count - 1].endpoint, host, &port, err,
 		errlen) != 0)
 		return -1;
-	return helper_net_connect_hello(host, port, d->relay_id.bytes, h->cfg.rendezvous_ms, err,
-	    errlen);
+	/* A resumable relay's leg (handed over with HELPER_FLAG_RESUMABLE) asks for the proxy's
+	 * peer-gone mark, which its stream reads (relay_hello.h). */
+	return helper_net_connect_hello(host, port, d->relay_id.bytes,
+	    d->resumable ? RELAY_HELLO_FLAG_PEER_GONE_MARK : 0, h->cfg.rendezvous_ms, err, errlen);
 }
 
 static int

@@ -158,12 +158,12 @@ hello_matches(int fd, const uint8_t id[QCG_RELAY_ID_BYTES], long deadline)
 }
 
 static int
-send_hello(int fd, const uint8_t id[QCG_RELAY_ID_BYTES])
+send_hello(int fd, const uint8_t id[QCG_RELAY_ID_BYTES], uint8_t flags)
 {
 	uint8_t buf[RELAY_HELLO_SIZE];
 	struct relay_id rid;
 	memcpy(rid.bytes, id, sizeof(rid.bytes));
-	relay_hello_encode(buf, &rid, 0);
+	relay_hello_encode(buf, &rid, flags);
 	return send(fd, buf, sizeof(buf), MSG_NOSIGNAL) == (ssize_t)sizeof(buf) ? 0 : -1;
 }
 
@@ -208,14 +208,14 @@ connect_by(int fd, const struct sockaddr_in *sin, long deadline)
 
 int
 helper_net_connect_hello(const char *host, uint16_t port, const uint8_t id[QCG_RELAY_ID_BYTES],
-    int timeout_ms, char *err, size_t errlen)
+    uint8_t hello_flags, int timeout_ms, char *err, size_t errlen)
 {
 	struct sockaddr_in sin;
 	if (resolve4(host, port, &sin, err, errlen) != 0)
 		return -1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect_by(fd, &sin, monotonic_ms() + timeout_ms) != 0 ||
-	    send_hello(fd, id) != 0) {
+	    send_hello(fd, id, hello_flags) != 0) {
 		snprintf(err, errlen, "connect to %s:%u: %s", host, port, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -289,7 +289,7 @@ helper_net_simultaneous_open(const char *local_address, const char *remote_host,
 		attempts++;
 		int fd = simultaneous_attempt(&local, &remote, deadline, err, errlen);
 		if (fd >= 0) {
-			if (send_hello(fd, id) == 0 && hello_matches(fd, id, deadline))
+			if (send_hello(fd, id, 0) == 0 && hello_matches(fd, id, deadline))
 				return fd;
 			snprintf(err, errlen, "traversal to %s:%u connected but the peer's hello did not "
 				 "carry our id", remote_host, port);

@@ -32,9 +32,10 @@ int helper_net_listen_range(const char *address, uint16_t min, uint16_t max, uin
 int helper_net_accept_hello(int lfd, const uint8_t id[QCG_RELAY_ID_BYTES], int timeout_ms,
     char *err, size_t errlen);
 
-/* Connect to host:port within timeout_ms and send the hello with id. Returns the fd or -1. */
+/* Connect to host:port within timeout_ms and send the hello with id and hello_flags
+ * (RELAY_HELLO_FLAG_*). Returns the fd or -1. */
 int helper_net_connect_hello(const char *host, uint16_t port, const uint8_t id[QCG_RELAY_ID_BYTES],
-    int timeout_ms, char *err, size_t errlen);
+    uint8_t hello_flags, int timeout_ms, char *err, size_t errlen);
 
 /*
  * TCP simultaneous open: bind local_address:port and connect to remote_host:port, retrying

@@ -136,6 +136,10 @@ relay_join(struct relay_worker *w, int fd_first, int fd_second, const struct rel
 		free(j);
 		return;
 	}
+	j->session.wants_mark[0] = relay_leg_wants_mark(fd_first);
+	j->session.wants_mark[1] = relay_leg_wants_mark(fd_second);
+	j->session.is_hop[0] = relay_leg_is_hop(fd_first);
+	j->session.is_hop[1] = relay_leg_is_hop(fd_second);
 	j->id = *id;
 	j->next = w->joined;
 	if (w->joined != NULL)
@@ -168,6 +172,7 @@ relay_join_event(struct relay_worker *w, struct relay_tag *tag, uint32_t events)
 		socklen_t len = sizeof(soerr);
 		getsockopt(j->session.fd[tag->side], SOL_SOCKET, SO_ERROR, &soerr, &len);
 		if (soerr != 0) {
+			relay_session_leg_failed(&j->session, tag->side);
 			joined_end(w, j, false, soerr);
 			return;
 		}

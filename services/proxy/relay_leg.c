@@ -122,6 +122,39 @@ relay_leg_accepted(struct relay_worker *w, int fd, uint64_t now_ms)
 	}
 }
 
+/* Per fd, the flags of that leg's hello (the peer-gone mark, a hop). Every leg's entry is written
+ * when its hello is read or, for a leg we dial, when it is dialed, before the join reads it:
+ * what a closed earlier holder of the fd number left is overwritten. Threads of the process
+ * share fd numbers, hence atomics. An fd above the table gets no mark (it resumes in vain, as
+ * without the mark). */
+#define MARK_FDS 65536
+static atomic_uchar g_hello_flags[MARK_FDS]; /* RELAY_HELLO_FLAG_* of the leg on fd */
+
+static void
+leg_note_flags(int fd, uint8_t flags)
+{
+	if (fd >= 0 && fd < MARK_FDS)
+		atomic_store(&g_hello_flags[fd], flags);
+}
+
+static uint8_t
+leg_flags(int fd)
+{
+	return fd >= 0 && fd < MARK_FDS ? atomic_load(&g_hello_flags[fd]) : 0;
+}
+
+bool
+relay_leg_wants_mark(int fd)
+{
+	return (leg_flags(fd) & RELAY_HELLO_FLAG_PEER_GONE_MARK) != 0;
+}
+
+bool
+relay_leg_is_hop(int fd)
+{
+	return (leg_flags(fd) & RELAY_HELLO_FLAG_CHAINED) != 0;
+}
+
 /* Dial the next hop for a leg whose relay is to be forwarded; the leg waits out of epoll. */
 static void
 leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
@@ -153,7 +186,12 @@ leg_forward(struct relay_worker *w, int inbound_fd, const struct relay_id *id,
 	}
 	hs->inbound_fd = inbound_fd;
 	hs->id = *id;
-	relay_hello_encode(hs->buf, id, RELAY_HELLO_FLAG_CHAINED);
+	/* The near leg's wish travels on: the next hop marks our leg when the far end ends, and
+	 * we pass that on (relay_splice.c); we mark our leg when the near end ends. */
+	uint8_t flags = RELAY_HELLO_FLAG_CHAINED |
+	    (leg_flags(inbound_fd) & RELAY_HELLO_FLAG_PEER_GONE_MARK);
+	leg_note_flags(fd, flags);
+	relay_hello_encode(hs->buf, id, flags);
 }
 
 /* Act on what the table said about a leg (refusals close it). */
@@ -235,6 +273,7 @@ static void
 leg_claim(struct relay_worker *w, int fd, const struct relay_hello *hello, uint64_t now_ms)
 {
 	struct relay_claim_result result;
+	leg_note_flags(fd, hello->flags);
 	enum relay_claim claim = relay_table_claim(w->shared->table, &hello->id, fd, now_ms, &result);
 
 	if (claim == RELAY_CLAIM_UNKNOWN && w->shared->cfg.unknown_id_wait_ms > 0 &&

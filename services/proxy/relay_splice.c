@@ -7,10 +7,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "relay_hello.h" /* RELAY_PEER_GONE_MARK */
 #include "relay_splice.h"
 
 enum dir_result {
@@ -37,6 +41,7 @@ direction_open(struct relay_direction *d, size_t want, size_t *granted)
 	d->in_pipe = 0;
 	d->src_eof = false;
 	d->done = false;
+	d->src_marked = false;
 	return 0;
 }
 
@@ -67,7 +72,33 @@ relay_session_init(struct relay_session *s, int fd0, int fd1, size_t pipe_size)
 	s->fd[0] = fd0;
 	s->fd[1] = fd1;
 	s->pipe_size = granted0 < granted1 ? granted0 : granted1;
+	s->wants_mark[0] = s->wants_mark[1] = false;
+	s->is_hop[0] = s->is_hop[1] = false;
 	return 0;
+}
+
+/*
+ * splice from a TCP socket stops before an urgent byte and never passes it (tcp_read_sock), so
+ * a source that sent one (a previous proxy's peer-gone mark, relay_hello.h, or a hostile leg)
+ * would stall its direction, and the byte, left unread, would make closing the socket send a
+ * reset that drops what this proxy still sends the other way. A plain recv steps over the
+ * urgent byte (SO_OOBINLINE is off) and then reads on: the one byte of payload it may return is
+ * put into the pipe. Returns what splice would: 1, 0 on EOF, -1 with errno.
+ */
+static ssize_t
+skip_urgent_mark(struct relay_direction *d, int src)
+{
+	unsigned char byte;
+	ssize_t n;
+
+	do
+		n = recv(src, &byte, 1, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0 || errno == EAGAIN)
+		d->src_marked = true; /* stepped over it */
+	if (n == 1 && write(d->pipe_wr, &byte, 1) != 1)
+		return -1; /* cannot happen: the caller saw room in the pipe */
+	return n;
 }
 
 /* Fill the pipe from src; returns bytes moved, 0 on EOF, -1 with errno (EAGAIN: nothing). */
@@ -79,6 +110,10 @@ direction_fill(struct relay_direction *d, int src, size_t room)
 	do
 		n = splice(src, NULL, d->pipe_wr, NULL, room, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 	while (n < 0 && errno == EINTR);
+	/* At an urgent byte splice says EAGAIN, or 0 once the FIN is in: step over it, so that
+	 * the bytes behind it flow and none is left unread when the socket is closed. */
+	if (n <= 0 && (n == 0 || errno == EAGAIN) && sockatmark(src) == 1)
+		n = skip_urgent_mark(d, src);
 	return n;
 }
 
@@ -94,6 +129,41 @@ direction_drain(struct relay_direction *d, int dst)
 	return n;
 }
 
+/* The source of dst's bytes ended while this proxy lives: say so with the urgent mark
+ * (relay_hello.h), so that a resumable end fails at once rather than asking for another
+ * proxy. Best effort: when dst's buffer is full the mark is dropped and the end resumes in
+ * vain until its resume_timeout, as it would without the mark. After a reset the relay is lost
+ * anyway, so there the mark goes at once, even behind unsent bytes (see ready_for_mark). */
+static void
+mark_peer_gone(int dst)
+{
+	const unsigned char mark = RELAY_PEER_GONE_MARK;
+	ssize_t n;
+	do
+		n = send(dst, &mark, 1, MSG_OOB | MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+}
+
+/*
+ * Whether dst may take the mark now: only once every byte before it has left the socket. An
+ * urgent byte sent behind unsent data makes TCP announce it in the segments that carry that
+ * data, with a pointer capped at 64 KiB or (in large offloaded segments) pointing into the
+ * data: a receiving proxy's splice then stops at that announced byte, and once the FIN is in,
+ * returns 0 there as if the stream had ended, megabytes early (test_proxy_chain lost data so).
+ * TCP_NOTSENT_LOWAT 1 makes dst writable only when nothing is unsent, and the poll arms the
+ * wake-up (SOCK_NOSPACE) that brings dst's EPOLLOUT, and this direction back, when it is.
+ * Nothing else is written to dst: its source has ended. An error on dst: no mark, go on.
+ */
+static bool
+ready_for_mark(int dst)
+{
+	int one = 1;
+	struct pollfd p = { .fd = dst, .events = POLLOUT };
+
+	(void)setsockopt(dst, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &one, sizeof(one));
+	return poll(&p, 1, 0) != 0;
+}
+
 /*
  * Move bytes src -> dst until both ends would block, EOF is passed on, or `budget` bytes were
  * read. A full pipe makes the fill fail with EAGAIN even when bytes remain in the socket; that
@@ -101,8 +171,8 @@ direction_drain(struct relay_direction *d, int dst)
  * blocks on dst, whose EPOLLOUT brings us back.
  */
 static enum dir_result
-direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t budget,
-    uint64_t *moved)
+direction_pump(struct relay_direction *d, int src, int dst, bool mark_src, bool mark_dst,
+    bool src_is_hop, bool dst_is_hop, size_t cap, size_t budget, uint64_t *moved)
 {
 	size_t read_total = 0;
 
@@ -120,6 +190,15 @@ direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t b
 				d->src_eof = true;
 				progress = true;
 			} else if (errno != EAGAIN) {
+				/* The source was reset (its process killed with bytes unread): the mark,
+				 * then an orderly end, so that the mark is not lost to a reset of dst
+				 * when the session closes. */
+				int saved = errno;
+				if (mark_dst && !src_is_hop) { /* a hop's reset: that proxy may be dead */
+					mark_peer_gone(dst);
+					(void)shutdown(dst, SHUT_WR);
+				}
+				errno = saved;
 				return DIR_FAILED;
 			}
 		}
@@ -130,10 +209,25 @@ direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t b
 				*moved += (uint64_t)n;
 				progress = true;
 			} else if (n < 0 && errno != EAGAIN) {
+				/* The destination is gone (reset, its process killed): the source's end
+				 * learns it from the mark, as in the case above. */
+				int saved = errno;
+				if (mark_src && !dst_is_hop) {
+					mark_peer_gone(src);
+					(void)shutdown(src, SHUT_WR);
+				}
+				errno = saved;
 				return DIR_FAILED;
 			}
 		}
 		if (d->src_eof && d->in_pipe == 0) {
+			/* Another proxy's end: that proxy died, or it passes a mark on. Only the
+			 * latter says the peer is gone; a dead proxy's legs must resume. */
+			if (mark_dst && (!src_is_hop || d->src_marked)) {
+				if (!ready_for_mark(dst))
+					return DIR_BLOCKED; /* dst's EPOLLOUT: its queue went out */
+				mark_peer_gone(dst);
+			}
 			/* ENOTCONN: the peer is gone entirely; the other direction will notice. */
 			if (shutdown(dst, SHUT_WR) < 0 && errno != ENOTCONN)
 				return DIR_FAILED;
@@ -143,6 +237,17 @@ direction_pump(struct relay_direction *d, int src, int dst, size_t cap, size_t b
 		}
 	}
 	return DIR_FINISHED;
+}
+
+void
+relay_session_leg_failed(struct relay_session *s, int side)
+{
+	int other = s->fd[1 - side];
+
+	if (s->wants_mark[1 - side] && !s->is_hop[side] && other >= 0) {
+		mark_peer_gone(other);
+		(void)shutdown(other, SHUT_WR);
+	}
 }
 
 unsigned
@@ -169,8 +274,9 @@ relay_session_pump(struct relay_session *s, unsigned dirs, size_t budget, uint64
 	for (int i = 0; i < 2; i++) {
 		if (!(dirs & (1u << i)))
 			continue;
-		enum dir_result r = direction_pump(&s->dir[i], s->fd[i], s->fd[1 - i], s->pipe_size,
-		    budget, &moved[i]);
+		enum dir_result r = direction_pump(&s->dir[i], s->fd[i], s->fd[1 - i],
+		    s->wants_mark[i], s->wants_mark[1 - i], s->is_hop[i], s->is_hop[1 - i],
+		    s->pipe_size, budget, &moved[i]);
 		if (r == DIR_FAILED)
 			return RELAY_PUMP_ERROR;
 		if (r == DIR_BUDGET)

@@ -25,13 +25,22 @@ struct relay_direction {
 	size_t in_pipe;       /* bytes in the pipe now */
 	bool src_eof;         /* the source sent FIN */
 	bool done;            /* EOF seen, pipe drained, destination shut down for writing */
+	bool src_marked;      /* the source sent a peer-gone mark (a proxy's: relay_hello.h) */
 };
 
 struct relay_session {
 	int fd[2];                    /* fd[0] the first leg, fd[1] the second (or the next hop) */
 	struct relay_direction dir[2]; /* dir[0]: fd[0] -> fd[1]; dir[1]: fd[1] -> fd[0] */
 	size_t pipe_size;             /* capacity of each pipe, as the kernel granted it */
+	bool wants_mark[2];           /* fd[i]'s hello asked for the peer-gone mark (relay_hello.h);
+	                               * false after relay_session_init */
+	bool is_hop[2];               /* fd[i] leads to another proxy (chained hello, or dialed):
+	                               * its end means the far end ended only when it carried a mark */
 };
+
+/* The leg on `side` failed (a reset seen by epoll before any read or write did): give the other
+ * leg the peer-gone mark if its hello asked for it (relay_hello.h), before the session closes. */
+void relay_session_leg_failed(struct relay_session *s, int side);
 
 enum relay_pump_result {
 	RELAY_PUMP_WAIT,  /* nothing more to do until a socket becomes ready */

@@ -106,6 +106,11 @@ void relay_worker_log_refusal(struct relay_worker *w, const char *fmt, ...)
 
 /* relay_leg.c: legs before they are joined (hello in, hello out to a next hop). */
 void relay_leg_accepted(struct relay_worker *w, int fd, uint64_t now_ms);
+/* Whether the leg on fd asked for the peer-gone mark in its hello (relay_hello.h); kept by fd
+ * from its hello (or dial) to its join. */
+bool relay_leg_wants_mark(int fd);
+/* Whether the leg on fd leads to another proxy (its hello was chained, or we dialed it). */
+bool relay_leg_is_hop(int fd);
 void relay_leg_event(struct relay_worker *w, struct relay_tag *tag, uint32_t events,
     uint64_t now_ms);
 void relay_leg_expire(struct relay_worker *w, uint64_t now_ms);

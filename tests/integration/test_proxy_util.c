@@ -285,10 +285,16 @@ tp_connect(const char *host, uint16_t port)
 int
 tp_leg(struct tp_proxy *p, const struct relay_id *id)
 {
+	return tp_leg_flags(p, id, 0);
+}
+
+int
+tp_leg_flags(struct tp_proxy *p, const struct relay_id *id, uint8_t flags)
+{
 	uint8_t hello[RELAY_HELLO_SIZE];
 	int fd = tp_connect(p->host, p->port);
 
-	relay_hello_encode(hello, id, 0);
+	relay_hello_encode(hello, id, flags);
 	if (fd < 0 || tp_write_all(fd, hello, sizeof(hello)) < 0) {
 		fprintf(stderr, "leg to %s:%u: %s\n", p->host, p->port, strerror(errno));
 		exit(1);

@@ -58,6 +58,8 @@ int tp_connect(const char *host, uint16_t port);
 
 /* Connect to the proxy and send the hello for id; returns the socket (exits 1 on failure). */
 int tp_leg(struct tp_proxy *p, const struct relay_id *id);
+/* The same with hello flags (RELAY_HELLO_FLAG_*), as a resumable stream's leg sends them. */
+int tp_leg_flags(struct tp_proxy *p, const struct relay_id *id, uint8_t flags);
 
 /* Write or read exactly len bytes on a blocking socket; 0, or -1 (read: EOF counts as -1). */
 int tp_write_all(int fd, const void *buf, size_t len);

@@ -63,7 +63,7 @@ leg_to(const char *host, uint16_t port, const struct relay_id *id, char *err, si
 {
 	uint8_t hello[RELAY_HELLO_SIZE];
 	int fd = tp_connect(host, port);
-	relay_hello_encode(hello, id, 0);
+	relay_hello_encode(hello, id, RELAY_HELLO_FLAG_PEER_GONE_MARK); /* as qn_relay_leg */
 	if (fd < 0 || tp_write_all(fd, hello, sizeof(hello)) != 0) {
 		snprintf(err, errlen, "proxy %s:%u: %s", host, port, strerror(errno));
 		if (fd >= 0)
@@ -458,7 +458,10 @@ leg_of_another_stream_is_refused(void)
 	qrs_get_totals(&before);
 	announce_fresh_id(path.active);
 	start_pair(mine, other, &cfg, &a, &b);
-	CHECK(send(a, "x", 1, MSG_NOSIGNAL) == 1);
+	/* Both ends may have refused each other and closed already (seen under load): then the
+	 * send meets the closed socketpair. Either way the byte must never arrive. */
+	ssize_t sent = send(a, "x", 1, MSG_NOSIGNAL);
+	CHECK(sent == 1 || (sent < 0 && (errno == EPIPE || errno == ECONNRESET)));
 	CHECK_INT_EQ(recv(b, &c, 1, 0), 0); /* closed, the byte never delivered */
 	CHECK_INT_EQ(recv(a, &c, 1, 0), 0);
 	CHECK_INT_EQ(wait_totals(before.streams_open, TP_STATE_WAIT_MS), 0);

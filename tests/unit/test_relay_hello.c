@@ -106,6 +106,9 @@ unknown_flags_and_nonzero_reserved_are_rejected(void)
 	buf[5] = RELAY_HELLO_FLAG_CHAINED;
 	CHECK_INT_EQ(relay_hello_parse(buf, sizeof(buf), &h), RELAY_HELLO_OK);
 	CHECK_INT_EQ(h.flags, RELAY_HELLO_FLAG_CHAINED);
+	buf[5] = RELAY_HELLO_FLAG_CHAINED | RELAY_HELLO_FLAG_PEER_GONE_MARK;
+	CHECK_INT_EQ(relay_hello_parse(buf, sizeof(buf), &h), RELAY_HELLO_OK);
+	CHECK_INT_EQ(h.flags, RELAY_HELLO_FLAG_CHAINED | RELAY_HELLO_FLAG_PEER_GONE_MARK);
 	buf[7] = 1;
 	CHECK_INT_EQ(relay_hello_parse(buf, 8, &h), RELAY_HELLO_BAD_RESERVED);
 }
