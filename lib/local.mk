@@ -29,6 +29,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/json_write.c lib/json_write.h \
 	lib/relay_id.c lib/relay_id.h \
 	lib/proc_identity.c lib/proc_identity.h \
+	lib/batch_thread.c lib/batch_thread.h \
 	$(QCG_BASE_SOURCES)
 
 EXTRA_DIST += lib/README.md
@@ -45,3 +46,10 @@ tests_unit_test_relay_id_SOURCES = tests/unit/test_relay_id.c tests/unit/check.h
 tests_unit_test_relay_id_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit
 tests_unit_test_relay_id_LDADD = lib/libqcgcommon.a
 TESTS += tests/unit/test_relay_id
+
+# The batching threads' start (batch_thread.h): monotonic deadlines and the thread.
+check_PROGRAMS += tests/unit/test_batch_thread
+tests_unit_test_batch_thread_SOURCES = tests/unit/test_batch_thread.c tests/unit/check.h
+tests_unit_test_batch_thread_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/unit
+tests_unit_test_batch_thread_LDADD = lib/libqcgcommon.a -lpthread
+TESTS += tests/unit/test_batch_thread

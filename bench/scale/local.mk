@@ -6,3 +6,5 @@ bench_scale_scale_ranks_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 bench_scale_scale_ranks_LDADD = $(QCG_PROTO_LIBS) -lpthread
 EXTRA_DIST += bench/scale/run.sh bench/scale/storm.sh bench/scale/README.md \
 	bench/scale/plot.sh bench/scale/results-h15.txt bench/scale/scale.png
+# The tenth session's table (the helpers keep the pairs too).
+EXTRA_DIST += bench/scale/results-paircache.txt

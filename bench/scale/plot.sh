@@ -4,8 +4,11 @@
 # fitted to each; right, the broker's Resolves per job against S² (after: one per cluster pair
 # and per first-connect race; before: one per target and cluster). Needs gnuplot (gnuplot-nox);
 # prints the fitted coefficients.
+# PLOT_BEFORE / PLOT_AFTER name the two series in the key (defaults: the cluster-pair table's).
 set -eu
 table=$1 png=$2
+before_title=${PLOT_BEFORE:-before (no pair cache)}
+after_title=${PLOT_AFTER:-after (pair cache)}
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is not installed (apt-get install gnuplot-nox)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,9 +33,9 @@ set multiplot layout 1,2 title "bench/scale: set-up storm, all-to-all, loopback"
 set xlabel "S^2 + P"
 set ylabel "broker requests per job"
 set key top left
-plot "$tmp/before.dat" using 1:2 with points pt 7 title "before (no pair cache)", \
+plot "$tmp/before.dat" using 1:2 with points pt 7 title "$before_title", \
      fb(x) with lines title sprintf("fit %.1f(S^2+P)%+.0f", ab, bb), \
-     "$tmp/after.dat" using 1:2 with points pt 5 title "after (pair cache)", \
+     "$tmp/after.dat" using 1:2 with points pt 5 title "$after_title", \
      fa(x) with lines title sprintf("fit %.1f(S^2+P)%+.0f", aa, ba)
 set xlabel "S^2"
 set ylabel "broker Resolves per job"

@@ -5,7 +5,8 @@
 # then connects all-to-all or in a ring. VARIANT resolve: no frontend.direct_networks (every
 # connect resolved); direct: each cluster's own /24; before: direct, but the front-ends keep no
 # decision per cluster pair (frontend.pair_cache = no: one broker Resolve per target, main's
-# behaviour before the pair cache); after: the same as direct, named for the side-by-side table.
+# behaviour before the pair cache); after: the same as direct, named for the side-by-side table;
+# fe-only: after, but the helpers keep no decision per cluster pair (helper.pair_cache = no).
 # Prints one line: S P MODE VARIANT connects failed broker_requests fe_requests storm_ms
 # slowest_rank_ms broker_resolves.
 # Needs top_srcdir and top_builddir (run.sh sets them).
@@ -42,9 +43,13 @@ for ((s = 1; s <= S; s++)); do
 	printf '%s' "$acl" >"$D/fe-$s.acl"
 	extra=""
 	case $VARIANT in
-	direct | after) extra="direct_networks = 127.0.$s.0/24" ;;
+	direct | after | fe-only) extra="direct_networks = 127.0.$s.0/24" ;;
 	before) extra="direct_networks = 127.0.$s.0/24"$'\n'"pair_cache = no" ;;
 	esac
+	# the helpers keep the pairs' decisions themselves (helper_paircache.h) except in before
+	# and fe-only (the front-ends' pair cache alone, as after was before the helpers kept any)
+	helper_pairs=yes
+	case $VARIANT in before | fe-only) helper_pairs=no ;; esac
 	FRONTEND_LOG_LEVEL=debug write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" open \
 		"$D/fe-$s.acl" "$D/fe-grid-mapfile" "$lines" "$extra"
 	# Every helper here connects from 127.0.0.1: the per-address cap on connections still in
@@ -56,7 +61,7 @@ for ((s = 1; s <= S; s++)); do
 	for ((n = 1; n <= NODES; n++)); do
 		HELPER_CLUSTER=site-$s HELPER_LOG_LEVEL=info helper_start "n$s-$n" "127.0.$s.$n" \
 			"$FRONTEND_URL" -s "helper.listen=127.0.0.1:$(eval echo "\$PORT_${s}_$n")" \
-			-s "helper.max_clients=2048"
+			-s "helper.max_clients=2048" -s "helper.pair_cache=$helper_pairs"
 		echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
 		"$RANKS" "$HELPER_SOCKET" job-1 "$TOKEN" "127.0.$s.$n" "$PER" "$MODE" "$D/peers" \
 			</dev/null >"$D/out-$s-$n" 2>"$D/err-$s-$n" &

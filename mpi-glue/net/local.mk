@@ -121,3 +121,7 @@ TESTS += tests/net/test_resume_peer_gone
 TESTS += tests/net/resume_gateway.test tests/net/resume_wan.test
 EXTRA_DIST += tests/net/resume_gateway.test tests/net/resume_wan.test tests/net/resume_tb.sh \
 	tests/net/resume_loop.c
+
+# The front-end's decisions per cluster pair kept on the helper's node (issue 15).
+TESTS += tests/net/test_qcgnet_paircache.sh
+EXTRA_DIST += tests/net/test_qcgnet_paircache.sh

@@ -115,6 +115,9 @@ policy_changed(struct frontend *fe, const struct qcg_event *ev)
 	size_t answers = resolve_cache_drop_cluster(fe->cache, ours ? NULL : ev->node);
 	log_info("policy of cluster %s changed: %zu pair decisions and %zu cached answers dropped",
 	    ev->node, dropped, answers);
+	/* the helpers keep pairs too (services/helper/helper_paircache.h) */
+	for (size_t i = 0; i < fe->cfg.node_count; i++)
+		delivery_enqueue(fe->delivery, i, ev);
 }
 
 /* The broker link's callback: "connect" to the event's node, "job-ended" to every node (and

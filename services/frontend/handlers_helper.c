@@ -207,6 +207,26 @@ resolve_at_broker(struct soap *soap, const struct fe_call *call, const struct fe
 	return rc;
 }
 
+/* The helper asked for the peers its node may reach with d without asking again: those of the
+ * job's pair with d's target cluster, when d is one the pair cache keeps (pair_cache.h). */
+static int
+add_pair_peers(struct soap *soap, const struct fe_call *call, const char *job,
+    const struct decision *d, struct _qf__ResolveResponse *resp)
+{
+	size_t n = 0;
+	if (!resolve_cache_replayable(d) || !d->has_target)
+		return SOAP_OK;
+	struct access_point *peers = pair_cache_peers(call->fe->pairs, job, d->target.cluster, &n);
+	if (peers == NULL)
+		return SOAP_OK;
+	resp->peer = soap_model_access_points_new(soap, peers, n);
+	free(peers);
+	if (resp->peer == NULL)
+		return soap_fault_server(soap, "out of memory");
+	resp->__sizepeer = (int)n;
+	return SOAP_OK;
+}
+
 int
 __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveResponse *resp)
 {
@@ -242,6 +262,8 @@ __qf__Resolve(struct soap *soap, struct _qf__Resolve *req, struct _qf__ResolveRe
 	if (resp->decision == NULL)
 		return soap_fault_server(soap, "out of memory");
 	soap_model_decision_out(soap, &d, resp->decision);
+	if (req->wantPeers != NULL && *req->wantPeers == xsd__boolean__true_ && req->after == NULL)
+		return add_pair_peers(soap, &call, req->job, &d, resp);
 	return SOAP_OK;
 }
 

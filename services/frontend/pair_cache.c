@@ -244,3 +244,32 @@ pair_cache_count(struct pair_cache *c)
 	pthread_rwlock_unlock(&c->lock);
 	return n;
 }
+
+struct access_point *
+pair_cache_peers(struct pair_cache *c, const char *job, const char *cluster, size_t *n)
+{
+	struct access_point *out = NULL;
+	*n = 0;
+	pthread_rwlock_rdlock(&c->lock);
+	for (size_t i = 0; i < PAIR_CACHE_PAIRS; i++) {
+		const struct pair_entry *e = &c->pairs[i];
+		if (!e->used || strcmp(e->job, job) != 0 || strcmp(e->cluster, cluster) != 0)
+			continue;
+		out = calloc(e->peer_count, sizeof(*out));
+		if (out == NULL)
+			break;
+		for (size_t k = 0; k < e->peer_count; k++) {
+			struct access_point *t = &out[k];
+			memcpy(t->job, e->job, sizeof(t->job));
+			memcpy(t->cluster, e->cluster, sizeof(t->cluster));
+			memcpy(t->node, e->peers[k].node, sizeof(t->node));
+			memcpy(t->address, e->peers[k].address, sizeof(t->address));
+			memcpy(t->process, e->peers[k].process, sizeof(t->process));
+			t->port = e->peers[k].port;
+		}
+		*n = e->peer_count;
+		break;
+	}
+	pthread_rwlock_unlock(&c->lock);
+	return out;
+}

@@ -50,5 +50,10 @@ size_t pair_cache_drop_cluster(struct pair_cache *c, const char *cluster);
 /* Forget every pair (our own cluster's policy changed); returns how many. */
 size_t pair_cache_clear(struct pair_cache *c);
 size_t pair_cache_count(struct pair_cache *c);
+/* The peers of job's pair with cluster as access points (n of them, malloc'ed: the caller
+ * frees), for a helper's own pair cache (services/helper/helper_paircache.h); NULL with *n = 0
+ * when there is no such pair (or out of memory). */
+struct access_point *pair_cache_peers(struct pair_cache *c, const char *job, const char *cluster,
+    size_t *n);
 
 #endif

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -159,6 +160,41 @@ a_full_table_evicts_the_pair_stored_longest_ago(void)
 	pair_cache_free(c);
 }
 
+/* What a helper is given to keep the pair itself: every peer, as stored, and nothing for a
+ * pair there is not. */
+static void
+peers_of_a_pair_are_given_back_whole(void)
+{
+	struct pair_cache *c = pair_cache_new();
+	struct access_point peers[] = {
+		peer("j", "b", "b2", "10.2.0.2", 5003), peer("j", "b", "b1", "10.2.0.1", 5001),
+		peer("j", "c", "c1", "10.3.0.1", 6001), /* another cluster: not the pair's */
+	};
+	struct decision d = answer(METHOD_DIRECT, "j", "b", "b1", "10.2.0.1", 5001);
+	size_t n = 99;
+	CHECK_INT_EQ(pair_cache_store(c, "j", &d, peers, 3), 1);
+	struct access_point *got = pair_cache_peers(c, "j", "b", &n);
+	CHECK(got != NULL);
+	CHECK_INT_EQ(n, 2);
+	if (got != NULL && n == 2) { /* sorted by port */
+		CHECK_INT_EQ(got[0].port, 5001);
+		CHECK_STR_EQ(got[0].node, "b1");
+		CHECK_STR_EQ(got[0].address, "10.2.0.1");
+		CHECK_STR_EQ(got[0].process, "rank-5001");
+		CHECK_STR_EQ(got[0].cluster, "b");
+		CHECK_STR_EQ(got[0].job, "j");
+		CHECK_INT_EQ(got[1].port, 5003);
+		CHECK_STR_EQ(got[1].node, "b2");
+	}
+	free(got);
+	CHECK(pair_cache_peers(c, "j", "c", &n) == NULL);
+	CHECK_INT_EQ(n, 0);
+	CHECK(pair_cache_peers(c, "other-job", "b", &n) == NULL);
+	pair_cache_forget(c, "j", "b");
+	CHECK(pair_cache_peers(c, "j", "b", &n) == NULL);
+	pair_cache_free(c);
+}
+
 int
 main(void)
 {
@@ -167,5 +203,6 @@ main(void)
 	RUN(storing_a_pair_again_replaces_its_peers);
 	RUN(drops_by_job_cluster_pair_and_all);
 	RUN(a_full_table_evicts_the_pair_stored_longest_ago);
+	RUN(peers_of_a_pair_are_given_back_whole);
 	return check_exit();
 }

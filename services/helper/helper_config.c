@@ -59,7 +59,8 @@ get_ints(const struct config *cfg, struct helper_config *out, char *err, size_t 
 	if (config_get_int(cfg, "helper.register_window_ms", 2, 0, 5000, &v[0], err, errlen) != 0)
 		return -1;
 	out->register_window_ms = (int)v[0];
-	return 0;
+	/* whether the node keeps the decisions per cluster pair (helper_paircache.h) */
+	return config_get_bool(cfg, "helper.pair_cache", true, &out->pair_cache, err, errlen);
 }
 
 /*

@@ -33,6 +33,8 @@ struct helper_config {
 	uint16_t rendezvous_port_max;         /* listens (a port-range cluster's open range); 0: any */
 	int park_ms;                          /* how long an inbound socket waits for WAIT_INBOUND */
 	int register_window_ms;               /* a REGISTER batch waits this long for more */
+	bool pair_cache;                      /* helper.pair_cache: decisions kept per cluster
+	                                       * pair on the node (helper_paircache.h) */
 	int frontend_timeout;                 /* seconds for a front-end call */
 	int max_launches;                     /* launched processes alive at once */
 	size_t output_cap;                    /* bytes buffered per stream per launch */

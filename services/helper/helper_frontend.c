@@ -15,6 +15,8 @@
 #include "helper_direct.h"
 #include "helper_outcomes.h"
 #include "helper_frontend.h"
+#include "helper_paircache.h"
+#include "log.h"
 #include "helper_registrations.h"
 #include "relay_hello.h"
 #include "soap_client.h"
@@ -80,6 +82,22 @@ decision_answer(struct soap *soap, int rc, const char *op, const char *why, char
 	return rc != 0 ? -1 : 0;
 }
 
+/* The front-end named the listeners its decision for the pair reaches: keep them on the node
+ * (helper_paircache.h). A malformed list is only logged: the decision itself stands. */
+static void
+keep_pair(struct soap *soap, const char *job, const struct decision *d,
+    const struct _qf__ResolveResponse *resp)
+{
+	char why[256];
+	struct access_point *peers = soap_model_access_points_in(soap, resp->peer, resp->__sizepeer,
+	    why, sizeof(why));
+	if (peers == NULL)
+		log_warn("job %s: the front-end's peers for cluster %s: %s; not kept", job,
+		    d->target.cluster, why);
+	else
+		helper_paircache_store(job, d, peers, (size_t)resp->__sizepeer);
+}
+
 int
 helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
     const char *to_address, uint16_t to_port, int after, struct decision *out,
@@ -94,6 +112,9 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		.fromPort = from_port ? soap_model_ushort_out(soap, from_port) : NULL,
 		.toAddress = (char *)to_address, .toPort = to_port,
 		.after = after >= 0 ? soap_model_method_new(soap, (enum connect_method)after) : NULL };
+	enum xsd__boolean want_peers = xsd__boolean__true_;
+	if (after < 0 && h->cfg.pair_cache)
+		req.wantPeers = &want_peers;
 	struct _qf__ResolveResponse resp = { NULL };
 	if ((from_port && req.fromPort == NULL) || (after >= 0 && req.after == NULL))
 		return out_of_memory(soap, "Resolve", err, errlen);
@@ -106,8 +127,10 @@ helper_frontend_resolve(struct helper *h, const char *job, uint16_t from_port,
 		return -1;
 	}
 	char why[512];
-	return decision_answer(soap, soap_model_decision_in(resp.decision, out, why, sizeof(why)),
-	    "Resolve", why, err, errlen);
+	int rc = soap_model_decision_in(resp.decision, out, why, sizeof(why));
+	if (rc == 0 && resp.__sizepeer > 0)
+		keep_pair(soap, job, out, &resp);
+	return decision_answer(soap, rc, "Resolve", why, err, errlen);
 }
 
 int

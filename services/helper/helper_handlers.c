@@ -10,6 +10,7 @@
 #include "soap_model.h"
 #include "helper.h"
 #include "helper_direct.h"
+#include "helper_paircache.h"
 #include "helper_deliver.h"
 #include "launch.h"
 #include "log.h"
@@ -65,7 +66,14 @@ deliver_one(struct soap *soap, struct helper *h, const struct qcg_event *e)
 	if (ev.kind == EVENT_JOB_ENDED) {
 		helper_jobs_forget(h->jobs, ev.job);
 		helper_direct_forget_job(ev.job);
+		helper_paircache_drop_job(ev.job);
 		log_info("job %s ended: its tokens and waiting sockets are gone", ev.job);
+		return SOAP_OK;
+	}
+	if (ev.kind == EVENT_POLICY_CHANGED) {
+		size_t n = helper_paircache_policy_changed(ev.node, h->cfg.cluster);
+		log_info("policy of cluster %s changed: %zu decisions kept on the node dropped",
+		    ev.node, n);
 		return SOAP_OK;
 	}
 	if (ev.kind != EVENT_CONNECT)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "batch_thread.h"
 #include "helper.h"
 #include "helper_frontend.h"
 #include "helper_outcomes.h"
@@ -67,10 +68,8 @@ batch_thread(void *arg)
 			if (batch.count == 0) {
 				pthread_cond_wait(&batch.wake, &batch.lock);
 			} else {
-				struct timespec until = batch.oldest;
-				until.tv_nsec += OUTCOME_BATCH_AGE_MS * 1000000L;
-				until.tv_sec += until.tv_nsec / 1000000000L;
-				until.tv_nsec %= 1000000000L;
+				struct timespec until = batch_thread_deadline(&batch.oldest,
+				    OUTCOME_BATCH_AGE_MS);
 				pthread_cond_timedwait(&batch.wake, &batch.lock, &until);
 			}
 			continue;
@@ -96,24 +95,16 @@ batch_thread(void *arg)
 static bool
 batch_started(struct helper *h)
 {
-	pthread_t t;
 	if (batch.started)
 		return true;
 	batch.queue = calloc(OUTCOME_QUEUE_MAX, sizeof(*batch.queue));
 	if (batch.queue == NULL)
 		return false;
-	/* the batch age is measured on CLOCK_MONOTONIC, so the wait must be too */
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&batch.wake, &attr);
-	pthread_condattr_destroy(&attr);
-	if (pthread_create(&t, NULL, batch_thread, h) != 0) {
+	if (batch_thread_start(&batch.wake, batch_thread, h) != 0) {
 		free(batch.queue);
 		batch.queue = NULL;
 		return false;
 	}
-	pthread_detach(t);
 	batch.started = true;
 	return true;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "batch_thread.h"
 #include "helper.h"
 #include "helper_frontend.h"
 #include "helper_registrations.h"
@@ -62,11 +63,9 @@ batch_thread(void *arg)
 	for (;;) {
 		while (reg.count == 0)
 			pthread_cond_wait(&reg.arrived, &reg.lock);
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += h->cfg.register_window_ms * 1000000L;
-		until.tv_sec += until.tv_nsec / 1000000000L;
-		until.tv_nsec %= 1000000000L;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		struct timespec until = batch_thread_deadline(&now, h->cfg.register_window_ms);
 		while (reg.count < REG_BATCH_MAX &&
 		    pthread_cond_timedwait(&reg.arrived, &reg.lock, &until) == 0)
 			;
@@ -92,18 +91,11 @@ batch_thread(void *arg)
 static bool
 batch_started(struct helper *h)
 {
-	pthread_t t;
 	if (reg.started)
 		return true;
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* the window is on that clock */
-	pthread_cond_init(&reg.arrived, &attr);
-	pthread_condattr_destroy(&attr);
 	reg.tail = &reg.head;
-	if (pthread_create(&t, NULL, batch_thread, h) != 0)
+	if (batch_thread_start(&reg.arrived, batch_thread, h) != 0)
 		return false;
-	pthread_detach(t);
 	reg.started = true;
 	return true;
 }

@@ -19,6 +19,7 @@
 #include "helper_direct.h"
 #include "helper_frontend.h"
 #include "helper_net.h"
+#include "helper_paircache.h"
 #include "log.h"
 
 /* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
@@ -68,6 +69,31 @@ resolve_here(struct session *s, const struct helper_msg *req)
 	return helper_wire_send(s->sock, &m, -1, err, sizeof(err));
 }
 
+/* Answer with the node's kept decision for the target's cluster pair (helper_paircache.h):
+ * direct or port range, the process connects by itself. */
+static int
+answer_from_pair(struct session *s, const struct helper_msg *req, const struct decision *d)
+{
+	struct helper_msg m;
+	char err[256];
+	helper_session_remember(s, req->address, req->port, d->target.cluster, d->target.node);
+	helper_decision_to_msg(d, &m);
+	log_debug("job %s: %s:%u by %s, the node's kept decision for cluster %s", s->job,
+	    req->address, req->port, connect_method_name(d->method), d->target.cluster);
+	return helper_wire_send(s->sock, &m, -1, err, sizeof(err));
+}
+
+/* The process's attempt at req's target failed and it asks for the next method: whatever the
+ * node keeps for the target's cluster may be what failed, so it goes (the front-end drops its
+ * own pair on the same request). */
+static void
+forget_failed_pair(struct session *s, const struct helper_msg *req)
+{
+	const struct session_recent *r = helper_session_recall(s, req->address, req->port);
+	if (r != NULL && r->to_cluster[0] != '\0')
+		helper_paircache_forget(s->job, r->to_cluster);
+}
+
 int
 helper_session_resolve(struct session *s, const struct helper_msg *req)
 {
@@ -83,6 +109,12 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	if (req->method == HELPER_METHOD_NONE_WIRE &&
 	    helper_direct_applies(s->h, s->job, req->address, req->port))
 		return resolve_here(s, req);
+	/* ... nor one to a listener the node's kept decision for its cluster reaches */
+	if (req->method == HELPER_METHOD_NONE_WIRE &&
+	    helper_paircache_lookup(s->job, req->address, req->port, &res))
+		return answer_from_pair(s, req, &res);
+	if (req->method != HELPER_METHOD_NONE_WIRE)
+		forget_failed_pair(s, req);
 	int lfd = helper_net_listen_range(cfg->address, cfg->rendezvous_port_min,
 	    cfg->rendezvous_port_max, &port, err, sizeof(err));
 	if (lfd < 0)

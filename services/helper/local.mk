@@ -35,6 +35,10 @@ HELPER_SERVICE_SOURCES = \
 	services/helper/helper_handlers.c
 # Relay failover (issue 14): a process's resume of a broken relay, asked of the front-end.
 HELPER_SERVICE_SOURCES += services/helper/helper_resume.c
+# The front-end's decisions per cluster pair kept on the node (issue 15): the table is the
+# front-end's own pair_cache.c, compiled here too.
+HELPER_SERVICE_SOURCES += services/helper/helper_paircache.c services/helper/helper_paircache.h \
+	services/frontend/pair_cache.c services/frontend/pair_cache.h
 sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \
