@@ -35,6 +35,8 @@ HELPER_SERVICE_SOURCES = \
 	services/helper/helper_handlers.c
 # Relay failover (issue 14): a process's resume of a broken relay, asked of the front-end.
 HELPER_SERVICE_SOURCES += services/helper/helper_resume.c
+# Staging (issue 12): a stage-in's bytes as a PUT body, not base64 in SOAP.
+HELPER_SERVICE_SOURCES += services/helper/helper_input_put.c services/helper/helper_input_put.h
 sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \
