@@ -19,8 +19,8 @@ enum http_request_state {
 struct http_request_shape {
 	size_t head_len;   /* bytes up to and including the empty line (0 until it is here) */
 	size_t total_len;  /* head and Content-Length body; 0 when the body's length is unknown */
-	int body_streams;  /* chunked, or the client waits for "100 Continue": the body is read on
-			      the worker */
+	int body_streams;  /* chunked, the client waits for "100 Continue", or a PUT: the body is
+			      read on the worker */
 };
 
 /* Look at the first len bytes of a request. A head longer than max_head is refused. A body

@@ -1011,6 +1011,13 @@ static void
 intake_read_request(struct soap_server *srv, struct connection *c)
 {
 	int r = pre_fill(c, connection_ssl(c));
+	/* A PUT whose client went away mid-body still goes to its hook: the bytes so far may
+	 * have started something (a node's receiver) that the hook must stop. */
+	if (r < 0 && c->pre_len >= 4 && memcmp(c->pre, "PUT ", 4) == 0 &&
+	    pre_examine(srv, c) == HTTP_REQUEST_READY) {
+		intake_hand_over(srv, c);
+		return;
+	}
 	if (r < 0) {
 		/* closed (a pool's idle connection, a client that gave up), broken, or no memory */
 		log_debug("connection from %s closed before a whole request", c->req.peer_address);

@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,6 +218,11 @@ fe_stage_put(struct soap *soap, const char *target, uint64_t length)
 	}
 	log_warn("stage-in %s to %s for %s failed after %" PRIu64 " of %" PRIu64 " bytes: %s",
 	    target + plen, node->name, call.caller_dn, sent, length, msg);
+	/* The receiver must not wait for the rest, nor keep a part: TERM makes it remove its
+	 * temporary file. Not left to the helper: a connection closed before its intake handed
+	 * the request on never reaches it. */
+	if (fe_signal_launch(call.worker, &info, SIGTERM) != SOAP_OK)
+		log_warn("stage-in %s: cannot stop the receiver on %s", target + plen, node->name);
 	if (body.got < length && sent == body.got)
 		return http_stream_answer(soap, 400, "the body ended after %" PRIu64 " of %" PRIu64
 		    " bytes (Content-Length)", body.got, length);

@@ -37,6 +37,7 @@ helper_input_put(struct soap *soap, const char *target, uint64_t length)
 	    strlen(id) >= LAUNCH_ID_MAX)
 		return http_stream_answer(soap, 404, "no such target: %.100s (PUT "
 		    HTTP_STREAM_LAUNCH_INPUT "<launch id>)", target);
+	log_info("input of launch %s: %" PRIu64 " bytes from %s", id, length, req->peer_dn);
 	/* LAUNCH_INPUT_CHUNK is what one write may take; the block is one read's worth */
 	size_t cap = HTTP_STREAM_BLOCK < LAUNCH_INPUT_CHUNK ? HTTP_STREAM_BLOCK : LAUNCH_INPUT_CHUNK;
 	char *buf = malloc(cap);
