@@ -1,15 +1,11 @@
 /*
  * handlers_stage.c: staging of any size (StageIn, StageOut, WriteInput; frontend.wsdl).
  *
- * Why chunked SOAP on the existing port rather than HTTP PUT/GET or MTOM/DIME: every call
- * already goes through the server's mutual TLS, its grid-mapfile authorization and its
- * per-request size and time bounds (lib/soap_server.h), so staging needs no second parser,
- * listener or authentication path; a closed cluster's nodes are reached the same way as for
- * Launch (front-end -> helper), and the helper already streams a launch's output with
- * back-pressure (launch_output.h). gSOAP's MTOM/DIME streaming would need callbacks on both
- * hops and does not relay; a chunk of at most STAGE_CHUNK_MAX bytes per call keeps every hop's
- * memory bounded instead, and the next chunk is sent only once the node took the last (the
- * helper answers WriteInput when its pipe accepted the bytes).
+ * The bytes of a stage-in come as a PUT body on the same port (fe_stage_put, the server's
+ * put hook: same TLS, peer DN, grid-mapfile and launch-owner checks), relayed block by block
+ * to the helper's PUT (lib/http_stream.h): base64 in SOAP cost 85 % of the front-end's CPU,
+ * and a chunk per call kept the two hops from overlapping. WriteInput (base64 chunks of at
+ * most STAGE_CHUNK_MAX) is still served for other clients; qcg-submit no longer calls it.
  *
  * StageIn checks the name (lib/stage_path.h) and the user's quota (stage_quota.h) before
  * anything starts on the node, then starts the node's receiver (stage_node.h) as a launch of
