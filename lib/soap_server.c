@@ -534,6 +534,19 @@ soap_server_body_recv(struct soap *soap, char *buf, size_t len)
 	}
 }
 
+ssize_t
+soap_server_body_fill(struct soap *soap, char *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = soap_server_body_recv(soap, buf + got, len - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 /* Write all of buf on the connection's TLS session (its socket does not block). gSOAP's own send
  * calls select() before every write to honour send_timeout: one system call per response,
  * for nothing, since the socket nearly always has room (bench/broker/README.md, the profile).

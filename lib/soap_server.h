@@ -127,5 +127,8 @@ int soap_has_control_char(const char *s);
 /* Inside a put hook: the next bytes of the request's body (at most len), waiting at most the
  * receive timeout for each; 0 when the client closed, broke off or stayed silent that long. */
 ssize_t soap_server_body_recv(struct soap *soap, char *buf, size_t len);
+/* The same until len bytes are here (a TLS record holds at most 16 KiB: one write per block,
+ * not per record, downstream); fewer only when the body ended. */
+ssize_t soap_server_body_fill(struct soap *soap, char *buf, size_t len);
 
 #endif

@@ -171,7 +171,7 @@ static ssize_t
 read_user_body(void *ctx, char *buf, size_t len)
 {
 	struct user_body *b = ctx;
-	ssize_t n = soap_server_body_recv(b->soap, buf, len);
+	ssize_t n = soap_server_body_fill(b->soap, buf, len);
 	if (n > 0)
 		b->got += (uint64_t)n;
 	return n;

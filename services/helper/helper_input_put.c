@@ -47,8 +47,9 @@ helper_input_put(struct soap *soap, const char *target, uint64_t length)
 	int rc = 0;
 	do {
 		size_t want = length - got < cap ? (size_t)(length - got) : cap;
-		ssize_t n = want ? soap_server_body_recv(soap, buf, want) : 0;
-		if (want && n <= 0) {
+		ssize_t n = want ? soap_server_body_fill(soap, buf, want) : 0;
+		if ((size_t)n < want) {
+			got += (uint64_t)n;
 			snprintf(err, sizeof(err), "the body ended after %" PRIu64 " of %" PRIu64
 			    " bytes", got, length);
 			rc = -1;
