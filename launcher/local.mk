@@ -145,6 +145,9 @@ EXTRA_DIST += tests/launcher/slurm_submit.test
 # XML shape check, the node's stage-out command).
 TESTS += tests/launcher/test_stage_loopback.sh
 EXTRA_DIST += tests/launcher/test_stage_loopback.sh
+# A stage-in's bytes as a PUT body, and every bad body refused without a trace.
+TESTS += tests/launcher/test_stage_put.sh
+EXTRA_DIST += tests/launcher/test_stage_put.sh
 
 # The examples' expected output, shared by examples.test and slurm_submit.test.
 EXTRA_DIST += tests/launcher/examples_output.sh

@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 
 #include "soapH.h"
+#include "http_stream.h"
 #include "remote_run.h"
 #include "soap_client.h"
 #include "stage.h"
@@ -114,8 +115,8 @@ is_the_executable(const struct job_desc *job, const char *to)
 	return strcmp(e, to) == 0;
 }
 
-/* A WriteInput failed after sent bytes: the node's own reason when its receiver ended (it
- * refused the name, or the checksum), else the call's. Always -1. */
+/* The bytes' PUT failed after sent of them: the node's own reason when its receiver ended (it
+ * refused the name, or the checksum), else the PUT's. Always -1. */
 static int
 node_refused(struct soap *soap, const char *url, const char *id, uint64_t sent,
     const char *call_error, char *why, size_t whylen)
@@ -127,7 +128,7 @@ node_refused(struct soap *soap, const char *url, const char *id, uint64_t sent,
 	    strstr(node, "exit 143") == NULL) /* 143: our TERM, nothing the node found */
 		snprintf(why, whylen, "%s", node);
 	else
-		snprintf(why, whylen, "%.300s: WriteInput after %" PRIu64 " bytes: %s", url, sent,
+		snprintf(why, whylen, "%.300s: the file's bytes after %" PRIu64 " sent: %s", url, sent,
 		    call_error);
 	if (errs)
 		fclose(errs);
@@ -152,6 +153,15 @@ launch_id_of(struct soap *soap, int rc, const char *answered, const char *url, c
 	return 0;
 }
 
+/* f as a PUT's source. */
+static ssize_t
+read_file(void *ctx, char *buf, size_t len)
+{
+	FILE *f = ctx;
+	size_t n = fread(buf, 1, len, f);
+	return n > 0 ? (ssize_t)n : ferror(f) ? -1 : 0;
+}
+
 /* Stream f (size bytes, digest hex) to one node as name under workdir; mode 0700 when
  * executable, else 0600. */
 static int
@@ -168,45 +178,23 @@ send_named(struct soap *soap, const struct coalloc_part *p, const char *node, co
 	if (launch_id_of(soap, started, resp.launchId, p->frontend_url, "StageIn", id, why,
 	    whylen) != 0)
 		return -1;
-	/* one per call, not static: the clusters' transfers run in threads of their own */
-	unsigned char *buf = malloc(STAGE_CHUNK);
-	if (buf == NULL) {
-		snprintf(why, whylen, "out of memory");
-		kill_launch(soap, p->frontend_url, id);
-		return -1;
-	}
+	/* The bytes as a PUT body (lib/http_stream.h): no base64, and the front-end relays
+	 * each block to the node while the next arrives. */
+	char target[HTTP_STREAM_TARGET_MAX];
+	uint64_t sent;
+	snprintf(target, sizeof(target), HTTP_STREAM_STAGE_IN "%s", id);
 	rewind(f);
-	uint64_t sent = 0;
-	for (;;) {
-		size_t n = fread(buf, 1, STAGE_CHUNK, f);
+	int status = http_stream_put(soap, p->frontend_url, target, size, read_file, f, &sent,
+	    msg, sizeof(msg));
+	if (status != 200) {
 		if (ferror(f)) {
 			snprintf(why, whylen, "cannot read it here: %s", strerror(errno));
-			/* the receiver gets TERM below and removes its temporary file */
+			/* the receiver gets TERM and removes its temporary file */
 			kill_launch(soap, p->frontend_url, id);
-			free(buf);
 			return -1;
 		}
-		sent += n;
-		bool end = n < STAGE_CHUNK || sent == size;
-		struct _qf__WriteInput w;
-		memset(&w, 0, sizeof(w));
-		w.launchId = id;
-		w.data.__ptr = buf;
-		w.data.__size = (int)n;
-		w.endOfInput = end ? xsd__boolean__true_ : xsd__boolean__false_;
-		struct _qf__WriteInputResponse wr;
-		int called = soap_call___qf__WriteInput(soap, p->frontend_url, NULL, &w, &wr);
-		if (called != SOAP_OK) {
-			soap_client_error(soap, msg, sizeof(msg));
-			soap_client_reset(soap);
-			free(buf);
-			return node_refused(soap, p->frontend_url, id, sent - n, msg, why, whylen);
-		}
-		soap_client_reset(soap);
-		if (end)
-			break;
+		return node_refused(soap, p->frontend_url, id, sent, msg, why, whylen);
 	}
-	free(buf);
 	FILE *errs = tmpfile();
 	if (errs == NULL) {
 		snprintf(why, whylen, "tmpfile: %s", strerror(errno));

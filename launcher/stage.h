@@ -7,8 +7,8 @@
  * Stage-out copies each file from rank 0's node back, after the job ends and before the
  * reservations are released.
  *
- * Any size: a file is streamed in chunks of STAGE_CHUNK bytes (frontend.wsdl StageIn +
- * WriteInput; StageOut + ReadOutput), so neither qcg-submit nor the front-end nor the helper
+ * Any size: a file is streamed (StageIn, then its bytes as a PUT body, lib/http_stream.h;
+ * StageOut + ReadOutput), so neither qcg-submit nor the front-end nor the helper
  * ever holds more than a chunk of it. SHA-256 end to end: stage-in declares the digest of the
  * local file and the node checks what arrived before the file takes its name; stage-out
  * hashes the bytes as they arrive here and compares with the digest the node computed while
@@ -27,7 +27,7 @@
 struct soap;
 struct tls_settings;
 
-#define STAGE_CHUNK (512 * 1024) /* bytes per WriteInput: the front-end's limit */
+#define STAGE_CHUNK (512 * 1024) /* bytes read at once for a file's SHA-256 */
 
 /* 0, or -1 with err naming the file, the node and the reason. Each cluster's copies go in a
  * thread with a connection of its own made with tls (soap's timeouts and size bound), so

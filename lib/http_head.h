@@ -19,8 +19,8 @@ enum http_request_state {
 struct http_request_shape {
 	size_t head_len;   /* bytes up to and including the empty line (0 until it is here) */
 	size_t total_len;  /* head and Content-Length body; 0 when the body's length is unknown */
-	int body_streams;  /* chunked, or the client waits for "100 Continue": the body is read on
-			      the worker */
+	int body_streams;  /* chunked, the client waits for "100 Continue", or a PUT: the body is
+			      read on the worker */
 };
 
 /* Look at the first len bytes of a request. A head longer than max_head is refused. A body
@@ -32,5 +32,16 @@ enum http_request_state http_request_examine(const char *buf, size_t len, size_t
 /* 1 when a whole body (after the head) starts like XML: optional BOM and white space, then '<'.
  * An empty body is not XML. */
 int http_body_looks_like_xml(const char *body, size_t len);
+
+/* A PUT request's target and body length, from its whole head (head_len bytes as
+ * http_request_examine measured them): 1 for a PUT with a Content-Length and neither a chunked
+ * body nor "Expect: 100-continue" (the streamed bodies of lib/http_stream.h), 0 for any other
+ * method, -1 for a PUT without a usable length or with a target longer than target_max - 1. */
+int http_put_request(const char *head, size_t head_len, char *target, size_t target_max,
+    uint64_t *length);
+
+/* An HTTP response's status and Content-Length (0 when absent) from its whole head (len
+ * bytes up to and including the empty line); -1 when it is not an HTTP/1.x status line. */
+int http_response_status(const char *head, size_t len, uint64_t *length);
 
 #endif

@@ -25,6 +25,7 @@ lib_libqcgcommon_a_SOURCES = \
 	lib/daemon_args.c lib/daemon_args.h lib/daemon_serve.c lib/daemon_serve.h \
 	lib/soap_server.c lib/soap_server.h lib/xml_bounds.c lib/xml_bounds.h \
 	lib/http_head.c lib/http_head.h lib/net_text.c lib/net_text.h \
+	lib/http_stream.c lib/http_stream.h \
 	lib/soap_client.c lib/soap_client.h lib/soap_faults.h \
 	lib/json_write.c lib/json_write.h \
 	lib/relay_id.c lib/relay_id.h \

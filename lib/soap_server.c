@@ -44,6 +44,7 @@
 
 #include "config_file.h"
 #include "http_head.h"
+#include "http_stream.h"
 #include "log.h"
 #include "log_limit.h"
 #include "soap_server.h"
@@ -503,6 +504,49 @@ soap_timeout_ms(int timeout)
 	return timeout == 0 ? -1 : ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
+ssize_t
+soap_server_body_recv(struct soap *soap, char *buf, size_t len)
+{
+	struct connection *c = connection_of(soap);
+	if (c->pre_off < c->pre_end) {
+		size_t n = prebuffered_recv(soap, buf, len);
+		return (ssize_t)n;
+	}
+	if (c->pre_off < c->pre_len || soap->ssl == NULL)
+		return 0; /* the next request's bytes, or no session */
+	/* The socket does not block (the event loop's): wait for TLS as tls_send_all does,
+	 * at most recv_timeout each time. */
+	for (;;) {
+		ERR_clear_error();
+		int n = SSL_read(soap->ssl, buf, len > INT_MAX ? INT_MAX : (int)len);
+		if (n > 0)
+			return n;
+		int e = SSL_get_error(soap->ssl, n);
+		if (e != SSL_ERROR_WANT_WRITE && e != SSL_ERROR_WANT_READ)
+			return 0;
+		struct pollfd p = { .fd = soap->socket,
+			.events = e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT };
+		int r;
+		while ((r = poll(&p, 1, soap_timeout_ms(soap->recv_timeout))) < 0 && errno == EINTR)
+			;
+		if (r <= 0)
+			return 0;
+	}
+}
+
+ssize_t
+soap_server_body_fill(struct soap *soap, char *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = soap_server_body_recv(soap, buf + got, len - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 /* Write all of buf on the connection's TLS session (its socket does not block). gSOAP's own send
  * calls select() before every write to honour send_timeout: one system call per response,
  * for nothing, since the socket nearly always has room (bench/broker/README.md, the profile).
@@ -779,6 +823,33 @@ connection_refuse_certificate(struct soap_server *srv, struct connection *c)
 	tls_send_refusal(c->soap, refused, srv->settings.max_message);
 }
 
+/* Hand a PUT to the service's put hook (soap_service.put), past gSOAP: its body is bytes,
+ * not XML. 1 when it was one and the hook answered; 0 for any other request, or with
+ * c->refusal for a PUT without a usable length. The connection closes after it (park 0). */
+static int
+serve_put(struct soap_server *srv, struct connection *c)
+{
+	struct http_request_shape shape;
+	char target[HTTP_STREAM_TARGET_MAX];
+	uint64_t length;
+	const char *req = c->pre + c->pre_off;
+	if (srv->service.put == NULL || c->pre_end - c->pre_off < 4 || memcmp(req, "PUT ", 4) != 0 ||
+	    http_request_examine(req, c->pre_len - c->pre_off, MAX_REQUEST_HEAD,
+		srv->settings.max_message, &shape) != HTTP_REQUEST_READY)
+		return 0;
+	if (http_put_request(req, shape.head_len, target, sizeof(target), &length) != 1) {
+		c->refusal = "a PUT needs a Content-Length, no Transfer-Encoding or Expect, and a "
+		    "target of at most 255 bytes";
+		c->refusal_status = 411;
+		return 0;
+	}
+	c->pre_off += shape.head_len;
+	srv->service.put(c->soap, target, length);
+	soap_destroy(c->soap);
+	soap_end(c->soap);
+	return 1;
+}
+
 /* Serve the request in c->pre (or refuse it, c->refusal), always with an answer. */
 static void
 serve_request(struct soap_server *srv, struct connection *c)
@@ -787,6 +858,8 @@ serve_request(struct soap_server *srv, struct connection *c)
 
 	c->sent = 0;
 	c->park = 0;
+	if (c->refusal == NULL && serve_put(srv, c))
+		return;
 	if (c->refusal == NULL) {
 		if (c->served + 1 >= srv->settings.max_keep_alive)
 			last_request_closes(c->soap);
@@ -951,6 +1024,13 @@ static void
 intake_read_request(struct soap_server *srv, struct connection *c)
 {
 	int r = pre_fill(c, connection_ssl(c));
+	/* A PUT whose client went away mid-body still goes to its hook: the bytes so far may
+	 * have started something (a node's receiver) that the hook must stop. */
+	if (r < 0 && c->pre_len >= 4 && memcmp(c->pre, "PUT ", 4) == 0 &&
+	    pre_examine(srv, c) == HTTP_REQUEST_READY) {
+		intake_hand_over(srv, c);
+		return;
+	}
 	if (r < 0) {
 		/* closed (a pool's idle connection, a client that gave up), broken, or no memory */
 		log_debug("connection from %s closed before a whole request", c->req.peer_address);

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "model.h"
 #include "soap_faults.h"
@@ -66,6 +67,11 @@ struct soap_service {
 	void *(*worker_init)(void *app);     /* per-thread state (e.g. a DB connection); may be NULL */
 	void (*worker_fini)(void *state);
 	void *app;
+	/* A PUT with a Content-Length (lib/http_stream.h), or NULL to leave PUT to gSOAP (as a
+	 * POST). Called on a worker with the peer known (soap_request_of), length bytes of body
+	 * to read with soap_server_body_recv; it answers with http_stream_answer. The connection
+	 * closes after it. */
+	int (*put)(struct soap *soap, const char *target, uint64_t length);
 };
 
 /* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
@@ -117,5 +123,12 @@ int soap_require_name(struct soap *soap, const char *value, size_t max, const ch
 
 /* 1 when s holds a control character (below 0x20, or 0x7f). */
 int soap_has_control_char(const char *s);
+
+/* Inside a put hook: the next bytes of the request's body (at most len), waiting at most the
+ * receive timeout for each; 0 when the client closed, broke off or stayed silent that long. */
+ssize_t soap_server_body_recv(struct soap *soap, char *buf, size_t len);
+/* The same until len bytes are here (a TLS record holds at most 16 KiB: one write per block,
+ * not per record, downstream); fewer only when the body ended. */
+ssize_t soap_server_body_fill(struct soap *soap, char *buf, size_t len);
 
 #endif

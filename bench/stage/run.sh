@@ -5,7 +5,7 @@
 # alternated REPS times (default 3), each a separate qcg-submit or copy:
 #   bare     qcg-submit of /bin/true on a1, nothing staged
 #   in       the same with the file staged in (user -> front-end on gw-a -> helper on a1: TLS,
-#            chunked SOAP, SHA-256 on both ends, written to a file on a1)
+#            the bytes as an HTTP PUT body, SHA-256 on both ends, written to a file on a1)
 #   inout    /bin/cp in.dat out.dat with the file staged in and out.dat staged back (the cp of
 #            MIB MiB on a1 is part of it: tens of ms)
 #   tcp-in   a plain TCP copy of the same bytes from user to a1 (python sockets, no TLS, no

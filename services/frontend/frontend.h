@@ -128,4 +128,8 @@ struct stage_quota *fe_stage_quota_new(struct frontend *fe);
 /* Monotonic seconds. */
 double fe_now(void);
 
+/* Staging's bytes (handlers_stage.c): PUT /stage-in/<launch id of StageIn> on the front-end's
+ * port, relayed to the node's helper as it arrives; soap_service.put. */
+int fe_stage_put(struct soap *soap, const char *target, uint64_t length);
+
 #endif

@@ -187,6 +187,7 @@ frontend_start(void *app, char *err, size_t errlen)
 		.serve = soap_serve,
 		.worker_init = fe_worker_new,
 		.worker_fini = fe_worker_free,
+		.put = fe_stage_put,
 	};
 	service.app = fe;
 	if (soap_server_open(&d->server, &d->srv, &fe->tls, &service, err, errlen) != 0)

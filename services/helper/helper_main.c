@@ -25,6 +25,7 @@
 #include "config_file.h"
 #include "daemon_serve.h"
 #include "helper.h"
+#include "helper_input_put.h"
 #include "helper_api.h"
 #include "launch.h"
 #include "log.h"
@@ -131,7 +132,7 @@ static int
 helper_start(void *app, char *err, size_t errlen)
 {
 	struct helper_daemon *d = app;
-	static struct soap_service service = { .serve = soap_serve };
+	static struct soap_service service = { .serve = soap_serve, .put = helper_input_put };
 	service.app = &d->helper;
 	return prepare(d, err, errlen) != 0 ||
 	    helper_api_start(&d->helper, &d->api, err, errlen) != 0 ||

@@ -39,6 +39,8 @@ HELPER_SERVICE_SOURCES += services/helper/helper_resume.c
 # front-end's own pair_cache.c, compiled here too.
 HELPER_SERVICE_SOURCES += services/helper/helper_paircache.c services/helper/helper_paircache.h \
 	services/frontend/pair_cache.c services/frontend/pair_cache.h
+# Staging (issue 12): a stage-in's bytes as a PUT body, not base64 in SOAP.
+HELPER_SERVICE_SOURCES += services/helper/helper_input_put.c services/helper/helper_input_put.h
 sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \

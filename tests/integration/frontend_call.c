@@ -14,6 +14,10 @@
  *     run RESERVATION NODE ARG...    launch, then stream the output until it exits
  *     read LAUNCH STDOUT-OFFSET STDERR-OFFSET TIMEOUT
  *     signal LAUNCH SIGNAL
+ *     stage-in RESERVATION NODE WORKDIR PATH SIZE SHA256   (prints launch=ID)
+ *     put LAUNCH FILE [LENGTH]   FILE's bytes as PUT /stage-in/LAUNCH with Content-Length LENGTH
+ *                                (default: the file's size; fewer bytes when the file is
+ *                                shorter, a truncated body); prints "status=N TEXT"
  *
  * Prints one line per result ("ok", "method=direct target=...", "reservation=ID", "slot=NODE:N",
  * "launch=ID", "exit=N" or "signal=N"; run copies the command's stdout and stderr to its own)
@@ -25,7 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "soapH.h"
+#include "http_stream.h"
 #include "model.h"
 #include "call_cli.h"
 
@@ -214,10 +221,51 @@ op_run(struct soap *soap, int argc, char **argv)
 	return rc;
 }
 
+static ssize_t
+read_file(void *ctx, char *buf, size_t len)
+{
+	size_t n = fread(buf, 1, len, ctx);
+	return n > 0 ? (ssize_t)n : ferror((FILE *)ctx) ? -1 : 0;
+}
+
+/* put: the exit status is 0 for status 200, else 1 (the text says why). */
+static int
+op_put(struct soap *soap, int argc, char **argv)
+{
+	char target[HTTP_STREAM_TARGET_MAX], msg[1024];
+	struct stat sb;
+	uint64_t sent;
+	call_cli_need(&cli, argc, 2, "put");
+	FILE *f = fopen(argv[1], "rb");
+	if (f == NULL || fstat(fileno(f), &sb) != 0) {
+		perror(argv[1]);
+		exit(2);
+	}
+	uint64_t length = argc > 2 ? strtoull(argv[2], NULL, 10) : (uint64_t)sb.st_size;
+	snprintf(target, sizeof(target), HTTP_STREAM_STAGE_IN "%s", argv[0]);
+	int status = http_stream_put(soap, cli.url, target, length, read_file, f, &sent, msg,
+	    sizeof(msg));
+	fclose(f);
+	printf("status=%d %s\n", status, msg);
+	fflush(stdout);
+	exit(status == 200 ? 0 : 1);
+}
+
 static int
 op_simple(struct soap *soap, const char *op, int argc, char **argv)
 {
 	int rc;
+	if (strcmp(op, "stage-in") == 0) {
+		call_cli_need(&cli, argc, 6, op);
+		struct _qf__StageIn req = { argv[0], argv[1], argv[3], atoll(argv[4]), argv[5],
+			xsd__boolean__false_, argv[2] };
+		struct _qf__StageInResponse resp;
+		if ((rc = soap_call___qf__StageIn(soap, cli.url, NULL, &req, &resp)) == SOAP_OK)
+			printf("launch=%s\n", resp.launchId);
+		return rc;
+	}
+	if (strcmp(op, "put") == 0)
+		return op_put(soap, argc, argv);
 	if (strcmp(op, "commit") == 0 || strcmp(op, "release") == 0) {
 		call_cli_need(&cli, argc, 1, op);
 		if (op[0] == 'c') {

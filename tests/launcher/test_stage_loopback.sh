@@ -1,9 +1,10 @@
 #!/bin/bash
 # test_stage_loopback.sh: staging on loopback with a real broker, front-end and helper: a
-# 3.5 MiB input goes in as seven 512 KiB WriteInputs on one kept-alive TLS connection and comes
-# back byte for byte. gSOAP shows the first bytes of each body twice to the server's XML shape
+# 3.5 MiB input goes in (since 2026-11-26 as one PUT body, lib/http_stream.h; once seven
+# 512 KiB WriteInputs) and comes back byte for byte through ReadOutput polls on one kept-alive
+# TLS connection. gSOAP shows the first bytes of each body twice to the server's XML shape
 # check; counted twice, they refused the fifth request on a connection ("more than 64
-# namespace declarations"), and staging had to open a connection per chunk.
+# namespace declarations"), which this still guards for the polls.
 # (mpirun is /bin/true: the job runs nothing, the files travel as for any job.)
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 SUBMIT="$top_builddir/launcher/qcg-submit"
