@@ -21,6 +21,8 @@ if [ "${QCG_HEAVY_LOCKED:-0}" != 1 ]; then
 fi
 # shellcheck source=bench/launch/common.sh
 . "$(dirname "$0")/../launch/common.sh" "${1:-.}"
+# shellcheck source=bench/apps/lib.sh
+. "$(dirname "$0")/lib.sh"
 LMP=${LMP:-/usr/bin/lmp}
 if [[ ! -x $LMP ]]; then
 	echo "lammps.sh: no $LMP: installing Debian's lammps" >&2
@@ -38,10 +40,7 @@ cp "$HERE/in.salt" "$OUT/in.salt"
 # job VARIANT ROUND: the description (DIR is seen by every host, user included).
 job() {
 	local f=$OUT/lammps-$1-$2.qcg env
-	case $1 in
-	qcg) env=OMPI_MCA_coll_qcg_verbose=20 ;;
-	tuned) env=OMPI_MCA_coll=^qcg ;;
-	esac
+	env=$(app_variant_env "$1")
 	{
 		printf '#QCG name=lammps-%s-%s\n#QCG executable=%s\n#QCG walltime=PT30M\n' "$1" "$2" "$LMP"
 		printf '#QCG argument=%s\n' -in in.salt -log log.lammps -screen none
@@ -59,23 +58,15 @@ thermo() { awk '/^Step Temp/ { on = 1; next } /^Loop time/ { on = 0 } on && NF =
 # run VARIANT ROUND: submit from user, check the run, print "VARIANT wall loop kspace comm
 # steps_per_s pe0 press0 drift".
 run() {
-	local v=$1 r=$2 f out t0 t1 log selected rows
+	local v=$1 r=$2 f out t0 t1 log rows
 	f=$(job "$v" "$r")
 	out=$OUT/submit-$v-$r.out
 	t0=$(date +%s.%N)
-	"$QTB" --dir "$TB" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" \
-		timeout 1800 "$B/launcher/qcg-submit" "$f" >"$out" 2>&1 8>&- ||
-		{ tail -n 30 "$out" >&2; echo "lammps.sh: $v round $r failed" >&2; return 1; }
+	app_submit lammps.sh "$v" "$r" "$f" "$out" || return 1
 	t1=$(date +%s.%N)
 	log=$OUT/log-$v-$r.lammps
 	grep -q '^Total wall time' "$log" 2>/dev/null ||
 		{ echo "lammps.sh: $v round $r: no finished log.lammps came back" >&2; return 1; }
-	selected=$(grep -c "coll:qcg: comm MPI_COMM_WORLD (cid 0): selected" "$out" || true)
-	case $v in
-	qcg) [[ $selected == 6 ]] || { echo "lammps.sh: coll/qcg selected on $selected of 6 ranks" >&2; return 1; } ;;
-	tuned) [[ $selected == 0 ]] || { echo "lammps.sh: coll/qcg selected in the tuned run" >&2; return 1; } ;;
-	esac
 	rows=$(thermo "$log")
 	printf '%s %.1f %s %s %s %s' "$v" "$(echo "$t1 - $t0" | bc)" \
 		"$(sed -n 's/^Loop time of \([0-9.e+-]*\) .*/\1/p' "$log")" \
