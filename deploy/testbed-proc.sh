@@ -70,7 +70,9 @@ tb_start_delayline() {
 	[[ $WAN_RATE == 0 ]] || rate=(--rate "${WAN_RATE}mbit")
 	mapfile -t site_ports < <(tb_site_delayline_args)
 	# Real-time priority: on a busy machine the wire must not wait for a CPU (see the program).
-	tb_spawn delayline wan "$bin" --pid-file "$DIR/run/delayline.ready" --stats-interval 60 \
+	# The statistics interval is the environment's only so a test can see a tick in seconds.
+	tb_spawn delayline wan "$bin" --pid-file "$DIR/run/delayline.ready" \
+		--stats-interval "${QCG_TESTBED_DELAYLINE_STATS_S:-60}" \
 		--rt-priority "$DELAYLINE_RT_PRIORITY" --delay "$half" "${rate[@]}" "${DL_PORTS[@]}" \
 		"${site_ports[@]}"
 	tb_wait_ready "$DIR/run/delayline.ready" "$DIR/pids/delayline.pid" delayline
