@@ -696,6 +696,7 @@ prepare(struct submit *s, const char *file)
 	s->alloc.waiting_arg = s;
 	s->alloc.stop = &stop_signal;
 	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
+	s->alloc.tls = &s->creds.tls; /* the commits go to every cluster at once */
 	summary(s, file, text, sizeof(text));
 	if (make_job_id(s) != 0) {
 		fprintf(stderr, "qcg-submit: no random bytes for the job's id (/dev/urandom)\n");
