@@ -70,7 +70,8 @@ for ((r = 1; r <= REPS; r++)); do
 		cp "$OUT/out" "$TL/out-$r-$v"
 		first=$(awk -v t0="$t0" '$1 == "init" { if (m == "" || $4 < m) m = $4 }
 			END { printf "%.0f", (m - t0) * 1000 }' "$OUT/out")
-		last=$(last_init "$t0" "$OUT/out" "$np" || echo fail)
+		last=$(last_init "$t0" "$OUT/out" "$np" | awk '{ printf "%.0f", $1 * 1000 }')
+		[[ -n $last ]] || last=fail
 		events=""
 		[[ $v == mpirun ]] || events=$(timeline "$t0" "$OUT/out")
 		printf '%s %-6s %s first_init %s last_init %s load %s\n' "$r" "$v" "$events" "$first" \
