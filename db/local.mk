@@ -9,7 +9,8 @@ db_migrations = \
 	db/migrations/004_liveness.sql \
 	db/migrations/005_job_state_queued.sql \
 	db/migrations/006_job_clusters.sql \
-	db/migrations/007_relays.sql
+	db/migrations/007_relays.sql \
+	db/migrations/008_access_points_by_listener.sql
 
 noinst_LIBRARIES += db/libqcgdb.a
 db_libqcgdb_a_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE3_CFLAGS)

@@ -21,6 +21,8 @@
 #define REGISTRY_DENIED 2
 /* Only inside registry_read_begin_cached: the row is not in the cache at this generation. */
 #define REGISTRY_CACHE_MISS 3
+/* registry_find_access_point: the address names listeners in several other clusters. */
+#define REGISTRY_AMBIGUOUS 4
 
 /* The longest job description the registry stores (bytes, without the NUL). */
 #define REGISTRY_DESCRIPTION_MAX (1024 * 1024)
@@ -115,13 +117,17 @@ int registry_set_job_clusters(struct registry *reg, const char *job,
 int registry_get_job_clusters(struct registry *reg, const char *job,
     struct job_cluster_record **out, size_t *count);
 
-/* Access points, unique by (job, port) so that two clusters with the same private range work
- * in one job. Registering the same (job, port) again replaces the row. REGISTRY_NOT_FOUND
- * (registry_error says so) when the job or the cluster is not registered. */
+/* Access points, unique by (job, address, port, cluster): ranks on different nodes may listen
+ * on the same port, and clusters with the same private range may have the same address in one
+ * job. Registering the same key again replaces the row. REGISTRY_NOT_FOUND (registry_error says
+ * so) when the job or the cluster is not registered. */
 int registry_put_access_point(struct registry *reg, const struct access_point *ap);
-/* Find the access point a process in `job` listens on at address:port. */
-int registry_find_access_point(struct registry *reg, const char *job, const char *address,
-    uint16_t port, struct access_point *out);
+/* Find the access point a process in `job` listens on at address:port, as an initiator in
+ * from_cluster names it. Listeners at address:port in two clusters (a shared private range):
+ * from_cluster's own is the one (the address means its own node to the initiator); when
+ * neither is its own, REGISTRY_AMBIGUOUS (registry_error names the clusters). */
+int registry_find_access_point(struct registry *reg, const char *job, const char *from_cluster,
+    const char *address, uint16_t port, struct access_point *out);
 int registry_list_access_points(struct registry *reg, const char *job, struct access_point **out,
     size_t *count);
 /* Remove all of a job's access points; *removed (may be NULL) gets how many. */

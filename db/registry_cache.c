@@ -1,6 +1,6 @@
 /*
  * registry_cache.c: the process's cache of the registry's hot rows (clusters by name, access
- * points by job and port, the proxy list), shared by every connection of the process to one
+ * points by job, address and port, the proxy list), shared by every connection of the process to one
  * database file, so that a Resolve whose rows nobody changed touches no SQLite at all.
  *
  * Invalidation is by generation, never by row: each file's cache has a counter, which every
@@ -177,10 +177,11 @@ cluster_slot(struct reg_cache *c, const char *name)
 	return &c->clusters[hash_key(name, 0) % CACHE_CLUSTERS];
 }
 
+/* The slot of (job, address, port): the hash of the job, folded into the address's. */
 static struct access_point_slot *
-access_point_slot(struct reg_cache *c, const char *job, uint16_t port)
+access_point_slot(struct reg_cache *c, const char *job, const char *address, uint16_t port)
 {
-	return &c->access_points[hash_key(job, port) % CACHE_ACCESS_POINTS];
+	return &c->access_points[hash_key(address, hash_key(job, port)) % CACHE_ACCESS_POINTS];
 }
 
 bool
@@ -222,15 +223,15 @@ reg_cache_get_access_point(struct registry *reg, const char *job, const char *ad
 	struct reg_cache *c = reg->cache;
 	bool hit = false;
 
-	if (c == NULL || strnlen(job, QCG_NAME_MAX) >= QCG_NAME_MAX)
+	if (c == NULL || strnlen(job, QCG_NAME_MAX) >= QCG_NAME_MAX ||
+	    strnlen(address, QCG_ADDR_MAX) >= QCG_ADDR_MAX)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	struct access_point_slot *s = access_point_slot(c, job, port);
-	/* (job, port) is the row's key; the address, when given, must agree with it, as the
-	 * query's WHERE says. A disagreement is left to the database (a miss). */
+	struct access_point_slot *s = access_point_slot(c, job, address, port);
+	/* Only a row that was the only listener at its address and port is stored (the caller's
+	 * rule), so it is the answer for every initiator. */
 	if (s->gen == reg->snapshot_gen && current(c, s->gen) && s->row.port == port &&
-	    strcmp(s->row.job, job) == 0 &&
-	    (address == NULL || address[0] == '\0' || strcmp(s->row.address, address) == 0)) {
+	    strcmp(s->row.job, job) == 0 && strcmp(s->row.address, address) == 0) {
 		*out = s->row;
 		hit = true;
 	}
@@ -246,7 +247,7 @@ reg_cache_put_access_point(struct registry *reg, const struct access_point *row)
 	if (c == NULL || !current(c, reg->snapshot_gen))
 		return;
 	pthread_mutex_lock(&c->lock);
-	struct access_point_slot *s = access_point_slot(c, row->job, row->port);
+	struct access_point_slot *s = access_point_slot(c, row->job, row->address, row->port);
 	s->gen = reg->snapshot_gen;
 	s->row = *row;
 	pthread_mutex_unlock(&c->lock);

@@ -160,6 +160,8 @@ bool reg_cache_get_cluster(struct registry *reg, const char *name, struct cluste
 void reg_cache_put_cluster(struct registry *reg, const struct cluster *row);
 bool reg_cache_get_access_point(struct registry *reg, const char *job, const char *address,
     uint16_t port, struct access_point *out);
+/* Only the row that is the only listener at its (job, address, port): the answer for any
+ * initiator (registry_find_access_point). */
 void reg_cache_put_access_point(struct registry *reg, const struct access_point *row);
 int reg_cache_get_proxies(struct registry *reg, struct proxy **out, size_t *count);
 void reg_cache_put_proxies(struct registry *reg, const struct proxy *rows, size_t count);

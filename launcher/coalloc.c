@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +83,73 @@ commit_part(struct soap *soap, struct coalloc_part *p, char *err, size_t errlen)
 	soap_client_reset(soap);
 	soap_closesock(soap);
 	return rc == SOAP_OK ? 0 : -1;
+}
+
+/* One part's commit in a thread of its own, on a connection of its own. */
+struct part_commit {
+	struct soap *soap;
+	struct coalloc_part *part;
+	pthread_t thread;
+	bool started;
+	int rc;
+	char err[1024];
+};
+
+static void *
+commit_thread(void *arg)
+{
+	struct part_commit *t = arg;
+	t->rc = commit_part(t->soap, t->part, t->err, sizeof(t->err));
+	return NULL;
+}
+
+/*
+ * Commit every part: each cluster's front-end is a host of its own, a WAN round trip or more
+ * away, so with credentials the commits overlap (a thread and a TLS connection per cluster)
+ * instead of queueing behind each other; without, or for one cluster, they run in turn on
+ * soap. 0, or -1 with err naming the first failed cluster in the description's order.
+ */
+static int
+commit_all(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
+{
+	struct part_commit t[JOB_CLUSTERS_MAX];
+	struct soap_client_settings s = { soap->connect_timeout, soap->recv_timeout,
+		(uint64_t)soap->recv_maxlength };
+	int rc = 0;
+
+	if (c->tls == NULL || c->count == 1 || c->count > JOB_CLUSTERS_MAX) {
+		for (int i = 0; i < c->count; i++)
+			if (commit_part(soap, &c->part[i], err, errlen) != 0)
+				return -1;
+		return 0;
+	}
+	memset(t, 0, sizeof(t[0]) * (size_t)c->count);
+	for (int i = 0; i < c->count; i++)
+		t[i] = (struct part_commit){ .part = &c->part[i], .rc = -1 };
+	for (int i = 0; i < c->count; i++) {
+		if ((t[i].soap = soap_client_new(c->tls, &s, t[i].err, sizeof(t[i].err))) == NULL)
+			break;
+		if (pthread_create(&t[i].thread, NULL, commit_thread, &t[i]) != 0) {
+			snprintf(t[i].err, sizeof(t[i].err), "cluster %s: cannot start a thread for "
+			    "its commit", c->part[i].cluster->name);
+			break;
+		}
+		t[i].started = true;
+	}
+	for (int i = 0; i < c->count; i++) {
+		if (t[i].started)
+			pthread_join(t[i].thread, NULL);
+		if (t[i].soap != NULL)
+			soap_client_free(t[i].soap);
+	}
+	/* A part never started (a failure to start an earlier one) is not committed: the
+	 * caller releases everything. */
+	for (int i = 0; i < c->count && rc == 0; i++)
+		if (t[i].rc != 0) {
+			snprintf(err, errlen, "%s", t[i].err[0] ? t[i].err : "commit not started");
+			rc = -1;
+		}
+	return rc;
 }
 
 static double
@@ -162,11 +231,8 @@ coalloc_acquire(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
 		pause_ms(c, backoff < left * 1000 ? backoff : (long)(left * 1000) + 1);
 		backoff = backoff * 2 > COALLOC_BACKOFF_MAX_MS ? COALLOC_BACKOFF_MAX_MS : backoff * 2;
 	}
-	for (int i = 0; i < c->count; i++)
-		if (commit_part(soap, &c->part[i], err, errlen) != 0)
-			goto fail;
-	return 0;
-fail:
+	if (commit_all(soap, c, err, errlen) == 0)
+		return 0;
 	coalloc_release(soap, c);
 	return -1;
 }

@@ -22,6 +22,7 @@
 #include "rsh_map.h"
 
 struct soap;
+struct tls_settings;
 
 #define COALLOC_SLOTS_MAX 64 /* nodes one cluster's grant may name */
 #define COALLOC_BACKOFF_MIN_MS 250   /* first pause before asking busy front-ends again */
@@ -66,10 +67,14 @@ struct coalloc {
 	                       * they release it themselves (0: until released) */
 	const char *helper_socket; /* the nodes' helper socket, %h the node (node_env.h); NULL:
 	                            * the helpers' default */
+	const struct tls_settings *tls; /* the caller's credentials: the commits go to all
+	                                 * clusters at once, a connection each; NULL: one after
+	                                 * another on the caller's connection */
 };
 
 /* Reserve on every part in the order of their cluster names, waiting for busy ones up to
- * reserve_timeout (see above), then commit every part. 0 when all are committed; -1 with err
+ * reserve_timeout (see above), then commit every part (at once, with c->tls: a commit takes
+ * nothing another job waits for, so it needs no order). 0 when all are committed; -1 with err
  * naming the cluster and its front-end's reason (for busy ones: how long we waited), after
  * releasing whatever was reserved. */
 int coalloc_acquire(struct soap *soap, struct coalloc *c, char *err, size_t errlen);

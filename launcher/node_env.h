@@ -3,8 +3,10 @@
  * (mpi-glue/net/README.md), node by node, and how it gets there.
  *
  * Every node of the job gets its own window of listening ports (node_env_window), unique in the
- * job (the broker keys access points by job and port), inside its cluster's open range for a
- * port-range cluster; mpirun gets one too. The node's words (QCG_NET=1, its helper's
+ * job (the broker tells listeners apart by address and port, and by cluster only for an
+ * initiator in one of them: unique ports keep two clusters on one private range unambiguous,
+ * db/registry.h), inside its cluster's open range for a port-range cluster; mpirun gets one
+ * too. The node's words (QCG_NET=1, its helper's
  * QCG_HELPER_SOCKET, QCG_NET_PORTS) go on its line of the hosts map (rsh_map.h), and qcg-rsh
  * starts orted with them and the Open MPI port parameters of the window, so orted and the
  * ranks it forks have their node's values. They are not given to mpirun itself: it would

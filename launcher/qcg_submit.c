@@ -540,6 +540,15 @@ run_in_job(struct submit *s, struct submit_plan *plan, struct submit_remote *rem
 	return finish_job(s, &r, code, s->cancelled);
 }
 
+/* Tell the broker the job runs on its clusters; a failure is said and the job goes on. */
+static void
+record_running(struct submit *s)
+{
+	char err[1024];
+	if (broker_set_running(s->soap, s->broker, s->id, &s->alloc, err, sizeof(err)) != 0)
+		fprintf(stderr, "qcg-submit: %s\n", err);
+}
+
 /* Everything after co-allocation: files, stage-in, mpirun, stage-out, the end. Returns the
  * exit code. */
 static int
@@ -590,8 +599,14 @@ run_job(struct submit *s)
 	if (plan.net_lib == NULL)
 		fprintf(stderr, "qcg-submit: note: libqcgnet.so not found; running without it (only "
 		    "clusters that reach each other directly can talk)\n");
-	if (broker_set_running(s->soap, s->broker, s->id, &s->alloc, err, sizeof(err)) != 0)
-		fprintf(stderr, "qcg-submit: %s\n", err);
+	/* With nothing to do before a local mpirun, the broker hears "running" (and the
+	 * clusters' batch jobs, for qcg-status) right after mpirun is started: the call, a TLS
+	 * handshake across the WAN, then overlaps mpirun's own start-up instead of preceding it
+	 * (issue 15). Stage-in and mpirun inside the job are part of the running job: before
+	 * them. */
+	bool running_after_start = !s->mpirun_in_job && s->job->stage_in_count == 0;
+	if (!running_after_start)
+		record_running(s);
 	fprintf(stderr, "qcg-submit: job %s: %d processes on %d clusters, files in %s\n", s->id,
 	    plan.processes, s->alloc.count, s->dir);
 	plan.launcher_port = s->launcher_port;
@@ -630,6 +645,8 @@ run_job(struct submit *s)
 		stage_clean(s->soap, &s->alloc, s->job);
 		return abandon(s, err);
 	}
+	if (running_after_start)
+		record_running(s);
 	record_mpirun(s, pid);
 	bool cancelled = false;
 	int code = supervise(s, pid, &cancelled);
@@ -696,6 +713,7 @@ prepare(struct submit *s, const char *file)
 	s->alloc.waiting_arg = s;
 	s->alloc.stop = &stop_signal;
 	s->alloc.helper_socket = getenv(NODE_ENV_SOCKET_VAR);
+	s->alloc.tls = &s->creds.tls; /* the commits go to every cluster at once */
 	summary(s, file, text, sizeof(text));
 	if (make_job_id(s) != 0) {
 		fprintf(stderr, "qcg-submit: no random bytes for the job's id (/dev/urandom)\n");

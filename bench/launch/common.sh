@@ -7,7 +7,7 @@
 #   bench_need NAME PATH...   exit naming NAME's missing program unless every PATH is built
 #   bench_up NAME TB ARGS...  take the testbed lock, bring up testbed TB with ARGS (always
 #                             brought down at exit), source its env; OUT is TB's bench folder
-#   on_user CMD...            CMD on host user with the job environment
+#   on_user CMD...            CMD on host user with the job environment (and LAUNCH_ENV)
 #   last_init T0 FILE N       seconds from T0 to the latest of FILE's N "init" lines
 #   median                    the median of the numbers on stdin
 B=$(realpath "${1:-.}")
@@ -41,8 +41,12 @@ bench_up() {
 
 on_user() {
 	# mpirun forwards OMPI_MCA_* to every rank: ranks done with MPI_Init yield the CPU.
+	# LAUNCH_ENV: more VAR=VALUE words for every launcher alike (e.g. OMPI_MCA_coll=^qcg, to
+	# measure without coll/qcg's link probe in MPI_Init).
+	# shellcheck disable=SC2086 # words on purpose
 	"$QTB" --dir "$TB" exec user -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" timeout 120 "$@" 8>&-
+		OMPI_MCA_mpi_yield_when_idle=1 QCG_NODE_HELPER_SOCKET="$TB/run/helper-%h.sock" \
+		${LAUNCH_ENV:-} timeout 120 "$@" 8>&-
 }
 
 last_init() {

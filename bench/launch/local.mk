@@ -13,3 +13,8 @@ EXTRA_DIST += bench/launch/in_job.sh
 EXTRA_DIST += bench/launch/results/stage-20261126-1651.txt \
 	bench/launch/results/stage-20261126-1722.txt \
 	bench/launch/results/in_job-24-20261126-1730.txt
+# Where a 24-rank start-up goes (issue 15): the script and the figures README.md quotes.
+EXTRA_DIST += bench/launch/timeline.sh bench/launch/results/timeline-24-20261126-2322.txt \
+	bench/launch/results/timeline-24-20261126-2332.txt \
+	bench/launch/results/timeline-24-onc-20261126-2333.txt \
+	bench/launch/results/timeline-24-20261126-2338.txt

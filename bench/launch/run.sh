@@ -10,6 +10,8 @@
 # alternated; the median is reported, then the ratio qcg-submit / mpirun. Open sites, because
 # plain mpirun cannot cross the nat and closed sites' firewalls; with POLICIES=open,nat,closed
 # only qcg-submit runs. Holds the testbed lock; its testbed is always brought down.
+# LAUNCH_ENV="OMPI_MCA_coll=^qcg" runs both launchers without coll/qcg (common.sh); NPS="24"
+# runs only those rank counts (multiples of 6).
 set -euo pipefail
 POLICIES=${POLICIES:-open,open,open}
 # shellcheck source=bench/launch/common.sh
@@ -38,10 +40,10 @@ run_mpirun() {
 	last_init "$t0" "$OUT/out" "$np"
 }
 
-printf 'testbed: 3 sites (%s) x 2 nodes x 4 slots, WAN delay 2 ms; %s runs each; load %s\n' \
-	"$POLICIES" "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'testbed: 3 sites (%s) x 2 nodes x 4 slots, WAN delay 2 ms; %s runs each; load %s%s\n' \
+	"$POLICIES" "$REPS" "$(cut -d' ' -f1-3 /proc/loadavg)" "${LAUNCH_ENV:+; $LAUNCH_ENV}"
 printf '%-6s %-28s %-28s %s\n' ranks "qcg-submit median (runs) s" "mpirun median (runs) s" ratio
-for np in 6 12 24; do
+for np in ${NPS:-6 12 24}; do
 	qs=() ms=()
 	for ((r = 0; r < REPS; r++)); do
 		qs+=("$(run_submit "$np")")

@@ -8,3 +8,5 @@ EXTRA_DIST += bench/scale/run.sh bench/scale/storm.sh bench/scale/README.md \
 	bench/scale/plot.sh bench/scale/results-h15.txt bench/scale/scale.png
 # The tenth session's table (the helpers keep the pairs too).
 EXTRA_DIST += bench/scale/results-paircache.txt
+# The eleventh session's (access points keyed by listener).
+EXTRA_DIST += bench/scale/results-listener-key.txt

@@ -5,6 +5,7 @@
 # machine is shared) unless QCG_HEAVY_LOCKED=1 says the caller holds it.
 #   bench/scale/run.sh            # from the build tree, after make
 #   SCALE_P="64 256 1024" SCALE_S="2 4" SCALE_MODE=ring bench/scale/run.sh
+# SCALE_TIMEOUT bounds each storm (seconds, default 600).
 set -eu
 if [ "${QCG_HEAVY_LOCKED:-0}" != 1 ]; then
 	exec env QCG_HEAVY_LOCKED=1 flock /tmp/qcg-heavy.lock "$0" "$@"
@@ -17,7 +18,7 @@ echo "S P mode variant connects failed broker_requests frontend_requests storm_m
 for s in ${SCALE_S:-2 4}; do
 	for p in ${SCALE_P:-64 256}; do
 		for v in ${SCALE_VARIANTS:-before after}; do
-			timeout 600 bash "$here/storm.sh" "$s" "$p" "${SCALE_MODE:-all}" "$v" ||
+			timeout "${SCALE_TIMEOUT:-600}" bash "$here/storm.sh" "$s" "$p" "${SCALE_MODE:-all}" "$v" ||
 				echo "$s $p ${SCALE_MODE:-all} $v failed (exit $?)"
 		done
 	done

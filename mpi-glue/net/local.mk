@@ -125,3 +125,6 @@ EXTRA_DIST += tests/net/resume_gateway.test tests/net/resume_wan.test tests/net/
 # The front-end's decisions per cluster pair kept on the helper's node (issue 15).
 TESTS += tests/net/test_qcgnet_paircache.sh
 EXTRA_DIST += tests/net/test_qcgnet_paircache.sh
+# Listeners of one job on the same port on different nodes and clusters (issue 15).
+TESTS += tests/net/test_qcgnet_sameport.sh
+EXTRA_DIST += tests/net/test_qcgnet_sameport.sh

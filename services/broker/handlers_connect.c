@@ -194,6 +194,8 @@ __qb__Resolve(struct soap *soap, struct _qb__Resolve *r, struct _qb__ResolveResp
 	case RESOLVE_NO_CLUSTER:
 		return soap_fault_client(soap, "job %s: a cluster of this connection is not registered",
 		    req.job);
+	case RESOLVE_AMBIGUOUS:
+		return soap_fault_client(soap, "Resolve: %s", registry_error(call.reg));
 	case RESOLVE_NO_METHOD: {
 		char left_out[128] = "";
 		log_refusal(&call, &req, &res);

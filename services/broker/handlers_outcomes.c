@@ -31,10 +31,12 @@ record_one(struct soap *soap, struct broker_call *call, struct connection_report
 	int rc;
 
 	if (in->to_address[0] != '\0') {
-		rc = registry_find_access_point(call->reg, rec->job, in->to_address, rec->to_port,
-		    &ap);
-		if (rc == REGISTRY_NOT_FOUND)
-			return SOAP_OK; /* not one of the job's connections: nothing to record */
+		rc = registry_find_access_point(call->reg, rec->job, rec->from_cluster,
+		    in->to_address, rec->to_port, &ap);
+		/* not one of the job's connections, or not one Resolve could have named: nothing
+		 * to record */
+		if (rc == REGISTRY_NOT_FOUND || rc == REGISTRY_AMBIGUOUS)
+			return SOAP_OK;
 		if ((rc = broker_registry_fault(soap, call, rc, "ReportOutcomes")))
 			return rc;
 		memcpy(rec->to_cluster, ap.cluster, sizeof(rec->to_cluster));

@@ -31,11 +31,14 @@ resolve_connection(struct registry *reg, const struct resolve_request *req,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = registry_find_access_point(reg, req->job, req->to_address, req->to_port, &out->target);
+	rc = registry_find_access_point(reg, req->job, req->from_cluster, req->to_address,
+	    req->to_port, &out->target);
 	if (rc == REGISTRY_CACHE_MISS)
 		return RESOLVE_CACHE_MISS;
 	if (rc == REGISTRY_NOT_FOUND)
 		return RESOLVE_NO_ACCESS_POINT;
+	if (rc == REGISTRY_AMBIGUOUS)
+		return RESOLVE_AMBIGUOUS;
 	if (rc != 0)
 		return RESOLVE_ERROR;
 	if (req->from_row != NULL)

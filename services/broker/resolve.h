@@ -54,6 +54,8 @@ enum resolve_status {
 	                               * withdrawn: nobody would act on its event */
 	RESOLVE_CACHE_MISS = 6,      /* only in a registry_read_begin_cached snapshot: a row was
 	                              * not cached; nothing was decided, read the database */
+	RESOLVE_AMBIGUOUS = 7,       /* listeners at the address in two other clusters (a shared
+	                              * private range); registry_error names them */
 };
 
 /* Decide; cursor is the broker's grid-wide round-robin state, guarded by cursor_lock, which is

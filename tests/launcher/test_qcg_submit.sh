@@ -95,6 +95,21 @@ out=$(X509_USER_PROXY=$D/expired X509_CERT_DIR=$D/ca/certificates "$SUBMIT" --br
 	pass expired_proxy_is_refused_before_anything_is_reserved ||
 	fail expired_proxy_is_refused_before_anything_is_reserved "rc=$rc $out"
 
+# Two clusters: the commits take the parallel path (coalloc.c: a thread and connection each; that
+# they overlap is for bench/launch to show), both are made, the
+# job runs (mpirun /bin/false: exit 1) and both reservations are released.
+printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG host=sb\n#QCG procs=1\n' >"$D/two.qcg"
+out=$(submit jane "$D/two.qcg" 2>&1); rc=$?
+res_a=$(sed -n 's/.*reservation \([0-9a-f]*\) committed.*/\1/p' "$D/site-sa.log" | tail -n 1)
+res_b=$(sed -n 's/.*reservation \([0-9a-f]*\) committed.*/\1/p' "$D/site-sb.log" | tail -n 1)
+if [ $rc = 1 ] && echo "$out" | grep -q ": 2 processes on 2 clusters" && [ -n "$res_a" ] &&
+	[ -n "$res_b" ] && wait_until 50 grep -q "reservation $res_a.* released" "$D/site-sa.log" &&
+	wait_until 50 grep -q "reservation $res_b.* released" "$D/site-sb.log"; then
+	pass two_clusters_committed_by_the_parallel_path_and_released
+else
+	fail two_clusters_committed_by_the_parallel_path_and_released "rc=$rc $out / $res_a / $res_b"
+fi
+
 # mpirun is /bin/false here: the job runs, fails with exit 1, and every reservation is released.
 out=$(submit jane "$D/ok.qcg" 2>&1); rc=$?
 id=$(echo "$out" | sed -n 's/.*job \([^ ]*\): 1 processes.*/\1/p')

@@ -2,8 +2,7 @@
 # (test_qcgnet_loopback.sh, test_qcgnet_direct.sh, test_qcgnet_resume.sh): the grid fixture with
 # the broker up and job-1 recorded for jane, one-node sites (probe_grid_site), and the helpers
 # to run a probe as a process of job-1 on a node and to read the broker's connection log.
-# Sourced after the test's own variables (e.g. BROKER_LOG_LEVEL, PROBE_CONNECT_TIMEOUT_MS); a
-# test with sites of several nodes defines them itself.
+# Sourced after the test's own variables (e.g. BROKER_LOG_LEVEL, PROBE_CONNECT_TIMEOUT_MS).
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
 PROBE=$top_builddir/tests/net/qcgnet_probe
@@ -51,6 +50,32 @@ probe_grid_site() {
 	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
 }
 
+# probe_grid_nodes_site NAME POLICY PUBLIC-ADDRESS EXTRA "NODE ADDRESS"...: cluster site-NAME
+# of several nodes: a front-end (EXTRA: more lines of its configuration) and one helper per
+# node, trusting job-1's token; sets SOCK_<NODE>, returns once the front-end has registered.
+probe_grid_nodes_site() {
+	local s=$1 policy=$2 public=$3 extra=$4 n lines="" acl="" node addr
+	shift 4
+	for n in "$@"; do
+		node=${n% *}
+		eval "PORT_$node=\$(free_port)"
+		lines="$lines$node = https://127.0.0.1:$(eval echo "\$PORT_$node")/ 2"$'\n'
+		acl="${acl}helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\""$'\n'
+	done
+	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
+	printf '%s' "$acl" >"$D/fe-$s.acl"
+	write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" "$policy" "$D/fe-$s.acl" \
+		"$D/fe-grid-mapfile" "$lines" "$extra"
+	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=$public"
+	for n in "$@"; do
+		node=${n% *} addr=${n#* }
+		HELPER_CLUSTER=site-$s helper_start "$node" "$addr" "$FRONTEND_URL" \
+			-s "helper.listen=127.0.0.1:$(eval echo "\$PORT_$node")"
+		echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
+		eval "SOCK_$node=\$HELPER_SOCKET"
+	done
+	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
+}
 # on NODE [VAR=VALUE...] CMD...: run CMD as a process of job-1 on NODE, with the shim active;
 # connects and hand-offs bounded by PROBE_CONNECT_TIMEOUT_MS and PROBE_HANDOFF_TIMEOUT_MS
 on() {
@@ -60,11 +85,11 @@ on() {
 		QCG_NET_CONNECT_TIMEOUT_MS="${PROBE_CONNECT_TIMEOUT_MS:-2000}" \
 		QCG_NET_HANDOFF_TIMEOUT_MS="${PROBE_HANDOFF_TIMEOUT_MS:-10000}" "$@"
 }
-# serve NODE OUT ADDR COUNT MODE [env...]: a listening probe in the background; sets PORT and
-# LISTENER (its pid)
+# serve NODE OUT ADDR COUNT MODE [env...]: a listening probe in the background, on port
+# SERVE_PORT (default 0: any); sets PORT and LISTENER (its pid)
 serve() {
 	local node=$1 out=$2 addr=$3 count=$4 mode=$5; shift 5
-	on "$node" env "$@" "$PROBE" listen "$addr" 0 "$count" "$mode" >"$out" 2>&1 &
+	on "$node" env "$@" "$PROBE" listen "$addr" "${SERVE_PORT:-0}" "$count" "$mode" >"$out" 2>&1 &
 	PIDS="$PIDS $!"
 	LISTENER=$!
 	wait_for_log "$out" '^listening' || { echo "probe did not listen: $(cat "$out")"; exit 99; }

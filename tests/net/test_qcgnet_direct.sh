@@ -18,33 +18,8 @@ export BROKER_LOG_LEVEL=debug # the broker logs each Resolve it answers at debug
 probe_grid_need "$QCG_FRONTEND"
 probe_grid_start
 
-# site NAME POLICY PUBLIC-ADDRESS EXTRA "NODE ADDRESS"...: a front-end and one helper per node;
-# sets SOCK_<NODE>
-site() {
-	local s=$1 policy=$2 public=$3 extra=$4 n lines="" acl="" node addr
-	shift 4
-	for n in "$@"; do
-		node=${n% *}
-		eval "PORT_$node=\$(free_port)"
-		lines="$lines$node = https://127.0.0.1:$(eval echo "\$PORT_$node")/ 2"$'\n'
-		acl="${acl}helper \"/O=Grid/OU=qcg-ompi/CN=host/$node\""$'\n'
-	done
-	ca host --dir "$D/ca" --name "gw-s$s" --ip 127.0.0.1 --out "$D/gw-s$s"
-	printf '%s' "$acl" >"$D/fe-$s.acl"
-	write_frontend_conf "$D/fe-$s.conf" "gw-s$s" "site-$s" "$policy" "$D/fe-$s.acl" \
-		"$D/fe-grid-mapfile" "$lines" "$extra"
-	frontend_start "$D/fe-$s.conf" "$D/fe-$s.log" -s "frontend.public_address=$public"
-	for n in "$@"; do
-		node=${n% *} addr=${n#* }
-		HELPER_CLUSTER=site-$s helper_start "$node" "$addr" "$FRONTEND_URL" \
-			-s "helper.listen=127.0.0.1:$(eval echo "\$PORT_$node")"
-		echo "job-1 $TOKEN $ME" >>"$HELPER_TOKENS"
-		eval "SOCK_$node=\$HELPER_SOCKET"
-	done
-	wait_for_log "$D/fe-$s.log" 'registered' || { echo "site-$s did not register"; exit 99; }
-}
-site a open 127.0.0.2 "direct_networks = 127.0.0.2/32,127.0.0.6/32" "a1 127.0.0.2" "a2 127.0.0.6"
-site b nat 127.0.0.3 "traversal_allowed = no" "b1 127.0.0.3"
+probe_grid_nodes_site a open 127.0.0.2 "direct_networks = 127.0.0.2/32,127.0.0.6/32" "a1 127.0.0.2" "a2 127.0.0.6"
+probe_grid_nodes_site b nat 127.0.0.3 "traversal_allowed = no" "b1 127.0.0.3"
 
 # Resolves of PORT the broker answered, and those the front-end of site-a answered
 broker_resolves() { grep -c -- "-> site-[ab]/[ab][12]:$1 by" "$D/broker.log"; }

@@ -501,6 +501,62 @@ migration_to_queued_state_keeps_jobs_and_what_references_them(void)
 	sqlite3_close(db);
 }
 
+/* Migration 008 widens access_points' key to (job, address, port, cluster): a schema-7 file
+ * keeps its rows (and their cascade from jobs), and then takes a second node's listener on the
+ * same port, which 7 refused as a duplicate (job, port). */
+static void
+migration_to_listener_key_keeps_access_points(void)
+{
+	char path[256], err[512];
+	struct registry *reg;
+	struct access_point other = make_ap("old-job", "old-c", "10.0.0.2", 4242), out, *list = NULL;
+	size_t n = 0;
+	sqlite3 *db;
+
+	new_db_path(path, sizeof(path));
+	CHECK(registry_migration_count >= 8);
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < 7; i++)
+		CHECK_INT_EQ(sqlite3_exec(db, registry_migrations[i].sql, NULL, NULL, NULL),
+		    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "INSERT INTO clusters (name, policy, frontend_dn) "
+	    "VALUES ('old-c', 'open', 'CN=fe');"
+	    "INSERT INTO jobs (id, owner_dn, state, submitted, exit_code) "
+	    "VALUES ('old-job', 'CN=Jane', 'running', 17, 0);"
+	    "INSERT INTO access_points (job, cluster, node, address, port, process) "
+	    "VALUES ('old-job', 'old-c', 'n1', '10.0.0.1', 4242, '99.1')", NULL, NULL, NULL),
+	    SQLITE_OK);
+	/* schema 7: the same port on another node is a duplicate */
+	CHECK(sqlite3_exec(db, "INSERT INTO access_points (job, cluster, node, address, port) "
+	    "VALUES ('old-job', 'old-c', 'n2', '10.0.0.2', 4242)", NULL, NULL, NULL) != SQLITE_OK);
+	sqlite3_close(db);
+
+	CHECK_INT_EQ(registry_open(path, &reg, err, sizeof(err)), 0);
+	if (reg == NULL)
+		return;
+	CHECK_INT_EQ(registry_migrations_applied(reg), (int)registry_migration_count - 7);
+	CHECK_INT_EQ(registry_find_access_point(reg, "old-job", "old-c", "10.0.0.1", 4242, &out), 0);
+	CHECK_STR_EQ(out.node, "n1");
+	CHECK_STR_EQ(out.process, "99.1");
+	CHECK_INT_EQ(registry_put_access_point(reg, &other), 0);
+	CHECK_INT_EQ(registry_list_access_points(reg, "old-job", &list, &n), 0);
+	CHECK_INT_EQ(n, 2);
+	free(list);
+	registry_close(reg);
+	/* the rebuilt table still cascades from jobs */
+	CHECK_INT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM jobs", NULL, NULL,
+	    NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	CHECK_INT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM access_points", -1, &st, NULL),
+	    SQLITE_OK);
+	CHECK_INT_EQ(sqlite3_step(st), SQLITE_ROW);
+	CHECK_INT_EQ(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 /* Leases (migration 004): only the owner's poll renews one, and says when it brought a withdrawn
  * row back; withdrawal happens once; the sweep takes exactly the lapsed live rows, leaves a row
  * renewed in time, and writes nothing when none lapsed. */
@@ -614,7 +670,7 @@ fill_row_cache(struct registry *reg)
 
 	CHECK_INT_EQ(registry_read_begin(reg), 0);
 	CHECK_INT_EQ(registry_get_cluster(reg, "a", &c), 0);
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41000, &ap), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "a", "192.168.1.10", 41000, &ap), 0);
 	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), 0);
 	free(list);
 	registry_read_end(reg);
@@ -660,10 +716,10 @@ row_cache_serves_only_rows_no_commit_has_changed_since(void)
 	CHECK_INT_EQ(cached_cluster_a(other, &policy), 0);
 	CHECK_INT_EQ(policy, POLICY_NAT);
 	CHECK_INT_EQ(registry_read_begin_cached(other), 0);
-	CHECK_INT_EQ(registry_find_access_point(other, "j1", "192.168.1.10", 41000, &out), 0);
+	CHECK_INT_EQ(registry_find_access_point(other, "j1", "a", "192.168.1.10", 41000, &out), 0);
 	CHECK_STR_EQ(out.cluster, "a");
-	/* the address must agree with the row, as in the query */
-	CHECK_INT_EQ(registry_find_access_point(other, "j1", "192.168.1.99", 41000, &out),
+	/* the address is part of the key, as in the query */
+	CHECK_INT_EQ(registry_find_access_point(other, "j1", "a", "192.168.1.99", 41000, &out),
 	    REGISTRY_CACHE_MISS);
 	CHECK_INT_EQ(registry_get_cluster(other, "b", &c), REGISTRY_CACHE_MISS); /* never read */
 	CHECK_INT_EQ(registry_list_proxies(other, &list, &n), 0);
@@ -679,7 +735,8 @@ row_cache_serves_only_rows_no_commit_has_changed_since(void)
 	CHECK_INT_EQ(registry_put_cluster(other, &a_open, DN_A), 0);
 	CHECK_INT_EQ(cached_cluster_a(reg, &policy), REGISTRY_CACHE_MISS);
 	CHECK_INT_EQ(registry_read_begin_cached(reg), 0);
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41000, &out), REGISTRY_CACHE_MISS);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "a", "192.168.1.10", 41000, &out),
+	    REGISTRY_CACHE_MISS);
 	CHECK_INT_EQ(registry_list_proxies(reg, &list, &n), REGISTRY_CACHE_MISS);
 	registry_read_end(reg);
 	fill_row_cache(reg);
@@ -772,48 +829,65 @@ jobs_round_trip_change_state_and_list_newest_first(void)
 }
 
 static void
-access_points_are_keyed_by_job_and_port_not_address(void)
+access_points_are_keyed_by_listener_not_by_port_alone(void)
 {
 	char path[256];
 	struct registry *reg = open_with_two_clusters_and_jobs(path, sizeof(path));
-	/* both clusters use 192.168.1.0/24: the same address in one job, told apart by port */
-	struct access_point in_a = make_ap("j1", "a", "192.168.1.10", 41000),
-	    in_b = make_ap("j1", "b", "192.168.1.10", 41001), out, *list = NULL;
+	struct cluster c = make_cluster("c", POLICY_OPEN);
+	/* two nodes of cluster a on the same port (each node has its own port space) */
+	struct access_point n1 = make_ap("j1", "a", "192.168.1.10", 41000),
+	    n2 = make_ap("j1", "a", "192.168.1.11", 41000), out, *list = NULL;
 	size_t n = 0;
 
-	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), 0);
-	CHECK_INT_EQ(registry_put_access_point(reg, &in_b), 0);
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 41000, &out), 0);
-	CHECK_STR_EQ(out.cluster, "a");
+	snprintf(n2.node, sizeof(n2.node), "node-2");
+	CHECK_INT_EQ(registry_put_access_point(reg, &n1), 0);
+	CHECK_INT_EQ(registry_put_access_point(reg, &n2), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "b", "192.168.1.10", 41000, &out), 0);
 	CHECK_STR_EQ(out.node, "node-41000");
 	CHECK_STR_EQ(out.process, "1234.41000");
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 41001, &out), 0);
-	CHECK_STR_EQ(out.cluster, "b");
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "", 41001, &out), 0);
-	CHECK_STR_EQ(out.cluster, "b");
-	/* the address must agree when given; the job scopes everything */
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.99", 41001, &out),
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "b", "192.168.1.11", 41000, &out), 0);
+	CHECK_STR_EQ(out.node, "node-2");
+	/* address and job scope everything */
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "b", "192.168.1.99", 41000, &out),
 	    REGISTRY_NOT_FOUND);
-	CHECK_INT_EQ(registry_find_access_point(reg, "j2", "192.168.1.10", 41000, &out),
+	CHECK_INT_EQ(registry_find_access_point(reg, "j2", "b", "192.168.1.10", 41000, &out),
 	    REGISTRY_NOT_FOUND);
 
-	/* the same (job, port) again replaces the row */
-	in_b = make_ap("j1", "b", "192.168.1.20", 41001);
+	/* Cluster b uses the same private range: its 192.168.1.10:41000 is another listener. Each
+	 * cluster's initiators reach their own; a third cluster cannot tell them apart. */
+	struct access_point in_b = make_ap("j1", "b", "192.168.1.10", 41000);
+	snprintf(in_b.node, sizeof(in_b.node), "b-node");
 	CHECK_INT_EQ(registry_put_access_point(reg, &in_b), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "a", "192.168.1.10", 41000, &out), 0);
+	CHECK_STR_EQ(out.cluster, "a");
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "b", "192.168.1.10", 41000, &out), 0);
+	CHECK_STR_EQ(out.cluster, "b");
+	CHECK_STR_EQ(out.node, "b-node");
+	CHECK_INT_EQ(registry_put_cluster(reg, &c, DN_A), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "c", "192.168.1.10", 41000, &out),
+	    REGISTRY_AMBIGUOUS);
+	CHECK(strstr(registry_error(reg), "'a' and 'b'") != NULL);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "c", "192.168.1.11", 41000, &out), 0);
+
+	/* the same listener again replaces its row */
+	n2.process[0] = 'X';
+	CHECK_INT_EQ(registry_put_access_point(reg, &n2), 0);
 	CHECK_INT_EQ(registry_list_access_points(reg, "j1", &list, &n), 0);
-	CHECK_INT_EQ(n, 2);
-	if (n == 2) {
-		CHECK_INT_EQ(list[0].port, 41000);
-		CHECK_STR_EQ(list[1].address, "192.168.1.20");
+	CHECK_INT_EQ(n, 3);
+	if (n == 3) {
+		CHECK_STR_EQ(list[0].cluster, "a");
+		CHECK_STR_EQ(list[1].address, "192.168.1.11");
+		CHECK_STR_EQ(list[1].process, "X234.41000");
+		CHECK_STR_EQ(list[2].cluster, "b");
 	}
 	free(list);
 
 	/* access points belong to registered jobs and clusters */
-	in_a = make_ap("no-such-job", "a", "192.168.1.10", 41000);
-	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), REGISTRY_NOT_FOUND);
+	n1 = make_ap("no-such-job", "a", "192.168.1.10", 41000);
+	CHECK_INT_EQ(registry_put_access_point(reg, &n1), REGISTRY_NOT_FOUND);
 	CHECK(strstr(registry_error(reg), "not registered") != NULL);
-	in_a = make_ap("j1", "a", "192.168.1.10", 0);
-	CHECK_INT_EQ(registry_put_access_point(reg, &in_a), -1);
+	n1 = make_ap("j1", "a", "192.168.1.10", 0);
+	CHECK_INT_EQ(registry_put_access_point(reg, &n1), -1);
 	registry_close(reg);
 }
 
@@ -1093,7 +1167,7 @@ data_survives_close_and_reopen(void)
 		return;
 	CHECK_INT_EQ(registry_get_cluster(reg, "b", &c), 0);
 	CHECK_INT_EQ(c.policy, POLICY_CLOSED);
-	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "192.168.1.10", 43000, &out), 0);
+	CHECK_INT_EQ(registry_find_access_point(reg, "j1", "a", "192.168.1.10", 43000, &out), 0);
 	registry_close(reg);
 }
 
@@ -1190,7 +1264,7 @@ resolve_reads(struct registry *reg, int i)
 	int rc[5];
 
 	rc[0] = registry_get_cluster(reg, "a", &c);
-	rc[1] = registry_find_access_point(reg, "j1", "192.168.1.10",
+	rc[1] = registry_find_access_point(reg, "j1", "a", "192.168.1.10",
 	    (uint16_t)(20000 + (i * 7) % 2000), &out);
 	rc[2] = registry_get_cluster(reg, "a", &c);
 	rc[3] = registry_get_cluster(reg, "b", &c);
@@ -1254,7 +1328,7 @@ hot_path_calls_are_fast(void)
 	put = (now_seconds() - t0) / N;
 	t0 = now_seconds();
 	for (int i = 0; i < N; i++)
-		failures += registry_find_access_point(reg, "j1", "192.168.1.10",
+		failures += registry_find_access_point(reg, "j1", "a", "192.168.1.10",
 		    (uint16_t)(20000 + (i * 7) % N), &out) != 0;
 	find = (now_seconds() - t0) / N;
 	CHECK_INT_EQ(failures, 0);
@@ -1302,11 +1376,12 @@ main(void)
 	RUN(proxy_belongs_to_the_dn_that_registered_it);
 	RUN(migration_from_schema_2_keeps_proxies_unowned_until_registered);
 	RUN(migration_to_queued_state_keeps_jobs_and_what_references_them);
+	RUN(migration_to_listener_key_keeps_access_points);
 	RUN(leases_renew_withdraw_and_lapse);
 	RUN(read_snapshot_sees_one_state_while_another_connection_writes);
 	RUN(row_cache_serves_only_rows_no_commit_has_changed_since);
 	RUN(jobs_round_trip_change_state_and_list_newest_first);
-	RUN(access_points_are_keyed_by_job_and_port_not_address);
+	RUN(access_points_are_keyed_by_listener_not_by_port_alone);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
 	RUN(connection_log_round_trips_and_prunes_by_age);
 	RUN(prune_of_a_long_log_goes_through_every_batch);
