@@ -33,7 +33,9 @@
 #define HOST_LEN 256                       /* bytes per host name on the wire, NUL included */
 #define DISC_TAG MCA_COLL_BASE_TAG_ALLTOALLW /* unused by qcg; nothing else runs during init */
 #define PATIENT_SPIN_US 50.0                  /* spin this long before napping */
-#define PATIENT_NAP_NS 20000                  /* then poll every 20 us */
+#define PATIENT_NAP_MIN_US 20.0               /* then poll every 20 us at first, */
+#define PATIENT_NAP_MAX_US 1000.0             /* longer as the wait goes on, up to 1 ms: */
+#define PATIENT_NAP_SHARE 32.0                /* a nap is at most 1/32 of the time waited */
 
 static double
 now_us(void)
@@ -44,14 +46,20 @@ now_us(void)
 }
 
 /*
- * Wait for n requests without hogging a core: spin briefly, then poll with short sleeps. Ranks
- * are often more than cores (oversubscribed test jobs); a waiting rank that spins steals the
- * CPU from the pair being timed and adds scheduling delays of milliseconds to its RTT.
+ * Wait for n requests without hogging a core: spin briefly, then poll with naps that grow with
+ * the time already waited. Ranks are often more than cores (oversubscribed test jobs); a
+ * waiting rank that spins steals the CPU from the pair being timed and adds scheduling delays
+ * of milliseconds to its RTT. A fixed 20 us nap was not enough: in the link probe most ranks
+ * wait for seconds while one pair is timed, and 24 ranks on 2 cores, each waking some 15,000
+ * times a second (20 us plus the timer slack), kept both cores busy; the timed pair, the TCP
+ * stack and the grid services the job's connections go through got a share each, and the
+ * probe took 3-19 s instead of 1.6-2.4 (issue 12, bench/launch/README.md). A nap of at most
+ * 1/32 of the wait so far overshoots a round trip by 3 % at most, and a rank that waits long
+ * wakes 1,000 times a second.
  */
 int
 mca_coll_qcg_patient_wait(ompi_request_t **reqs, int n)
 {
-	const struct timespec nap = { 0, PATIENT_NAP_NS };
 	double t0 = now_us();
 	for (;;) {
 		int done = 0;
@@ -59,8 +67,14 @@ mca_coll_qcg_patient_wait(ompi_request_t **reqs, int n)
 		if (rc != OMPI_SUCCESS || done)
 			return rc;
 		opal_progress();
-		if (now_us() - t0 > PATIENT_SPIN_US)
+		double waited = now_us() - t0;
+		if (waited > PATIENT_SPIN_US) {
+			double us = waited / PATIENT_NAP_SHARE;
+			us = us < PATIENT_NAP_MIN_US ? PATIENT_NAP_MIN_US :
+			    us > PATIENT_NAP_MAX_US ? PATIENT_NAP_MAX_US : us;
+			const struct timespec nap = { 0, (long)(us * 1000) };
 			nanosleep(&nap, NULL);
+		}
 	}
 }
 

@@ -297,9 +297,10 @@ same_host_is_one_link(struct qcg_link_params *got, const int *one_host)
 /*
  * The round trips discovery already timed (world rank 0 holds them; broadcast so that every
  * rank skips the same pings): a class's only where they are slow enough that discovery's
- * patient waits (20 us naps) cannot inflate them: across sites and slow site networks, where
- * each round trip costs milliseconds (3 rounds of at least coll_qcg_discovery_pings + 1 round
- * trips: 0.2 s and more at a 5 ms WAN). -1: not known, measure.
+ * patient waits (naps of at most 3 % of a wait) barely inflate them: across sites and slow
+ * site networks, where each round trip costs milliseconds (3 rounds of at least
+ * coll_qcg_discovery_pings + 1 round trips: 0.2 s and more at a 5 ms WAN). -1: not known,
+ * measure.
  */
 #define KNOWN_RTT_MIN_US 1000.0
 

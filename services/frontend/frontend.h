@@ -107,8 +107,9 @@ int fe_soap_is_fault(const struct soap *soap);
 int fe_relay_failure(struct soap *soap, struct soap *peer, const char *what);
 
 /* Start argv on node under reservation for the caller (handlers_launch.c): the allocator's
- * prefix, the helper's Launch (input: its stdin is fed by WriteInput), the launch recorded
- * under the reservation; id gets the front-end's launch id. SOAP_OK or a fault set on soap. */
+ * prefix, the helper's Launch (input: its stdin is fed by the helper's PUT
+ * /launch-input/ID), the launch recorded under the reservation; id gets the front-end's launch
+ * id. SOAP_OK or a fault set on soap. */
 int fe_launch_on_node(struct soap *soap, const struct fe_call *call, const char *reservation,
     const char *node, int argc, char **argv, int envc, char **env, const char *workdir,
     bool input, char id[33]);
@@ -118,7 +119,7 @@ int fe_launch_on_node(struct soap *soap, const struct fe_call *call, const char 
 int fe_launch_find(struct soap *soap, const struct fe_call *call, const char *launch_id,
     struct resv_launch_info *info);
 /* The same, and the node it runs on and the worker's client context for that node's helper
- * (what ReadOutput and WriteInput relay through). SOAP_OK or a fault set on soap. */
+ * (what ReadOutput and the stage-in PUT relay through). SOAP_OK or a fault set on soap. */
 int fe_launch_helper(struct soap *soap, const struct fe_call *call, const char *launch_id,
     struct resv_launch_info *info, const struct fe_node **node, struct soap **helper);
 

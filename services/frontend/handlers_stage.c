@@ -1,15 +1,15 @@
 /*
- * handlers_stage.c: staging of any size (StageIn, StageOut, WriteInput; frontend.wsdl).
+ * handlers_stage.c: staging of any size (StageIn, StageOut; frontend.wsdl).
  *
  * The bytes of a stage-in come as a PUT body on the same port (fe_stage_put, the server's
  * put hook: same TLS, peer DN, grid-mapfile and launch-owner checks), relayed block by block
  * to the helper's PUT (lib/http_stream.h): base64 in SOAP cost 85 % of the front-end's CPU,
- * and a chunk per call kept the two hops from overlapping. WriteInput (base64 chunks of at
- * most STAGE_CHUNK_MAX) is still served for other clients; qcg-submit no longer calls it.
+ * and a chunk per call kept the two hops from overlapping. (WriteInput, the base64 chunks
+ * that came before, is gone from both WSDLs: nothing called it any more.)
  *
  * StageIn checks the name (lib/stage_path.h) and the user's quota (stage_quota.h) before
  * anything starts on the node, then starts the node's receiver (stage_node.h) as a launch of
- * the reservation with its stdin open; WriteInput relays each chunk to it. StageOut starts the
+ * the reservation with its stdin open; the PUT's blocks go to it. StageOut starts the
  * sender, whose bytes ReadOutput returns. Release kills either, as any launch.
  */
 #include "config.h"
@@ -28,8 +28,6 @@
 #include "stage_node.h"
 #include "stage_path.h"
 #include "stage_quota.h"
-
-#define STAGE_CHUNK_MAX (512 * 1024) /* bytes of one WriteInput: its base64 fits max_message */
 
 static bool
 reservation_live(void *ctx, const char *reservation)
@@ -121,35 +119,6 @@ __qf__StageOut(struct soap *soap, struct _qf__StageOut *req, struct _qf__StageOu
 	log_info("stage-out %s: %s:%s/%s for %s", id, req->node, req->workingDirectory, req->path,
 	    call.caller_dn);
 	resp->launchId = soap_strdup(soap, id);
-	return SOAP_OK;
-}
-
-int
-__qf__WriteInput(struct soap *soap, struct _qf__WriteInput *req,
-    struct _qf__WriteInputResponse *resp)
-{
-	struct fe_call call = fe_call_of(soap);
-	struct resv_launch_info info;
-	const char *account;
-	int rc;
-
-	if ((rc = fe_require_user(soap, &call, &account)) ||
-	    (rc = soap_require_body(soap, req, "WriteInput")))
-		return rc;
-	if (req->data.__size < 0 || req->data.__size > STAGE_CHUNK_MAX ||
-	    (req->data.__size > 0 && req->data.__ptr == NULL))
-		return soap_fault_client(soap, "WriteInput: data must be 0 to %d bytes",
-		    STAGE_CHUNK_MAX);
-	const struct fe_node *node;
-	struct soap *helper;
-	if ((rc = fe_launch_helper(soap, &call, req->launchId, &info, &node, &helper)) != SOAP_OK)
-		return rc;
-	/* the chunk lives in this request's memory until the helper has taken it */
-	struct _qh__WriteInput hreq = { info.helper_launch_id, req->data, req->endOfInput };
-	struct _qh__WriteInputResponse hresp;
-	if (soap_call___qh__WriteInput(helper, node->helper_url, NULL, &hreq, &hresp) != SOAP_OK)
-		return fe_relay_failure(soap, helper, "helper WriteInput");
-	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }
 

@@ -1,13 +1,14 @@
 /*
  * stage_node.h: the commands a node runs for staging, as the job's account, under its helper.
  *
- * Stage-in: /bin/sh receives the file on stdin (helper WriteInput), writes it to a temporary
- * file beside the target while computing its SHA-256 (tee | sha256sum: one pass, nothing held
- * in memory), checks the size and the digest the launcher declared, and only then renames it
- * into place (mode 0700 for an executable, else 0600). Any failure, a signal included, removes
- * the temporary file: nothing is left. The working directory is created if needed. A name
- * whose resolved path (realpath -m: symbolic links followed) is not the plain one is refused
- * before a byte is written, so no symbolic link on the way can lead out of it.
+ * Stage-in: /bin/sh receives the file on stdin (the helper's PUT /launch-input/ID), writes it
+ * to a temporary file beside the target while computing its SHA-256 (tee | sha256sum: one
+ * pass, nothing held in memory), checks the size and the digest the launcher declared, and
+ * only then renames it into place (mode 0700 for an executable, else 0600). Any failure, a
+ * signal included, removes the temporary file: nothing is left. The working directory is
+ * created if needed. A name whose resolved path (realpath -m: symbolic links followed) is not
+ * the plain one is refused before a byte is written, so no symbolic link on the way can lead
+ * out of it.
  *
  * Stage-out: the file goes to stdout (ReadOutput) through tee, which feeds sha256sum on the
  * way; the digest is the last line of stderr. A read error changes the digest, so the

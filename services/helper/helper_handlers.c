@@ -165,23 +165,3 @@ __qh__Signal(struct soap *soap, struct _qh__Signal *req, struct _qh__SignalRespo
 	resp->ok = xsd__boolean__true_;
 	return SOAP_OK;
 }
-
-int
-__qh__WriteInput(struct soap *soap, struct _qh__WriteInput *req,
-    struct _qh__WriteInputResponse *resp)
-{
-	struct helper *h = helper_of(soap);
-	char err[512];
-	int rc;
-	if ((rc = require_frontend(soap)) || (rc = soap_require_body(soap, req, "WriteInput")))
-		return rc;
-	if (req->launchId == NULL)
-		return soap_fault_client(soap, "launchId is required");
-	if (req->data.__size < 0 || (req->data.__size > 0 && req->data.__ptr == NULL))
-		return soap_fault_client(soap, "WriteInput: data is malformed");
-	if (launch_write_input(h->launches, req->launchId, req->data.__ptr, (size_t)req->data.__size,
-		req->endOfInput == xsd__boolean__true_, err, sizeof(err)) != 0)
-		return soap_fault_client(soap, "%s", err);
-	resp->ok = xsd__boolean__true_;
-	return SOAP_OK;
-}

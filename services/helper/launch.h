@@ -31,8 +31,8 @@
 #define LAUNCH_STRING_MAX 65536     /* bytes of one argument or environment entry */
 #define LAUNCH_READ_CHUNK (256 * 1024) /* bytes per stream one ReadOutput returns at most */
 #define LAUNCH_WAIT_MAX 300         /* seconds a ReadOutput may wait */
-#define LAUNCH_INPUT_CHUNK (1024 * 1024) /* bytes one WriteInput carries at most */
-#define LAUNCH_INPUT_WAIT_S 60      /* seconds a WriteInput waits for the process to read */
+#define LAUNCH_INPUT_CHUNK (1024 * 1024) /* bytes one launch_write_input takes at most */
+#define LAUNCH_INPUT_WAIT_S 60      /* seconds a write to stdin waits for the process to read */
 
 struct helper_jobs;
 
@@ -44,7 +44,7 @@ struct launch_request {
 	char *const *env;         /* envc entries, "NAME=value" */
 	int envc;
 	const char *workdir;      /* NULL or "": the account's home directory */
-	bool input;               /* its stdin is a pipe that WriteInput feeds (staging); else
+	bool input;               /* its stdin is a pipe that PUT /launch-input/ID feeds (staging); else
 	                           * it reads end of file at once */
 };
 
