@@ -741,7 +741,8 @@ ep_want(int fd, struct ep_ref *ref, uint32_t want, uint32_t *registered)
 	struct epoll_event ev = { .events = want, .data.ptr = ref };
 	int op = *registered == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
 	if (epoll_ctl(g_ep, op, fd, &ev) != 0)
-		abort(); /* only a bug gets here: the descriptors are ours and open */
+		abort(); /* the descriptors are ours and open: a bug, or no kernel memory or
+		          * epoll watches left (max_user_watches), when no stream can move */
 	*registered = want;
 }
 
