@@ -8,7 +8,9 @@
  * defaults, and variants of it that trade CPU or memory for speed (KINDS below: the I/O
  * thread spinning SPIN_US before it sleeps; also larger socketpair buffers):
  *   latency    half the median 1-byte round trip of LAT_TRIPS ping-pongs;
- *   bandwidth  BW_BYTES one way in 64 KiB writes, the reader's rate.
+ *   bandwidth  BW_BYTES one way in 64 KiB writes, the reader's rate;
+ *   cost       this process's context switches and CPU time per round trip and per MiB
+ *              (getrusage; both applications and the I/O thread, not the proxy).
  * Then the failover: a 1-byte ping-pong runs through the resumable stream while the proxy
  * carrying it is SIGKILLed (a fresh id already announced on a standby); "kill to first byte"
  * is the time from kill() to the first round trip that completes afterwards, i.e. until bytes
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -164,6 +167,32 @@ echo_main(void *arg)
 	return NULL;
 }
 
+/* What this process (both applications and the I/O thread; not the proxy) spent since the
+ * last call: context switches and CPU time. On a loaded machine these vary less than time
+ * does, and they count the hand-offs the resumable stream adds. */
+struct cost {
+	double switches; /* voluntary and involuntary */
+	double cpu_us;   /* user + system */
+};
+
+static struct cost
+cost_since(void)
+{
+	static struct rusage last;
+	struct rusage now;
+	getrusage(RUSAGE_SELF, &now);
+	struct cost c = {
+		(double)(now.ru_nvcsw - last.ru_nvcsw + now.ru_nivcsw - last.ru_nivcsw),
+		(now.ru_utime.tv_sec - last.ru_utime.tv_sec + now.ru_stime.tv_sec -
+		    last.ru_stime.tv_sec) * 1e6 + (now.ru_utime.tv_usec - last.ru_utime.tv_usec +
+		    now.ru_stime.tv_usec - last.ru_stime.tv_usec),
+	};
+	last = now;
+	return c;
+}
+
+static struct cost lat_cost, bw_cost; /* of the last latency_us and bandwidth_mbs */
+
 /* Half the median round trip, in microseconds. */
 static double
 latency_us(int a, int b)
@@ -173,6 +202,7 @@ latency_us(int a, int b)
 	pthread_t t;
 	char c = 'x';
 	pthread_create(&t, NULL, echo_main, &e);
+	cost_since();
 	for (int i = 0; i < LAT_TRIPS; i++) {
 		long long t0 = now_ns();
 		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0) {
@@ -182,6 +212,7 @@ latency_us(int a, int b)
 		rtt[i] = now_ns() - t0;
 	}
 	pthread_join(t, NULL);
+	lat_cost = cost_since();
 	return median(rtt, LAT_TRIPS) / 2000.0;
 }
 
@@ -215,6 +246,7 @@ bandwidth_mbs(int a, int b)
 	pthread_t t;
 	memset(buf, 0x5a, sizeof(buf));
 	long long t0 = now_ns();
+	cost_since();
 	pthread_create(&t, NULL, sink_main, &s);
 	for (unsigned long long sent = 0; sent < BW_BYTES; sent += sizeof(buf))
 		if (tp_write_all(a, buf, sizeof(buf)) != 0) {
@@ -222,6 +254,7 @@ bandwidth_mbs(int a, int b)
 			exit(1);
 		}
 	pthread_join(t, NULL);
+	bw_cost = cost_since();
 	return BW_BYTES / ((now_ns() - t0) / 1000.0);
 }
 
@@ -269,15 +302,18 @@ main(int argc, char **argv)
 	tp_proxy_start(&path.proxy[0], NULL);
 	tp_proxy_start(&path.proxy[1], NULL);
 	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
-	printf("# round kind latency_us bandwidth_MBps\n");
+	printf("# round kind latency_us bandwidth_MBps switches_per_round_trip "
+	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB\n");
 	for (int r = 0; r < rounds; r++)
 		for (int kind = 0; kind < NKINDS; kind++) {
 			int a, b;
 			pair(kind, &a, &b);
 			lat[kind][r] = latency_us(a, b);
 			bw[kind][r] = bandwidth_mbs(a, b);
-			printf("%d %s %.2f %.0f\n", r, KINDS[kind].name, lat[kind][r],
-			    bw[kind][r]);
+			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f\n", r, KINDS[kind].name,
+			    lat[kind][r], bw[kind][r], lat_cost.switches / LAT_TRIPS,
+			    lat_cost.cpu_us / LAT_TRIPS, bw_cost.switches / (BW_BYTES >> 20),
+			    bw_cost.cpu_us / (BW_BYTES >> 20));
 			fflush(stdout);
 			close(a);
 			close(b);

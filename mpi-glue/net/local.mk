@@ -115,6 +115,16 @@ tests_net_test_resume_peer_gone_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir
 	-I$(top_srcdir)/tests/integration
 tests_net_test_resume_peer_gone_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/net/test_resume_peer_gone
+# An idle stream costs no CPU (issue 14): open, configured to spin, or closed by its
+# application while the peer keeps its end open.
+check_PROGRAMS += tests/net/test_resume_idle
+tests_net_test_resume_idle_SOURCES = tests/net/test_resume_idle.c \
+	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h
+tests_net_test_resume_idle_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
+	-I$(top_srcdir)/tests/unit $(QCG_PROTO_CPPFLAGS)
+tests_net_test_resume_idle_LDADD = -lpthread
+TESTS += tests/net/test_resume_idle
 # Relay failover on the testbed (issue 14): c's two gateway proxies, one killed under a running
 # job of b and c (resume_loop, built with mpicc at run time), a stolen relay id, no second path.
 # resume_wan.test: the same with two WAN proxies between two nat sites (no traversal).

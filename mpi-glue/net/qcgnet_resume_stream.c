@@ -2,8 +2,8 @@
  * qcgnet_resume_stream.c: the I/O thread of resumable relayed streams
  * (qcgnet_resume_stream.h; the wire format is qcgnet_resume_frame.h).
  *
- * One thread polls every stream's two descriptors: `app`, this side of the application's
- * socketpair, and `leg`, the relay leg. Per stream and direction:
+ * One thread waits (epoll) on every stream's two descriptors: `app`, this side of the
+ * application's socketpair, and `leg`, the relay leg. Per stream and direction:
  *   out  app -> ring (the unacknowledged window; one copy) -> writev(header, ring) -> leg
  *   in   leg -> inbuf -> parsed frame by frame -> payload written to app
  * Offsets are 64-bit: tx_base (acknowledged by the peer) <= tx_sent (framed on this leg) <=
@@ -14,6 +14,12 @@
  * Every leg begins with a RESUME frame from each side; DATA waits for the peer's. A broken leg
  * is closed and a resume thread asks the path function for another; the I/O thread picks the
  * new leg up from `pending_leg` when the thread rings the eventfd.
+ *
+ * Cost (issue 14): a byte crosses this thread twice per direction, so each system call and
+ * wake-up here adds to the relayed latency. The descriptors stay registered with epoll and
+ * their interest changes only when the stream's state does; a descriptor is read only after
+ * epoll reported it readable and until one short read (no read just to meet EAGAIN); a frame
+ * the leg takes short is left for EPOLLOUT. bench/net/README.md has the figures.
  */
 #include "config.h"
 
@@ -21,12 +27,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -39,6 +46,12 @@
 
 #define INBUF_SIZE (256u << 10) /* leg bytes read ahead of the application */
 #define OUT_MAX (QRF_HEADER_SIZE + QRF_RESUME_PAYLOAD)
+
+struct stream;
+struct ep_ref { /* what an epoll event points at: a stream's app or leg */
+	struct stream *s;
+	int is_leg;
+};
 
 struct stream {
 	struct stream *next;
@@ -64,12 +77,15 @@ struct stream {
 	int peer_resumed, need_resume, peer_fin, app_shut, app_gone;
 	int app_blocked;                 /* the last write to app met a full socket buffer */
 	int closed_clean;                /* the leg ended after both sides finished */
-	int urgent;                      /* poll saw urgent data on the leg (POLLPRI) */
-	int leg_readable;                /* poll saw the leg readable since the last short read */
+	int urgent;                      /* epoll saw urgent data on the leg (EPOLLPRI) */
+	int leg_readable;                /* epoll saw the leg readable since the last short read */
 	int peer_gone_marked;            /* the proxy's peer-gone mark came on this leg */
 	int peer_gone;                   /* the leg ended after that mark: fail, no resume */
-	int kick;                        /* poll saw an event on app or leg: step it */
-	size_t pi;                       /* its entries in the I/O thread's pollfd array */
+	int kick;                        /* epoll saw an event on app or leg: step it */
+	int app_readable;                /* epoll saw app readable since the last short read */
+	struct ep_ref app_ref, leg_ref;
+	uint32_t app_ev, leg_ev;         /* the interest registered with epoll (0: not registered) */
+	int leg_ev_fd;                   /* the descriptor leg_ev is registered for */
 	long stepped_us;                 /* last step: a quiet stream is still stepped now and
 	                                  * then, for its stall check and acks */
 
@@ -85,6 +101,7 @@ struct stream {
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *g_incoming;   /* started, not yet taken by the I/O thread */
 static int g_wake = -1;             /* eventfd */
+static int g_ep = -1;               /* the I/O thread's epoll set */
 static int g_started;
 static unsigned g_count;
 static struct qrs_totals g_totals;
@@ -140,13 +157,34 @@ qrs_get_totals(struct qrs_totals *out)
 	pthread_mutex_unlock(&g_lock);
 }
 
+/* Take fd out of the epoll set before closing it: a copy of it in a child of fork() would keep
+ * it registered, and its events would point at a freed stream. */
+static void
+ep_forget(int fd, uint32_t *registered)
+{
+	if (*registered != 0)
+		epoll_ctl(g_ep, EPOLL_CTL_DEL, fd, NULL);
+	*registered = 0;
+}
+
+static void
+leg_close(struct stream *s)
+{
+	if (s->leg_ev != 0)
+		ep_forget(s->leg_ev_fd, &s->leg_ev);
+	close(s->leg);
+	s->leg = -1;
+}
+
 static void
 stream_free(struct stream *s)
 {
 	if (s->leg >= 0)
-		close(s->leg);
-	if (s->app >= 0)
+		leg_close(s);
+	if (s->app >= 0) {
+		ep_forget(s->app, &s->app_ev);
 		close(s->app);
+	}
 	free(s->ring);
 	free(s->in);
 	free(s);
@@ -159,8 +197,8 @@ stream_free(struct stream *s)
 /* --- breaking and resuming -------------------------------------------------------------- */
 
 /* Whether the leg holds the proxy's peer-gone mark (relay_hello.h), an urgent byte. The kernel
- * drops it once a read moves past it, so leg_read reads it as soon as poll says POLLPRI and
- * never reads on after a short read without polling again. */
+ * drops it once a read moves past it, so leg_read reads it as soon as epoll says EPOLLPRI and
+ * never reads on after a short read without waiting again. */
 static int
 peer_gone_marked(int leg)
 {
@@ -230,12 +268,10 @@ leg_broken(struct stream *s, const char *fmt, ...)
 		    "stream finished (the proxy lives and said so; here: %.200s): no resume is tried",
 		    how);
 		s->peer_gone = 1;
-		close(s->leg);
-		s->leg = -1;
+		leg_close(s);
 		return;
 	}
-	close(s->leg);
-	s->leg = -1;
+	leg_close(s);
 	s->in_len = s->in_off = 0;
 	s->have_cur = 0;
 	s->out_len = s->out_off = 0;
@@ -288,19 +324,22 @@ static void
 app_read(struct stream *s)
 {
 	size_t size = s->cfg.window;
-	while (!s->app_eof && s->tx_end - s->tx_base < size) {
+	while (s->app_readable && !s->app_eof && s->tx_end - s->tx_base < size) {
 		size_t pos = s->tx_end % size, room = size - (size_t)(s->tx_end - s->tx_base);
 		if (room > size - pos)
 			room = size - pos;
 		ssize_t n = read(s->app, s->ring + pos, room);
 		if (n > 0) {
 			s->tx_end += (uint64_t)n;
+			if ((size_t)n < room)
+				s->app_readable = 0; /* drained for now; epoll says when more comes */
 			continue;
 		}
 		if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			s->app_eof = 1; /* the application closed or shut down its sending side */
 		if (n < 0 && errno == EINTR)
 			continue;
+		s->app_readable = 0;
 		break;
 	}
 }
@@ -341,25 +380,56 @@ next_frame(struct stream *s)
 	return 1;
 }
 
-/* Write frames while the leg takes them. */
+/* Put the payload bytes [from, from + len) of the ring into iov (one or two pieces). */
+static int
+ring_iov(const struct stream *s, uint64_t from, size_t len, struct iovec *iov)
+{
+	size_t size = s->cfg.window, pos = from % size, first = len;
+	if (first > size - pos)
+		first = size - pos;
+	iov[0] = (struct iovec){ s->ring + pos, first };
+	if (first == len)
+		return 1;
+	iov[1] = (struct iovec){ s->ring, len - first };
+	return 2;
+}
+
+/*
+ * Write frames while the leg takes them. Behind a DATA frame, up to FRAMES_PER_SEND - 1 more
+ * DATA frames of what the window holds go in the same sendmsg: one system call per batch
+ * rather than per 64 KiB frame. What the leg takes short is kept as the frame in progress
+ * (out, out_off, out_payload), as for a single frame.
+ */
+#define FRAMES_PER_SEND 16
 static void
 leg_write(struct stream *s)
 {
-	size_t size = s->cfg.window;
 	while (s->leg >= 0) {
 		if (s->out_off == s->out_len && s->out_payload == 0 && !next_frame(s))
 			return;
-		struct iovec iov[3];
-		int n_iov = 0;
+		struct iovec iov[3 * FRAMES_PER_SEND];
+		uint8_t hdr[FRAMES_PER_SEND][QRF_HEADER_SIZE];
+		uint16_t len[FRAMES_PER_SEND];
+		int n_iov = 0, extra = 0;
+		size_t asked = (s->out_len - s->out_off) + s->out_payload;
 		if (s->out_off < s->out_len)
 			iov[n_iov++] = (struct iovec){ s->out + s->out_off, s->out_len - s->out_off };
 		if (s->out_payload > 0) {
-			size_t pos = s->tx_sent % size, first = s->out_payload;
-			if (first > size - pos)
-				first = size - pos;
-			iov[n_iov++] = (struct iovec){ s->ring + pos, first };
-			if (first < s->out_payload)
-				iov[n_iov++] = (struct iovec){ s->ring, s->out_payload - first };
+			n_iov += ring_iov(s, s->tx_sent, s->out_payload, iov + n_iov);
+			/* Only DATA has a payload, and only DATA may follow DATA at once (a RESUME
+			 * waits for the peer's; ACK and FIN go when nothing is left to send). */
+			uint64_t next = s->tx_sent + s->out_payload;
+			uint32_t ack = (uint32_t)s->rx_delivered;
+			while (extra < FRAMES_PER_SEND - 1 && next < s->tx_end) {
+				uint64_t left = s->tx_end - next;
+				len[extra] = (uint16_t)(left > QRF_PAYLOAD_MAX ? QRF_PAYLOAD_MAX : left);
+				qrf_encode(hdr[extra], QRF_DATA, len[extra], (uint32_t)next, ack);
+				iov[n_iov++] = (struct iovec){ hdr[extra], QRF_HEADER_SIZE };
+				n_iov += ring_iov(s, next, len[extra], iov + n_iov);
+				asked += QRF_HEADER_SIZE + len[extra];
+				next += len[extra];
+				extra++;
+			}
 		}
 		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n_iov };
 		ssize_t n = sendmsg(s->leg, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -370,17 +440,38 @@ leg_write(struct stream *s)
 				leg_broken(s, "send: %s", strerror(errno));
 			return;
 		}
-		size_t h = s->out_len - s->out_off;
-		if ((size_t)n <= h) {
-			s->out_off += (size_t)n;
-			continue;
+		/* Account the frame in progress, then the batch's frames the leg took. */
+		size_t left = (size_t)n, h = s->out_len - s->out_off;
+		if (left <= h) {
+			s->out_off += left;
+			left = 0;
+		} else {
+			s->out_off = s->out_len;
+			left -= h;
+			uint32_t p = left < s->out_payload ? (uint32_t)left : s->out_payload;
+			s->out_payload -= p;
+			s->tx_sent += p;
+			left -= p;
 		}
-		s->out_off = s->out_len;
-		uint32_t p = (uint32_t)((size_t)n - h);
-		s->out_payload -= p;
-		s->tx_sent += p;
+		for (int i = 0; i < extra && left > 0; i++) {
+			if (left >= QRF_HEADER_SIZE + (size_t)len[i]) {
+				s->tx_sent += len[i];
+				left -= QRF_HEADER_SIZE + len[i];
+				continue;
+			}
+			/* this frame went short: it becomes the frame in progress */
+			memcpy(s->out, hdr[i], QRF_HEADER_SIZE);
+			s->out_len = QRF_HEADER_SIZE;
+			s->out_off = left < QRF_HEADER_SIZE ? left : QRF_HEADER_SIZE;
+			uint32_t p = left > QRF_HEADER_SIZE ? (uint32_t)(left - QRF_HEADER_SIZE) : 0;
+			s->out_payload = len[i] - p;
+			s->tx_sent += p;
+			left = 0;
+		}
 		if (s->tx_sent > s->tx_high)
 			s->tx_high = s->tx_sent;
+		if ((size_t)n < asked)
+			return; /* the leg's buffer is full: EPOLLOUT says when it takes more */
 	}
 }
 
@@ -462,7 +553,7 @@ consume(struct stream *s)
 			s->in_off += (size_t)w, s->cur_left -= (uint32_t)w;
 			s->rx_delivered += (uint64_t)w;
 			if ((uint32_t)w < want) {
-				s->app_blocked = 1; /* a short write: its buffer is full, wait for POLLOUT */
+				s->app_blocked = 1; /* a short write: its buffer is full, wait for EPOLLOUT */
 				return 0;
 			}
 			if (s->cur_left > 0)
@@ -536,9 +627,9 @@ leg_read(struct stream *s)
 		}
 		if (s->in_len == INBUF_SIZE)
 			return 0; /* the application is behind: stop reading the leg */
-		/* Read only what poll said is there. A read that starts at the peer-gone mark steps
-		 * over it (and the kernel forgets it) to the FIN behind it; a read after poll stops
-		 * before the mark, because the bytes poll saw come first, or poll saw POLLPRI too.
+		/* Read only what epoll said is there. A read that starts at the peer-gone mark steps
+		 * over it (and the kernel forgets it) to the FIN behind it; a read after epoll stops
+		 * before the mark, because the bytes epoll saw come first, or epoll saw POLLPRI too.
 		 * A step for the application or a timer reading the leg could lose the mark (the
 		 * surviving end then resumed in vain until resume_timeout, seen under load). */
 		if (!s->leg_readable)
@@ -550,7 +641,7 @@ leg_read(struct stream *s)
 			s->heard_us = now_us();
 			if ((size_t)n < room) {
 				/* A short read: the leg is drained for now, or the read stopped at an
-				 * urgent mark, which the next read would pass and lose. poll says. */
+				 * urgent mark, which the next read would pass and lose. epoll says. */
 				s->leg_readable = 0;
 				if (consume(s) != 0)
 					return -1;
@@ -640,14 +731,30 @@ fail:
 
 /* --- the I/O thread --------------------------------------------------------------------- */
 
+/* Register fd with the interest `want`, or change or drop it, when it differs from what is
+ * registered (*registered). Most rounds change nothing, and make no system call here. */
+static void
+ep_want(int fd, struct ep_ref *ref, uint32_t want, uint32_t *registered)
+{
+	if (want == *registered)
+		return;
+	struct epoll_event ev = { .events = want, .data.ptr = ref };
+	int op = *registered == 0 ? EPOLL_CTL_ADD : want == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+	if (epoll_ctl(g_ep, op, fd, &ev) != 0)
+		abort(); /* the descriptors are ours and open: a bug, or no kernel memory or
+		          * epoll watches left (max_user_watches), when no stream can move */
+	*registered = want;
+}
+
+#define EVENTS_MAX 64
+
 static void *
 io_main(void *unused)
 {
 	(void)unused;
 	struct stream *list = NULL;
-	struct pollfd *pfd = NULL;
-	size_t pfd_cap = 0;
-	long busy_us = 0; /* when the last poll found an event */
+	struct epoll_event evs[EVENTS_MAX];
+	long busy_us = 0; /* when the last wait found an event */
 	for (;;) {
 		pthread_mutex_lock(&g_lock);
 		while (g_incoming != NULL) {
@@ -657,21 +764,12 @@ io_main(void *unused)
 			s->next = list;
 			list = s;
 		}
-		unsigned count = g_count;
 		pthread_mutex_unlock(&g_lock);
-		if (pfd_cap < 1 + 2 * (size_t)count) {
-			pfd_cap = 2 + 2 * (size_t)count;
-			pfd = realloc(pfd, pfd_cap * sizeof(*pfd));
-			if (pfd == NULL)
-				abort(); /* a few KiB: without them no stream of this process can move */
-		}
-		/* Work on the streams that had events (or a timer), then poll for what each waits
+		/* Work on the streams that had events (or a timer), then tell epoll what each waits
 		 * on. Stepping only those keeps a wake-up's system calls to the busy stream's: the
 		 * added latency of the relayed path is mostly wake-ups and system calls. */
-		size_t n = 1;
 		int timeout = 1000, spin_us = 0;
 		long now = now_us();
-		pfd[0] = (struct pollfd){ .fd = g_wake, .events = POLLIN };
 		for (struct stream **p = &list; *p != NULL;) {
 			struct stream *s = *p;
 			int ack_due = s->rx_delivered != s->rx_acked &&
@@ -685,26 +783,30 @@ io_main(void *unused)
 					continue;
 				}
 			}
-			short app_ev = 0, leg_ev = 0;
+			uint32_t app_ev = 0, leg_ev = 0;
 			if (!s->app_eof && s->tx_end - s->tx_base < s->cfg.window)
-				app_ev |= POLLIN;
+				app_ev |= EPOLLIN;
 			if (s->app_blocked)
-				app_ev |= POLLOUT;
+				app_ev |= EPOLLOUT;
+			/* No interest, not registered: a closed application end would otherwise report
+			 * EPOLLHUP in every round. */
+			ep_want(s->app, &s->app_ref, app_ev, &s->app_ev);
 			if (s->leg >= 0) {
-				leg_ev |= POLLPRI; /* the peer-gone mark */
+				leg_ev |= EPOLLPRI; /* the peer-gone mark */
 				if (s->in_len < INBUF_SIZE)
-					leg_ev |= POLLIN;
+					leg_ev |= EPOLLIN;
 				if (s->out_off < s->out_len || s->out_payload > 0 ||
 				    (s->peer_resumed && s->tx_sent < s->tx_end))
-					leg_ev |= POLLOUT;
+					leg_ev |= EPOLLOUT;
 				if (s->rx_delivered != s->rx_acked && timeout > s->cfg.ack_ms)
 					timeout = s->cfg.ack_ms;
+				if (s->leg_ev != 0 && s->leg_ev_fd != s->leg)
+					abort(); /* leg_close drops the registration of every leg it closes */
+				s->leg_ev_fd = s->leg;
+				ep_want(s->leg, &s->leg_ref, leg_ev, &s->leg_ev);
 			}
 			if (s->cfg.spin_us > spin_us)
 				spin_us = s->cfg.spin_us;
-			s->pi = n;
-			pfd[n++] = (struct pollfd){ .fd = s->app, .events = app_ev };
-			pfd[n++] = (struct pollfd){ .fd = s->leg, .events = leg_ev }; /* -1: skipped */
 			p = &s->next;
 		}
 		/* For qrs_flush_at_exit: what the application closed is not yet all on its leg. */
@@ -718,29 +820,40 @@ io_main(void *unused)
 		g_closing = closing;
 		pthread_cond_broadcast(&g_looped);
 		pthread_mutex_unlock(&g_lock);
-		/* Spin (poll without sleeping) for a while after activity: the peer's reply then
-		 * finds this thread awake. Bounded by the streams' spin_us from the last event. */
+		/* Spin (wait without sleeping) for a while after activity: the peer's reply then
+		 * finds this thread awake. Bounded by the streams' spin_us from the last event; each
+		 * empty look yields the CPU, so that on a busy core the threads this one waits for
+		 * (the application, the proxy) run first. */
 		int ready = 0;
 		if (spin_us > 0)
-			while ((ready = poll(pfd, n, 0)) == 0 && now_us() - busy_us < spin_us)
-				;
+			while ((ready = epoll_wait(g_ep, evs, EVENTS_MAX, 0)) == 0 &&
+			    now_us() - busy_us < spin_us)
+				sched_yield();
 		if (ready == 0)
-			ready = poll(pfd, n, timeout);
+			ready = epoll_wait(g_ep, evs, EVENTS_MAX, timeout);
 		if (ready <= 0)
 			continue;
 		busy_us = now_us();
-		for (struct stream *s = list; s != NULL; s = s->next) {
-			if (pfd[s->pi].revents | pfd[s->pi + 1].revents)
-				s->kick = 1;
-			if (pfd[s->pi + 1].revents & POLLPRI)
+		for (int i = 0; i < ready; i++) {
+			struct ep_ref *r = evs[i].data.ptr;
+			uint32_t e = evs[i].events;
+			if (r == NULL) { /* the eventfd */
+				uint64_t v;
+				if (read(g_wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					abort(); /* an eventfd read fails only on a bug */
+				continue;
+			}
+			struct stream *s = r->s;
+			s->kick = 1;
+			if (!r->is_leg) {
+				if (e & (EPOLLIN | EPOLLHUP | EPOLLERR))
+					s->app_readable = 1; /* read says which */
+				continue;
+			}
+			if (e & EPOLLPRI)
 				s->urgent = 1;
-			if (pfd[s->pi + 1].revents & (POLLIN | POLLPRI | POLLHUP | POLLERR))
+			if (e & (EPOLLIN | EPOLLPRI | EPOLLHUP | EPOLLERR))
 				s->leg_readable = 1; /* recv says which */
-		}
-		if (pfd[0].revents & POLLIN) {
-			uint64_t v;
-			if (read(g_wake, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				abort(); /* an eventfd read fails only on a bug */
 		}
 	}
 	return NULL;
@@ -756,6 +869,16 @@ io_thread_start(char *err, size_t errlen)
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		return -1;
 	}
+	g_ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	if (g_ep < 0 || epoll_ctl(g_ep, EPOLL_CTL_ADD, g_wake, &ev) != 0) {
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
+		if (g_ep >= 0)
+			close(g_ep);
+		close(g_wake);
+		g_wake = g_ep = -1;
+		return -1;
+	}
 	pthread_t t;
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -765,7 +888,8 @@ io_thread_start(char *err, size_t errlen)
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the I/O thread: %s", strerror(rc));
 		close(g_wake);
-		g_wake = -1;
+		close(g_ep);
+		g_wake = g_ep = -1;
 		return -1;
 	}
 	g_started = 1;
@@ -814,6 +938,10 @@ qrs_after_fork_child(void)
 	if (g_wake >= 0)
 		close(g_wake);
 	g_wake = -1;
+	/* The epoll set is shared with the parent: registering in it would change the parent's. */
+	if (g_ep >= 0)
+		close(g_ep);
+	g_ep = -1;
 	g_started = 0;
 	g_incoming = NULL;
 	g_count = 0;
@@ -848,6 +976,9 @@ qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_c
 		setsockopt(sv[i], SOL_SOCKET, SO_RCVBUF, &cfg->app_sockbuf, sizeof(cfg->app_sockbuf));
 	}
 	s->app = sv[1];
+	s->app_readable = 1;
+	s->app_ref = (struct ep_ref){ s, 0 };
+	s->leg_ref = (struct ep_ref){ s, 1 };
 	memcpy(s->identity, identity, QRS_IDENTITY_SIZE);
 	s->cfg = *cfg;
 	s->path = path;
