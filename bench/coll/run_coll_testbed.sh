@@ -92,7 +92,8 @@ table=$outdir/coll_bench.txt
 	# no discovery lines when a topology is given (sed, not grep: pipefail)
 	sed -n '/coll:qcg: discovery: [0-9]* ranks/s/^.*coll:qcg: /# /p' "$log"
 	sed -n '/coll:qcg: discovery: rank 0: /s/^.*coll:qcg: /# /p' "$log"
-	grep 'coll:qcg: links: ' "$log" | sed 's/^.*coll:qcg: /# /'
+	# none when every collective's algorithm is forced (the probe runs only for a choice)
+	sed -n '/coll:qcg: links: /s/^.*coll:qcg: /# /p' "$log"
 	# what qcg chose per collective and size class on MPI_COMM_WORLD's duplicates, and why
 	grep 'coll:qcg: choice: ' "$log" | sed 's/^.*coll:qcg: /# /'
 	[[ $# -gt 0 ]] && echo "# extra mpirun arguments: $*"

@@ -59,9 +59,9 @@ typedef struct mca_coll_qcg_component_t {
 	double discovery_ratio;     /* a merge this many times slower starts a new level */
 	int origin_broken;          /* a configured topology source was unusable here */
 	int discovery_done;         /* discovery ran (or was ruled out) for this job */
-	int links_probe;            /* measure the links at MPI_COMM_WORLD's selection */
+	int links_probe;            /* measure the links when a collective first needs a choice */
 	int links_probe_kb;         /* bytes of one bandwidth probe message (KiB) */
-	int links_known;            /* links[] holds the job's agreed measurements */
+	int links_known;            /* links[] holds this process's latest probe's figures */
 	struct qcg_link_params links[QCG_NLINKS]; /* per link class (coll_qcg_links.c) */
 	double discovered_rtt_us[QCG_NLINKS]; /* world rank 0, origin DISCOVERED: the least
 	                            * round trip discovery timed per link class (-1: none) */
@@ -89,6 +89,10 @@ typedef struct mca_coll_qcg_module_t {
 	int cid;                       /* the communicator's context id, for verbose output */
 	struct qcg_shape shape;        /* the layout as the cost model sees it */
 	uint64_t logged[QCG_NCOLLS];   /* size classes whose choice was printed, per collective */
+	ompi_communicator_t *comm;     /* the communicator this module serves (the lazy probe's) */
+	int links_agreed;              /* the members agreed on links[] (coll_qcg_links.c) */
+	int links_known;               /* ... and links[] holds figures (else: hand every call down) */
+	struct qcg_link_params links[QCG_NLINKS]; /* identical on every member: the model's input */
 	QCG_PREV(allgather);
 	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);
@@ -135,10 +139,13 @@ int mca_coll_qcg_patient_xfer(int sending, void *buf, int count, struct ompi_dat
 int mca_coll_qcg_patient_bcast(void *buf, int count, struct ompi_datatype_t *dt,
     struct ompi_communicator_t *comm);
 
-/* coll_qcg_links.c: each link class's latency and bandwidth, measured once per job on
- * MPI_COMM_WORLD at its selection and identical on every rank (rank 0's numbers). */
-int mca_coll_qcg_links_probe(struct ompi_communicator_t *world,
-    const struct qcg_topo_layout *lay);
+/* coll_qcg_links.c: each link class's latency and bandwidth, identical on every member of a
+ * communicator (its rank 0's numbers). The probe is collective over comm; links_agree runs at
+ * the first call of a communicator's collective that needs a choice (every member gets there)
+ * and probes only when the communicator's rank 0 has no figures from an earlier probe. */
+int mca_coll_qcg_links_probe(struct ompi_communicator_t *comm,
+    const struct qcg_topo_layout *lay, struct qcg_link_params *out);
+void mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m);
 
 /* coll_qcg_choice.c: the algorithm of one call (enum qcg_alg, never AUTO); bytes per rank as
  * coll_qcg_decision.h counts them, QCG_BYTES_UNKNOWN for the v-collectives. Every rank of a

@@ -38,7 +38,8 @@ mca_coll_qcg_choice_register(void)
 		    "site's gather, the site masters' WAN streams and the site's broadcast overlapped, "
 		    "piece by piece)" : "";
 		snprintf(help, sizeof(help), "Algorithm of %s%s on communicators qcg took: auto "
-		    "(default: the least predicted time from the links measured at MPI_Init, "
+		    "(default: the least predicted time from the links, measured at the first call that "
+		    "needs a choice, "
 		    "coll_qcg_verbose 10 shows the predictions), tuned (hand every call down to the "
 		    "previous component), multilevel (coll/qcg's own, aggregating at site masters)%s%s",
 		    qcg_coll_name(k), k == QCG_COLL_REDUCE_SCATTER ? " and reduce_scatter_block" :
@@ -48,8 +49,9 @@ mca_coll_qcg_choice_register(void)
 	}
 	c->links_probe = 1;
 	mca_coll_qcg_register_var("links_probe",
-	    "Measure each link class's latency and bandwidth (WAN, LAN, host, node) once per job "
-	    "at MPI_Init, for the auto choice of algorithm (1, default); 0 measures nothing, and "
+	    "Measure each link class's latency and bandwidth (WAN, LAN, host, node) for the auto "
+	    "choice of algorithm (1, default): once per job, at the first collective call that "
+	    "needs a choice (later communicators take those figures); 0 measures nothing, and "
 	    "auto then hands every collective to the previous component",
 	    MCA_BASE_VAR_TYPE_INT, NULL, &c->links_probe);
 	c->links_probe_kb = 1024;
@@ -127,11 +129,13 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		return forced;
 	}
 	double t[QCG_NALGS];
-	int alg = c->links_known ? qcg_decide(coll, bytes, &m->shape, c->links, t) :
+	if (!m->links_agreed) /* every member's first call that needs a choice: collective */
+		mca_coll_qcg_links_agree(m);
+	int alg = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
 	    QCG_ALG_PREVIOUS;
 	if (!log)
 		return alg;
-	if (!c->links_known)
+	if (!m->links_known)
 		QCG_VERBOSE(10, "choice: comm %d %s size class %d: tuned (no link measurements: "
 		    "coll_qcg_links_probe 0 or the probe failed)", m->cid, qcg_coll_name(coll), cls);
 	else if (bytes == QCG_BYTES_UNKNOWN)

@@ -2,11 +2,15 @@
  * coll_qcg_links.c: the level parameters of the cost model (coll_qcg_decision.c): per link
  * class (WAN, LAN, host, node) a one-way latency and a bandwidth, measured once per job.
  *
- * When: inside the selection of MPI_COMM_WORLD, once qcg has taken it (every rank takes the
- * same branch: the layout is the same everywhere), so the probe is collective over the world,
- * on point-to-point messages, like discovery. Every communicator qcg selects later is a subset
- * of the world and uses the same numbers; world rank 0 broadcasts them, so every rank of every
- * communicator holds identical values and takes identical decisions.
+ * When: lazily, at the first call of a collective on a communicator qcg took whose algorithm
+ * is chosen by the model (coll_qcg_choice.c): a collective call, so every member gets there,
+ * and the probe is collective over that communicator, on point-to-point messages, like
+ * discovery. Not at MPI_Init: there it cost 0.3-2.2 s of start-up (mostly the 1 MiB transfers
+ * across the WAN) in every job, including those that never call a collective across sites.
+ * The communicator's rank 0 first says whether it holds figures from an earlier probe (any
+ * communicator's: the links are the job's); if so every member takes those, else all probe.
+ * Either way its rank 0 broadcasts them: every member holds identical values and takes
+ * identical decisions.
  *
  * How: the layout gives, per class, the first pair of ranks linked that way (lowest rank, then
  * lowest partner). Steps run one after another, started by rank 0 (a "go" message to the
@@ -329,7 +333,8 @@ everyone_ready(struct ompi_communicator_t *comm)
 }
 
 int
-mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo_layout *lay)
+mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo_layout *lay,
+    struct qcg_link_params *out)
 {
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
 	int n = lay->n, me = ompi_comm_rank(comm), rc = OMPI_SUCCESS;
@@ -402,7 +407,7 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 		return rc;
 	}
 	for (int k = 0; k < QCG_NLINKS; k++) {
-		c->links[k] = (struct qcg_link_params){ res[3 * k], res[3 * k + 1], res[3 * k + 2] };
+		out[k] = (struct qcg_link_params){ res[3 * k], res[3 * k + 1], res[3 * k + 2] };
 		if (res[3 * k] < 0)
 			QCG_VERBOSE(me == 0 ? 10 : 30, "links: %-4s not in this job", class_names[k]);
 		else
@@ -410,7 +415,6 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 			    "bandwidth %9.1f MB/s one pair, %9.1f MB/s all pairs of two sites",
 			    class_names[k], res[3 * k], res[3 * k + 1], res[3 * k + 2]);
 	}
-	c->links_known = 1;
 	for (int k = 0; k < QCG_NLINKS; k++)
 		if (res[3 * k] >= 0)
 			QCG_VERBOSE(me == 0 ? 10 : 30, "links: %-4s probed in %.1f ms, round trip %s",
@@ -419,4 +423,49 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
 	QCG_VERBOSE(me == 0 ? 10 : 30, "links: measured in %.1f ms with %zu KiB probes",
 	    (now_us() - t0) / 1000, len / 1024);
 	return OMPI_SUCCESS;
+}
+
+/*
+ * The first call of m's communicator that needs a choice, on every member: its rank 0 sends
+ * whether it holds figures from an earlier probe, and which; every member takes them, or all
+ * probe now. links_probe is the job's parameter, the same on every rank, so either all
+ * members take part or none does.
+ */
+void
+mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	struct ompi_communicator_t *comm = m->comm;
+	double have[1 + 3 * QCG_NLINKS];
+	m->links_agreed = 1;
+	m->links_known = 0;
+	if (!c->links_probe)
+		return;
+	have[0] = m->rank == 0 && c->links_known;
+	for (int k = 0; k < QCG_NLINKS; k++) {
+		have[1 + 3 * k] = c->links[k].latency_us;
+		have[2 + 3 * k] = c->links[k].mb_per_s;
+		have[3 + 3 * k] = c->links[k].shared_mb_per_s;
+	}
+	if (mca_coll_qcg_patient_bcast(have, 1 + 3 * QCG_NLINKS, MPI_DOUBLE, comm) != OMPI_SUCCESS) {
+		opal_output(0, "coll:qcg: comm %d: could not agree on the links: the previous "
+		    "component runs every collective", m->cid);
+		return;
+	}
+	if (have[0]) {
+		for (int k = 0; k < QCG_NLINKS; k++)
+			m->links[k] = (struct qcg_link_params){ have[1 + 3 * k], have[2 + 3 * k],
+			    have[3 + 3 * k] };
+		m->links_known = 1;
+		QCG_VERBOSE(m->rank == 0 ? 10 : 30, "links: comm %d takes the figures probed "
+		    "earlier", m->cid);
+		return;
+	}
+	QCG_VERBOSE(m->rank == 0 ? 10 : 30, "links: comm %d probes them at its first collective "
+	    "that needs a choice", m->cid);
+	if (mca_coll_qcg_links_probe(comm, &m->layout, m->links) != OMPI_SUCCESS)
+		return;
+	m->links_known = 1;
+	memcpy(c->links, m->links, sizeof(c->links));
+	c->links_known = 1;
 }

@@ -70,6 +70,8 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->cid = -1;
 	memset(&m->shape, 0, sizeof(m->shape));
 	memset(m->logged, 0, sizeof(m->logged));
+	m->comm = NULL;
+	m->links_agreed = m->links_known = 0;
 }
 
 static void
@@ -153,22 +155,6 @@ maybe_discover(struct ompi_communicator_t *comm)
 	(void)mca_coll_qcg_discover(comm);
 }
 
-/*
- * On MPI_COMM_WORLD, once per job, when qcg takes it: measure the links for the choice of
- * algorithm. Every rank gets here alike (the same layout, parameters and selection), so the
- * probe is collective over the world.
- */
-static void
-maybe_probe_links(struct ompi_communicator_t *comm, const struct qcg_topo_layout *lay)
-{
-	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
-	static int probed;
-	if (comm != &ompi_mpi_comm_world.comm || probed || !c->links_probe)
-		return;
-	probed = 1;
-	(void)mca_coll_qcg_links_probe(comm, lay);
-}
-
 mca_coll_base_module_t *
 mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 {
@@ -189,7 +175,9 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->rank = ompi_comm_rank(comm);
 	m->cid = (int)comm->c_contextid;
 	mca_coll_qcg_choice_shape(m);
-	maybe_probe_links(comm, &m->layout);
+	/* the links are measured at the first call that needs a choice, not here: a job that
+	 * never calls a collective across sites pays nothing (mca_coll_qcg_links_agree) */
+	m->comm = comm;
 	m->holders = malloc((size_t)lay.n * sizeof(int));
 	if (m->holders == NULL) {
 		OBJ_RELEASE(m);

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The automatic choice of algorithm (issue 22) on loopback, 2 sites x 2 nodes (8 ranks, a
-# topology file): the links are measured once (rank 0 prints them), every collective and size
+# topology file): the links are measured once, at the first collective that needs a choice
+# (rank 0 prints them; later communicators take them), never in a job that calls no
+# collective (a probe in MPI_Init cost 0.3-2.2 s of start-up), every collective and size
 # class gets one verbose line naming its choice and the predicted times (every collective checked), the large alltoall
 # (64 KiB blocks: 21x tuned when aggregated here) goes to tuned, and the results stay exact whatever was
 # chosen. Then a forced choice and the probe switched off.
@@ -17,6 +19,7 @@ expect_count 1 "coll:qcg: links: wan  one-way latency .* us, bandwidth .* MB/s o
 expect_count 1 "coll:qcg: links: host one-way latency" "$out"
 expect_count 1 "coll:qcg: links: node one-way latency" "$out"
 expect_count 1 "coll:qcg: links: lan  not in this job" "$out"
+expect_count 1 "coll:qcg: links: comm 0 probes them at its first collective that needs a choice" "$out"
 # one line per (communicator, collective, size class), from rank 0 only
 expect_count 1 \
     "choice: comm 0 bcast 8 B (class 4): [a-z]*; predicted tuned [0-9.]* us, multilevel [0-9.]* us" \
@@ -50,3 +53,11 @@ expect_count 0 "coll:qcg: links: wan" "$out"
 expect_count 1 "choice: comm 0 alltoall size class 17: multilevel (forced by coll_qcg_alltoall_algorithm)" "$out"
 expect_count 1 "choice: comm 0 bcast size class 4: tuned (no link measurements" "$out"
 grep "^coll_check:" "$out"
+
+# a job that calls no collective: qcg takes the world and measures nothing
+qcg_mpirun 8 --mca coll_qcg_topology_file "$topo" --mca coll_qcg_verbose 10 \
+    "$top_builddir/bench/launch/init-time" >"$out" 2>&1
+expect_count 8 "^init [0-9]" "$out"
+expect_count 8 "MPI_COMM_WORLD (cid 0): selected: 2 sites" "$out"
+expect_count 0 "coll:qcg: links:" "$out"
+echo "ok   no collective, no probe"
