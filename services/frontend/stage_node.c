@@ -22,14 +22,25 @@ char *stage_node_env[1] = { "PATH=/usr/bin:/bin" };
 	"*) echo \"$p: refused: a symbolic link on its way leads elsewhere\" >&2; exit 1;;\n" \
 	"esac\n"
 
+/*
+ * The clean-up trap and the signal traps go in before the temporary file or directory is
+ * made, with its name still empty: a receiver signalled while it starts (the submitter's
+ * Ctrl-C, a refused upload) left its file behind when the signal came between mktemp and the
+ * trap (test_stage_put.sh, under load). A trapped signal waits for the command substitution
+ * to finish, so the name is set when the EXIT trap runs.
+ */
+#define STAGE_TRAPS(cleanup)                                                               \
+	"t= d=\n"                                                                         \
+	"trap '" cleanup "' EXIT\n"                                                       \
+	"trap 'exit 143' TERM\n"                                                          \
+	"trap 'exit 129' HUP\n"                                                           \
+	"trap 'exit 130' INT\n"
+
 static char stage_in_script[] = STAGE_ENTER
 	"size=$3 sum=$4 mode=$5\n"
 	"mkdir -p -- \"$(dirname -- \"$p\")\" || exit 1\n"
+	STAGE_TRAPS("[ -z \"$t\" ] || rm -f -- \"$t\"")
 	"t=$(mktemp -- \"$p.qcg-stage.XXXXXX\") || exit 1\n"
-	"trap 'rm -f -- \"$t\"' EXIT\n"
-	"trap 'exit 143' TERM\n"
-	"trap 'exit 129' HUP\n"
-	"trap 'exit 130' INT\n"
 	"got=$(tee -- \"$t\" | sha256sum) || exit 1\n"
 	"got=${got%% *}\n"
 	"n=$(wc -c < \"$t\")\n"
@@ -46,11 +57,8 @@ static char stage_in_script[] = STAGE_ENTER
  * mapped account, and stage-out then sent nothing but a digest. */
 static char stage_out_script[] = STAGE_ENTER
 	"[ -f \"$p\" ] || { echo \"$p: no such file in $wd\" >&2; exit 1; }\n"
+	STAGE_TRAPS("[ -z \"$d\" ] || rm -rf -- \"$d\"")
 	"d=$(mktemp -d) || exit 1\n"
-	"trap 'rm -rf -- \"$d\"' EXIT\n"
-	"trap 'exit 143' TERM\n"
-	"trap 'exit 129' HUP\n"
-	"trap 'exit 130' INT\n"
 	"mkfifo -m 600 -- \"$d/fifo\" || exit 1\n"
 	"{ sum=$(sha256sum < \"$d/fifo\") && echo \"${sum%% *}\" >&2; } &\n"
 	"{ cat -- \"$p\" || : > \"$d/failed\"; } | tee -- \"$d/fifo\" || : > \"$d/failed\"\n"
