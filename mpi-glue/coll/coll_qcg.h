@@ -93,6 +93,10 @@ typedef struct mca_coll_qcg_module_t {
 	int links_agreed;              /* the members agreed on links[] (coll_qcg_links.c) */
 	int links_known;               /* ... and links[] holds figures (else: hand every call down) */
 	struct qcg_link_params links[QCG_NLINKS]; /* identical on every member: the model's input */
+	struct {
+		size_t bytes; /* the size of this collective's last call that took a final choice */
+		int alg;      /* its choice; -1: none yet */
+	} memo[QCG_NCOLLS];
 	QCG_PREV(allgather);
 	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);

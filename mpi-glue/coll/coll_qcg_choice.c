@@ -114,6 +114,12 @@ mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m)
 int
 mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 {
+	/* A loop calls one collective with one size again and again: its last choice again, with
+	 * nothing else read. Where qcg steps aside, this check is all it adds to the previous
+	 * component's call; on a host of oversubscribed ranks, whose caches every switch cools,
+	 * the model's code and data cost microseconds per call (issue 22's 8 B cells). */
+	if (m->memo[coll].alg >= 0 && m->memo[coll].bytes == bytes)
+		return m->memo[coll].alg;
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
 	int forced = c->alg_forced[coll], cls = bytes == QCG_BYTES_UNKNOWN ? 64 :
 	    qcg_size_class(bytes);
@@ -126,6 +132,7 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 			QCG_VERBOSE(10, "choice: comm %d %s size class %d: %s (forced by "
 			    "coll_qcg_%s_algorithm)", m->cid, qcg_coll_name(coll), cls,
 			    qcg_alg_name(forced), qcg_coll_name(coll));
+		m->memo[coll].bytes = bytes, m->memo[coll].alg = forced;
 		return forced;
 	}
 	double t[QCG_NALGS];
@@ -133,6 +140,7 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		mca_coll_qcg_links_agree(m);
 	int alg = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
 	    QCG_ALG_PREVIOUS;
+	m->memo[coll].bytes = bytes, m->memo[coll].alg = alg; /* the links are agreed: final */
 	if (!log)
 		return alg;
 	if (!m->links_known)

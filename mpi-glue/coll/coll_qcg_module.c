@@ -72,6 +72,8 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	memset(m->logged, 0, sizeof(m->logged));
 	m->comm = NULL;
 	m->links_agreed = m->links_known = 0;
+	for (int k = 0; k < QCG_NCOLLS; k++)
+		m->memo[k].alg = -1;
 }
 
 static void
