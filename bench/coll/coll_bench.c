@@ -309,6 +309,13 @@ selected(int c, const char *only)
  * scheduled on the core a rank needs), so the fastest of a few calls is the closest sight of the
  * schedule itself. Settings and roots alternate inside each repetition so that drift of the
  * machine's load hits all three alike.
+ *
+ * Each timed call follows an untimed one of the same setting and root, as in an application's
+ * loop. Without it, a setting's calls ran after another setting's: where both run the same
+ * algorithm (qcg handing a call down to tuned), the second found the first's TCP windows open,
+ * while the first found its pairs idle for seconds and restarting from the initial window (Linux
+ * slow start after idle): at 0.2 ms, a gather of 1 MiB that qcg handed to tuned came out 1.18x
+ * of tuned's, on identical code.
  */
 static void
 measure_case(struct sampler *smp, MPI_Comm *comm, int c, int bytes, int reps, int n, double *us)
@@ -327,6 +334,8 @@ measure_case(struct sampler *smp, MPI_Comm *comm, int c, int bytes, int reps, in
 	for (int r = 0; r < reps; r++)
 		for (int k = 0; k < NCOMMS; k++)
 			for (int root = 0; root < nroots; root++) {
+				run_one(c, bytes, root, comm[k]);
+				sampler_restart(smp);
 				double t = sample_prompt(smp, c, bytes, root, comm[k]);
 				best[k * nroots + root] = fmin(best[k * nroots + root], t);
 			}
