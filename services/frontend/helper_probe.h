@@ -22,8 +22,12 @@
 
 #include "fe_config.h"
 
-#define HELPER_PROBE_TIMEOUT_MS 1000 /* one probe round, all nodes in parallel */
-#define HELPER_PROBE_CACHE_MS 2000   /* a node that did not answer is not asked again this long */
+/* One probe round, all nodes in parallel. Longer than Linux's first SYN retransmission (1 s
+ * after the SYN): a single SYN lost, or dropped by a helper whose accept queue was full for a
+ * moment under load, is then retried inside the round instead of making a live node "silent"
+ * and refusing the job (seen once in two_users.test on a loaded machine with 1000 ms). */
+#define HELPER_PROBE_TIMEOUT_MS 2500
+#define HELPER_PROBE_CACHE_MS 5000   /* a node that did not answer is not asked again this long */
 #define HELPER_PROBE_WHY_MAX 160
 
 struct helper_probe;

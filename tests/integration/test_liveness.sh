@@ -168,7 +168,7 @@ frontend_as jane release "$(echo "$out" | sed -n 's/^reservation=//p')" >/dev/nu
 s2_helper=$(pgrep -f -- "$D/helper-s2.conf")
 [ -n "$s2_helper" ] || fail helper_setup "no qcg-helper for s2"
 kill -9 $s2_helper
-# The front-end may reuse an answer for 2 s (HELPER_PROBE_CACHE_MS): wait for the state.
+# The front-end may reuse an earlier answer (HELPER_PROBE_CACHE_MS): wait for the state.
 refused_s2() { case $(reserve 1 5 1 s2) in *"node s2 cannot be granted: its helper at https://127.0.0.1:"*"Connection refused"*) return 0 ;; esac; return 1; }
 start=$(date +%s%N)
 if wait_until 10 refused_s2; then
