@@ -155,6 +155,10 @@ void mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m);
  * coll_qcg_decision.h counts them, QCG_BYTES_UNKNOWN for the v-collectives. Every rank of a
  * communicator gets the same answer for the same call. */
 int mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes);
+
+/* coll_qcg_module.c: give the communicator's slot(s) of one collective back to the previous
+ * module, for good (the choice is the previous component's at every size). */
+void mca_coll_qcg_hand_over(mca_coll_qcg_module_t *m, int coll);
 void mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m);
 size_t mca_coll_qcg_bytes(struct ompi_datatype_t *dtype, int count); /* signature bytes */
 void mca_coll_qcg_choice_register(void);

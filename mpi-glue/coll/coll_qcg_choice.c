@@ -111,6 +111,58 @@ mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m)
 			s->node_ranks = lay->usize[2][u];
 }
 
+/*
+ * Once the links are agreed, every collective that goes to the previous component at every
+ * size (forced so, or so chosen by the model) is handed over for good: its calls then go
+ * straight to that component, and cost exactly what they cost without coll/qcg. On one host
+ * that is every collective. Every member holds the same links and shape, so all agree; one
+ * that did not would still hand each call down to the same algorithm.
+ */
+static void
+step_aside(mca_coll_qcg_module_t *m)
+{
+	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	for (int k = 0; k < QCG_NCOLLS; k++) {
+		int forced = c->alg_forced[k];
+		if (forced != QCG_ALG_PREVIOUS && (forced != QCG_ALG_AUTO || (m->links_known &&
+		    !qcg_previous_everywhere(k, &m->shape, m->links))))
+			continue;
+		mca_coll_qcg_hand_over(m, k);
+		if (m->rank != 0)
+			continue;
+		/* what the other size classes will not say now: the predictions behind it */
+		char why[256];
+		if (forced == QCG_ALG_PREVIOUS)
+			snprintf(why, sizeof(why), "forced by coll_qcg_%s_algorithm", qcg_coll_name(k));
+		else if (!m->links_known)
+			snprintf(why, sizeof(why), "no link measurements: coll_qcg_links_probe 0 or "
+			    "the probe failed");
+		else if (qcg_coll_size_unknown(k)) {
+			double t[QCG_NALGS];
+			(void)qcg_decide(k, QCG_BYTES_UNKNOWN, &m->shape, m->links, t);
+			snprintf(why, sizeof(why), "sizes differ by rank: links alone; predicted at "
+			    "1 MiB per rank: tuned %.1f us, multilevel %.1f us", t[QCG_ALG_PREVIOUS],
+			    t[QCG_ALG_MULTILEVEL]);
+		} else {
+			static const size_t at[] = { 8, 65536, 1 << 20 };
+			int nat = k == QCG_COLL_BARRIER ? 1 : 3; /* a barrier has no size */
+			size_t used = 0;
+			for (int i = 0; i < nat && used < sizeof(why); i++) {
+				double t[QCG_NALGS];
+				(void)qcg_decide(k, at[i], &m->shape, m->links, t);
+				char size[32] = "";
+				if (nat > 1)
+					snprintf(size, sizeof(size), " at %zu B", at[i]);
+				used += (size_t)snprintf(why + used, sizeof(why) - used, "%spredicted%s: "
+				    "tuned %.1f us, multilevel %.1f us", i > 0 ? "; " : "", size,
+				    t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL]);
+			}
+		}
+		QCG_VERBOSE(10, "choice: comm %d %s: tuned at every size, its calls go to it "
+		    "directly from now on (%s)", m->cid, qcg_coll_name(k), why);
+	}
+}
+
 int
 mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 {
@@ -136,8 +188,10 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		return forced;
 	}
 	double t[QCG_NALGS];
-	if (!m->links_agreed) /* every member's first call that needs a choice: collective */
+	if (!m->links_agreed) { /* every member's first call that needs a choice: collective */
 		mca_coll_qcg_links_agree(m);
+		step_aside(m);
+	}
 	int alg = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
 	    QCG_ALG_PREVIOUS;
 	m->memo[coll].bytes = bytes, m->memo[coll].alg = alg; /* the links are agreed: final */

@@ -637,3 +637,20 @@ qcg_decide(int coll, size_t bytes, const struct qcg_shape *shape,
 	}
 	return best;
 }
+
+int
+qcg_previous_everywhere(int coll, const struct qcg_shape *shape,
+    const struct qcg_link_params *links)
+{
+	if (qcg_coll_size_unknown(coll))
+		return qcg_decide(coll, QCG_BYTES_UNKNOWN, shape, links, NULL) == QCG_ALG_PREVIOUS;
+	if (qcg_decide(coll, 0, shape, links, NULL) != QCG_ALG_PREVIOUS)
+		return 0;
+	for (int k = 0; k <= 40; k++) {
+		size_t edge = (size_t)1 << k;
+		if (qcg_decide(coll, edge, shape, links, NULL) != QCG_ALG_PREVIOUS ||
+		    qcg_decide(coll, edge + edge / 2, shape, links, NULL) != QCG_ALG_PREVIOUS)
+			return 0;
+	}
+	return 1;
+}

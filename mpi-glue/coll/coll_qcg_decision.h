@@ -104,6 +104,16 @@ double qcg_predict(int coll, int alg, size_t bytes, const struct qcg_shape *shap
 int qcg_decide(int coll, size_t bytes, const struct qcg_shape *shape,
     const struct qcg_link_params *links, double *predicted);
 
+/*
+ * 1 when qcg_decide gives the previous component this collective at every size: for a
+ * collective whose sizes differ by rank (qcg_coll_size_unknown), its links-alone choice; else
+ * at 0 bytes and at 2^k and 1.5 * 2^k bytes for k = 0..40 (every size class at its edge and
+ * its middle: the predictions are smooth in the size, so no window of another choice hides
+ * between two of these). coll/qcg then takes itself out of that collective's calls.
+ */
+int qcg_previous_everywhere(int coll, const struct qcg_shape *shape,
+    const struct qcg_link_params *links);
+
 /* The size class of a byte count: 0 for 0 bytes, else 1 + floor(log2(bytes)), at most 63. */
 int qcg_size_class(size_t bytes);
 

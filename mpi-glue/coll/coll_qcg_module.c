@@ -250,6 +250,52 @@ fail:
 	return OMPI_ERROR;
 }
 
+/*
+ * The communicator's slot for one collective goes back to the previous module itself, so a
+ * call no longer passes through coll/qcg at all (han does the same with its fallbacks). The
+ * slot's reference moves from our module to the previous one; ours cannot reach zero here,
+ * as the communicator's module list holds it until the communicator is freed.
+ */
+#define QCG_HAND_OVER(m, comm, name)                                                               \
+	do {                                                                                       \
+		mca_coll_base_module_t *self = &(m)->super;                                        \
+		if ((comm)->c_coll->coll_##name##_module == self &&                                \
+		    (m)->previous_##name##_module != NULL) {                                       \
+			OBJ_RETAIN((m)->previous_##name##_module);                                 \
+			(comm)->c_coll->coll_##name = (m)->previous_##name;                        \
+			(comm)->c_coll->coll_##name##_module = (m)->previous_##name##_module;      \
+			OBJ_RELEASE(self);                                                         \
+		}                                                                                  \
+	} while (0)
+
+void
+mca_coll_qcg_hand_over(mca_coll_qcg_module_t *m, int coll)
+{
+	struct ompi_communicator_t *comm = m->comm;
+	switch (coll) {
+	case QCG_COLL_BCAST: QCG_HAND_OVER(m, comm, bcast); break;
+	case QCG_COLL_REDUCE: QCG_HAND_OVER(m, comm, reduce); break;
+	case QCG_COLL_ALLREDUCE: QCG_HAND_OVER(m, comm, allreduce); break;
+	case QCG_COLL_BARRIER: QCG_HAND_OVER(m, comm, barrier); break;
+	case QCG_COLL_GATHER: QCG_HAND_OVER(m, comm, gather); break;
+	case QCG_COLL_SCATTER: QCG_HAND_OVER(m, comm, scatter); break;
+	case QCG_COLL_ALLGATHER: QCG_HAND_OVER(m, comm, allgather); break;
+	case QCG_COLL_ALLTOALL: QCG_HAND_OVER(m, comm, alltoall); break;
+	case QCG_COLL_REDUCE_SCATTER:
+		QCG_HAND_OVER(m, comm, reduce_scatter);
+		QCG_HAND_OVER(m, comm, reduce_scatter_block);
+		break;
+	case QCG_COLL_SCAN:
+		QCG_HAND_OVER(m, comm, scan);
+		QCG_HAND_OVER(m, comm, exscan);
+		break;
+	case QCG_COLL_GATHERV: QCG_HAND_OVER(m, comm, gatherv); break;
+	case QCG_COLL_SCATTERV: QCG_HAND_OVER(m, comm, scatterv); break;
+	case QCG_COLL_ALLGATHERV: QCG_HAND_OVER(m, comm, allgatherv); break;
+	case QCG_COLL_ALLTOALLV: QCG_HAND_OVER(m, comm, alltoallv); break;
+	}
+}
+
 static int
 qcg_module_disable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
