@@ -95,7 +95,8 @@ table=$outdir/coll_bench.txt
 	# none when every collective's algorithm is forced (the probe runs only for a choice)
 	sed -n '/coll:qcg: links: /s/^.*coll:qcg: /# /p' "$log"
 	# what qcg chose per collective and size class on MPI_COMM_WORLD's duplicates, and why
-	grep 'coll:qcg: choice: ' "$log" | sed 's/^.*coll:qcg: /# /'
+	# (none from a build before issue 22: sed again)
+	sed -n '/coll:qcg: choice: /s/^.*coll:qcg: /# /p' "$log"
 	[[ $# -gt 0 ]] && echo "# extra mpirun arguments: $*"
 	echo "# qcg selected on $(grep -c 'coll:qcg: .*selected:' "$log") (rank, communicator)" \
 	    "pairs; han enabled on $(grep -c 'selecting \+han, priority \+[0-9]*, Enabled' "$log")"
