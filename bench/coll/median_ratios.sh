@@ -3,31 +3,35 @@
 # tables (run_coll_bench.sh or run_coll_testbed.sh outputs, side by side in one job each), with
 # the spread (smallest and largest run) so that a cell noise dominates shows as such.
 #
-#   bench/coll/median_ratios.sh [-b BASELINE.txt] [-B] RUN1.txt RUN2.txt RUN3.txt
+#   bench/coll/median_ratios.sh [-b BASELINE.txt]... [-B] RUN1.txt RUN2.txt RUN3.txt
 #
 # With -B (testbed tables, which have a bound_us column) the ratios are to the lower bound
 # instead: median qcg/bound [min-max] and median tuned/bound (issue 20's measure).
 #
 # Prints a markdown table: coll, bytes, the median qcg/tuned and [min-max], the median qcg_us
 # and tuned_us; with BASELINE (e.g. results/percall-0724/coll_bench.txt) also its qcg_us and
-# our median qcg_us over it (a row slower than the baseline by more than 5 % is marked).
+# our median qcg_us over it (a row slower than the baseline by more than 5 % is marked). -b
+# given several times (e.g. runs of an older build, side by side with these): the median of
+# their qcg_us is the baseline.
 set -eu
 base= bound=0
 while getopts b:B opt; do
 	case $opt in
-	b) base=$OPTARG ;;
+	b) base=${base:+$base
+}$OPTARG ;;
 	B) bound=1 ;;
-	*) echo "usage: $0 [-b BASELINE.txt] [-B] RUN.txt..." >&2; exit 2 ;;
+	*) echo "usage: $0 [-b BASELINE.txt]... [-B] RUN.txt..." >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "usage: $0 [-b BASELINE.txt] RUN.txt..." >&2; exit 2; }
 awk -v base="$base" -v bound="$bound" '
 	# the table rows: coll bytes qcg_us tuned_us ...
+	BEGIN { nb = split(base, bl, "\n"); for (i = 1; i <= nb; i++) isbase[bl[i]] = 1 }
 	FNR == 1 { file++ }
 	$1 ~ /^[a-z]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ && $4 ~ /^[0-9.]+$/ {
 		key = $1 " " $2
-		if (FILENAME == base) { bq[key] = $3; next }
+		if (FILENAME in isbase) { bv[key, ++bn[key]] = $3; bq[key] = 1; next }
 		if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
 		n[key]++
 		if (bound && $6 !~ /^[0-9.]+$/) { print FILENAME ": no bound_us column" > "/dev/stderr"; exit 2 }
@@ -60,10 +64,12 @@ awk -v base="$base" -v bound="$bound" '
 			    mr, lo, hi, !bound && mr > 1.05 ? " **>1.05**" : "", mq, median(t, key, k))
 			if (bound)
 				line = line sprintf(" %.2f |", median(tb, key, k))
-			if (base != "")
-				line = line sprintf(" %s | %s |", key in bq ? bq[key] : "-",
-				    key in bq ? sprintf("%.2f%s", mq / bq[key],
-				    mq / bq[key] > 1.05 ? " **>1.05**" : "") : "-")
+			if (base != "") {
+				mb = key in bq ? median(bv, key, bn[key]) : 0
+				line = line sprintf(" %s | %s |", key in bq ? sprintf("%.0f", mb) : "-",
+				    key in bq ? sprintf("%.2f%s", mq / mb,
+				    mq / mb > 1.05 ? " **>1.05**" : "") : "-")
+			}
 			print line
 		}
-	}' ${base:+"$base"} "$@"
+	}' $(printf '%s\n' "$base") "$@"
