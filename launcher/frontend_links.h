@@ -38,7 +38,9 @@ struct frontend_links *frontend_links_open(const char *const *urls, int n,
  * one thread at a time. NULL if links is NULL or i is out of range. */
 struct soap *frontend_links_get(struct frontend_links *links, int i);
 
-/* Wait for every opening, close every connection and free everything. NULL is fine. */
+/* Wait for every opening (each bounded by the connect timeout: a job that fails on its first
+ * cluster while another front-end does not answer ends that much later), close every
+ * connection and free everything. NULL is fine. */
 void frontend_links_close(struct frontend_links *links);
 
 #endif
