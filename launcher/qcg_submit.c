@@ -683,7 +683,6 @@ on_queued(void *arg, const struct coalloc_part *busy, const char *why)
 	return s->cancelled_queued;
 }
 
-/* Description, credentials, broker: everything that must pass before anything is reserved. */
 /* Open the connections to the job's front-ends at once (frontend_links.h), to overlap the
  * broker's RecordJob; without them (no thread, no memory) each call connects by itself. */
 static void
@@ -700,6 +699,7 @@ open_frontend_links(struct submit *s, const struct soap_client_settings *setting
 		    err);
 }
 
+/* Description, credentials, broker: everything that must pass before anything is reserved. */
 static int
 prepare(struct submit *s, const char *file)
 {
@@ -793,7 +793,7 @@ main(int argc, char **argv)
 	}
 	rc = run_job(&s);
 out:
-	/* Not closed after the commits: closing a TLS connection waits a round trip for the
+	/* Not closed right after the commits: closing a TLS connection may wait for the
 	 * front-end's close_notify, which mpirun's start need not wait for; idle, they cost the
 	 * front-ends little until their keep-alive idle timeout closes them. */
 	frontend_links_close(s.alloc.links);
