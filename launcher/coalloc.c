@@ -11,6 +11,7 @@
 
 #include "soapH.h"
 #include "coalloc.h"
+#include "frontend_links.h"
 #include "soap_client.h"
 
 #define RESERVE_BUSY (-2) /* the front-end said Busy: retry later */
@@ -30,6 +31,9 @@ reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p,
 	struct _qf__Reserve req = { (char *)c->job_id, jc->processes, jc->node_count, nodes,
 		per_node ? &per_node : NULL, c->reserve_timeout, walltime ? &walltime : NULL };
 	struct _qf__ReserveResponse resp;
+	struct soap *link = frontend_links_get(c->links, (int)(p - c->part));
+	if (link != NULL)
+		soap = link; /* opened ahead; it stays open for the Commit */
 	if (soap_call___qf__Reserve(soap, p->frontend_url, NULL, &req, &resp) != SOAP_OK) {
 		const char *kind = soap_client_fault_kind(soap);
 		int busy = kind != NULL && strcmp(kind, QCG_FAULT_BUSY) == 0;
@@ -63,7 +67,8 @@ reserve_part(struct soap *soap, const struct coalloc *c, struct coalloc_part *p,
 	if (rc == 0 && resp.batchJobId && strlen(resp.batchJobId) < sizeof(p->batch_job_id))
 		snprintf(p->batch_job_id, sizeof(p->batch_job_id), "%s", resp.batchJobId);
 	soap_client_reset(soap);
-	soap_closesock(soap); /* the next part is another front-end */
+	if (link == NULL)
+		soap_closesock(soap); /* the next part is another front-end */
 	return rc;
 }
 
@@ -81,13 +86,14 @@ commit_part(struct soap *soap, struct coalloc_part *p, char *err, size_t errlen)
 	} else
 		p->committed = 1;
 	soap_client_reset(soap);
-	soap_closesock(soap);
+	soap_closesock(soap); /* closes only a failed or a not kept-alive connection */
 	return rc == SOAP_OK ? 0 : -1;
 }
 
 /* One part's commit in a thread of its own, on a connection of its own. */
 struct part_commit {
 	struct soap *soap;
+	bool own;            /* soap was made for this commit (not a link): free it */
 	struct coalloc_part *part;
 	pthread_t thread;
 	bool started;
@@ -105,9 +111,10 @@ commit_thread(void *arg)
 
 /*
  * Commit every part: each cluster's front-end is a host of its own, a WAN round trip or more
- * away, so with credentials the commits overlap (a thread and a TLS connection per cluster)
- * instead of queueing behind each other; without, or for one cluster, they run in turn on
- * soap. 0, or -1 with err naming the first failed cluster in the description's order.
+ * away, so with credentials the commits overlap (a thread and a TLS connection per cluster:
+ * the part's link when it has one, on which its Reserve went) instead of queueing behind
+ * each other; without, or for one cluster, they run in turn (each on its link, else on soap).
+ * 0, or -1 with err naming the first failed cluster in the description's order.
  */
 static int
 commit_all(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
@@ -118,17 +125,23 @@ commit_all(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
 	int rc = 0;
 
 	if (c->tls == NULL || c->count == 1 || c->count > JOB_CLUSTERS_MAX) {
-		for (int i = 0; i < c->count; i++)
-			if (commit_part(soap, &c->part[i], err, errlen) != 0)
+		for (int i = 0; i < c->count; i++) {
+			struct soap *link = frontend_links_get(c->links, i);
+			if (commit_part(link ? link : soap, &c->part[i], err, errlen) != 0)
 				return -1;
+		}
 		return 0;
 	}
 	memset(t, 0, sizeof(t[0]) * (size_t)c->count);
 	for (int i = 0; i < c->count; i++)
 		t[i] = (struct part_commit){ .part = &c->part[i], .rc = -1 };
 	for (int i = 0; i < c->count; i++) {
-		if ((t[i].soap = soap_client_new(c->tls, &s, t[i].err, sizeof(t[i].err))) == NULL)
-			break;
+		if ((t[i].soap = frontend_links_get(c->links, i)) == NULL) {
+			if ((t[i].soap = soap_client_new(c->tls, &s, t[i].err,
+			    sizeof(t[i].err))) == NULL)
+				break;
+			t[i].own = true;
+		}
 		if (pthread_create(&t[i].thread, NULL, commit_thread, &t[i]) != 0) {
 			snprintf(t[i].err, sizeof(t[i].err), "cluster %s: cannot start a thread for "
 			    "its commit", c->part[i].cluster->name);
@@ -139,7 +152,7 @@ commit_all(struct soap *soap, struct coalloc *c, char *err, size_t errlen)
 	for (int i = 0; i < c->count; i++) {
 		if (t[i].started)
 			pthread_join(t[i].thread, NULL);
-		if (t[i].soap != NULL)
+		if (t[i].own)
 			soap_client_free(t[i].soap);
 	}
 	/* A part never started (a failure to start an earlier one) is not committed: the

@@ -23,6 +23,7 @@
 
 struct soap;
 struct tls_settings;
+struct frontend_links;
 
 #define COALLOC_SLOTS_MAX 64 /* nodes one cluster's grant may name */
 #define COALLOC_BACKOFF_MIN_MS 250   /* first pause before asking busy front-ends again */
@@ -70,6 +71,8 @@ struct coalloc {
 	const struct tls_settings *tls; /* the caller's credentials: the commits go to all
 	                                 * clusters at once, a connection each; NULL: one after
 	                                 * another on the caller's connection */
+	struct frontend_links *links; /* part i's connection opened ahead (frontend_links.h),
+	                               * for its Reserve and Commit; NULL: none */
 };
 
 /* Reserve on every part in the order of their cluster names, waiting for busy ones up to

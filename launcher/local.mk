@@ -13,7 +13,8 @@ launcher_liblauncher_a_SOURCES = \
 	launcher/env_allow.c launcher/env_allow.h \
 	launcher/remote_run.c launcher/remote_run.h \
 	launcher/proxy_make.c launcher/proxy_make.h \
-	launcher/coalloc.c launcher/coalloc.h launcher/job_files.c launcher/job_files.h \
+	launcher/coalloc.c launcher/coalloc.h launcher/frontend_links.c launcher/frontend_links.h \
+	launcher/job_files.c launcher/job_files.h \
 	launcher/job_topology.c launcher/job_topology.h \
 	launcher/broker_jobs.c launcher/broker_jobs.h launcher/startup_watch.c launcher/startup_watch.h \
 	launcher/submit_run.c launcher/submit_run.h \

@@ -44,6 +44,7 @@
 #include "soapH.h"
 #include "broker_jobs.h"
 #include "coalloc.h"
+#include "frontend_links.h"
 #include "job_files.h"
 #include "job_topology.h"
 #include "node_env.h"
@@ -682,6 +683,22 @@ on_queued(void *arg, const struct coalloc_part *busy, const char *why)
 	return s->cancelled_queued;
 }
 
+/* Open the connections to the job's front-ends at once (frontend_links.h), to overlap the
+ * broker's RecordJob; without them (no thread, no memory) each call connects by itself. */
+static void
+open_frontend_links(struct submit *s, const struct soap_client_settings *settings)
+{
+	const char *urls[JOB_CLUSTERS_MAX];
+	char err[512];
+	for (int i = 0; i < s->alloc.count; i++)
+		urls[i] = s->alloc.part[i].frontend_url;
+	s->alloc.links = frontend_links_open(urls, s->alloc.count, &s->creds.tls, settings, err,
+	    sizeof(err));
+	if (s->alloc.links == NULL)
+		fprintf(stderr, "qcg-submit: %s; connecting to each front-end when it is needed\n",
+		    err);
+}
+
 /* Description, credentials, broker: everything that must pass before anything is reserved. */
 static int
 prepare(struct submit *s, const char *file)
@@ -721,6 +738,8 @@ prepare(struct submit *s, const char *file)
 	}
 	int found = broker_find_frontends(s->soap, s->broker, s->job->origin, &s->alloc, &auth,
 	    err, sizeof(err));
+	if (found == 0)
+		open_frontend_links(s, &settings);
 	if (found != 0 ||
 	    broker_record_job(s->soap, s->broker, s->id, text, &auth, err, sizeof(err)) != 0) {
 		fprintf(stderr, "qcg-submit: %s\n", err);
@@ -774,6 +793,10 @@ main(int argc, char **argv)
 	}
 	rc = run_job(&s);
 out:
+	/* Not closed right after the commits: closing a TLS connection may wait for the
+	 * front-end's close_notify, which mpirun's start need not wait for; idle, they cost the
+	 * front-ends little until their keep-alive idle timeout closes them. */
+	frontend_links_close(s.alloc.links);
 	soap_client_free(s.soap);
 	free(s.job);
 	return rc;

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +23,52 @@
 #include "soap_client.h"
 
 #define FRONTEND_MAX_RESPONSE (1024 * 1024)
+#define FRONTEND_IDLE_MAX 4 /* kept-alive contexts the helper keeps between calls */
+
+/*
+ * Contexts whose last call went well, their connections to the front-end kept alive. A job's
+ * start makes a call per listener and per connection set-up of its processes (REGISTER,
+ * RESOLVE, outcomes), and a new connection each would cost a TCP and a full TLS handshake on
+ * both sides while the node's processes start and want the CPU (issue 15). The helper has one
+ * front-end, so one list serves every call: a caller takes an idle context or makes one (no
+ * waiting: a slow Resolve must not hold up a REGISTER), and gives it back after a call that
+ * went well. A failed call's context is freed: its connection's state is unknown. The
+ * front-end closes what stays idle past its keep-alive timeout; gSOAP sees that before it
+ * sends on a kept connection and connects afresh. FRONTEND_IDLE_MAX keeps what a front-end
+ * holds per node small.
+ */
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct soap *idle[FRONTEND_IDLE_MAX];
+static size_t idle_count;
 
 static struct soap *
 client_for(struct helper *h, char *err, size_t errlen)
 {
+	struct soap *soap = NULL;
+	pthread_mutex_lock(&idle_lock);
+	if (idle_count > 0)
+		soap = idle[--idle_count];
+	pthread_mutex_unlock(&idle_lock);
+	if (soap != NULL)
+		return soap;
 	struct soap_client_settings s = { .connect_timeout = 10,
 		.io_timeout = h->cfg.frontend_timeout, .max_message = FRONTEND_MAX_RESPONSE };
 	return soap_client_new(&h->tls, &s, err, errlen);
+}
+
+/* A call on soap went well: keep it for the next (its response's memory freed), or free it
+ * when enough are kept. */
+static void
+client_done(struct soap *soap)
+{
+	soap_client_reset(soap);
+	pthread_mutex_lock(&idle_lock);
+	if (idle_count < FRONTEND_IDLE_MAX) {
+		idle[idle_count++] = soap;
+		soap = NULL;
+	}
+	pthread_mutex_unlock(&idle_lock);
+	soap_client_free(soap);
 }
 
 /* The request could not be built; free the context. */
@@ -65,7 +105,7 @@ helper_frontend_register(struct helper *h, const struct access_point *ap, char *
 	if (soap_call___qf__RegisterAccessPoint(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "RegisterAccessPoint", err, errlen);
-	soap_client_free(soap);
+	client_done(soap);
 	return 0;
 }
 
@@ -78,7 +118,7 @@ decision_answer(struct soap *soap, int rc, const char *op, const char *why, char
 {
 	if (rc != 0)
 		snprintf(err, errlen, "front-end %s: %s", op, why);
-	soap_client_free(soap);
+	client_done(soap);
 	return rc != 0 ? -1 : 0;
 }
 
@@ -164,7 +204,7 @@ helper_frontend_report_replay(struct helper *h, const char *job, const char *rel
 		return -1;
 	if (soap_call___qf__ReportReplay(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "ReportReplay", err, errlen);
-	soap_client_free(soap);
+	client_done(soap);
 	return 0;
 }
 
@@ -184,7 +224,7 @@ helper_frontend_report(struct helper *h, const struct connection_record *rec, ch
 		return out_of_memory(soap, "ReportOutcome", err, errlen);
 	if (soap_call___qf__ReportOutcome(soap, h->cfg.frontend_url, NULL, &req, &resp) != SOAP_OK)
 		return call_failed(soap, "ReportOutcome", err, errlen);
-	soap_client_free(soap);
+	client_done(soap);
 	return 0;
 }
 
@@ -210,7 +250,7 @@ helper_frontend_mcast_group(struct helper *h, const char *job, char address[QCG_
 		snprintf(address, QCG_ADDR_MAX, "%s", resp.group->address);
 		*port = resp.group->port;
 	}
-	soap_client_free(soap);
+	client_done(soap);
 	return rc;
 }
 
@@ -265,7 +305,7 @@ helper_frontend_connect_info(struct helper *h, const char *job, char networks[QC
 			(*count)++;
 	rc = 0;
 done:
-	soap_client_free(soap);
+	client_done(soap);
 	return rc;
 }
 
@@ -289,7 +329,7 @@ helper_frontend_report_batch(struct helper *h, const struct connection_report *r
 	if (soap_call___qf__ReportOutcomes(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "ReportOutcomes", err, errlen);
-	soap_client_free(soap);
+	client_done(soap);
 	return 0;
 }
 
@@ -313,6 +353,6 @@ helper_frontend_register_batch(struct helper *h, const struct access_point *aps,
 	if (soap_call___qf__RegisterAccessPoints(soap, h->cfg.frontend_url, NULL, &req, &resp) !=
 	    SOAP_OK)
 		return call_failed(soap, "RegisterAccessPoints", err, errlen);
-	soap_client_free(soap);
+	client_done(soap);
 	return 0;
 }

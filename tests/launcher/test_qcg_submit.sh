@@ -99,6 +99,7 @@ out=$(X509_USER_PROXY=$D/expired X509_CERT_DIR=$D/ca/certificates "$SUBMIT" --br
 # they overlap is for bench/launch to show), both are made, the
 # job runs (mpirun /bin/false: exit 1) and both reservations are released.
 printf '#QCG executable=/bin/true\n#QCG host=sa\n#QCG procs=1\n#QCG host=sb\n#QCG procs=1\n' >"$D/two.qcg"
+lines_a=$(wc -l <"$D/site-sa.log") lines_b=$(wc -l <"$D/site-sb.log")
 out=$(submit jane "$D/two.qcg" 2>&1); rc=$?
 res_a=$(sed -n 's/.*reservation \([0-9a-f]*\) committed.*/\1/p' "$D/site-sa.log" | tail -n 1)
 res_b=$(sed -n 's/.*reservation \([0-9a-f]*\) committed.*/\1/p' "$D/site-sb.log" | tail -n 1)
@@ -108,6 +109,17 @@ if [ $rc = 1 ] && echo "$out" | grep -q ": 2 processes on 2 clusters" && [ -n "$
 	pass two_clusters_committed_by_the_parallel_path_and_released
 else
 	fail two_clusters_committed_by_the_parallel_path_and_released "rc=$rc $out / $res_a / $res_b"
+fi
+# ... and each front-end took that job's Reserve and Commit on the one connection qcg-submit
+# opened ahead (launcher/frontend_links.h): up to the commit, one "connection from" line each
+# (the front-end logs a connection at its first request, and one closed before any request,
+# as gSOAP's own check made of a link that TLS 1.3's session tickets had reached, too).
+conns_to_commit() { tail -n +"$(($2 + 1))" "$1" | sed -n "1,/reservation $3 committed/p" | grep -c "connection from"; }
+ca=$(conns_to_commit "$D/site-sa.log" "$lines_a" "$res_a") cb=$(conns_to_commit "$D/site-sb.log" "$lines_b" "$res_b")
+if [ -n "$res_a" ] && [ -n "$res_b" ] && [ "$ca" = 1 ] && [ "$cb" = 1 ]; then
+	pass reserve_and_commit_on_one_connection_opened_ahead
+else
+	fail reserve_and_commit_on_one_connection_opened_ahead "connections up to the commit: sa $ca, sb $cb"
 fi
 
 # mpirun is /bin/false here: the job runs, fails with exit 1, and every reservation is released.
