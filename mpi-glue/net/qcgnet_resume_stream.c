@@ -125,6 +125,7 @@ static unsigned g_closing;          /* streams whose application closed, not all
 static pthread_mutex_t g_tab_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stream *_Atomic *g_tab; /* g_tab_size entries, or NULL before the first stream */
 static int g_tab_size;
+#define TAB_SIZE_TYPICAL 65536
 #define TAB_SIZE_MAX (1 << 20)
 /* Set in the stream's own threads, and in an application thread inside qrs_app_send: their
  * sends (legs, the socketpair, the eventfd, log lines) are never the application's, and must
@@ -774,9 +775,16 @@ tab_add(struct stream *s, int fd)
 		return;
 	pthread_mutex_lock(&g_tab_lock);
 	if (g_tab == NULL) {
-		struct rlimit rl;
-		long n = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : 1024;
-		n = n < 1024 ? 1024 : n > TAB_SIZE_MAX ? TAB_SIZE_MAX : n;
+		/* Open MPI raises its descriptor limit towards the hard one after the first
+		 * connections: room for that too, up to TAB_SIZE_TYPICAL when the hard limit is
+		 * higher (descriptors beyond the table still work, through the socketpair). */
+		struct rlimit rl = { 1024, 1024 };
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+		long n = rl.rlim_max < TAB_SIZE_TYPICAL ? (long)rl.rlim_max : TAB_SIZE_TYPICAL;
+		if ((long)rl.rlim_cur > n)
+			n = rl.rlim_cur > TAB_SIZE_MAX ? TAB_SIZE_MAX : (long)rl.rlim_cur;
+		if (n < 1024)
+			n = 1024;
 		struct stream *_Atomic *t = calloc((size_t)n, sizeof(*t));
 		if (t != NULL) {
 			g_tab_size = (int)n;
