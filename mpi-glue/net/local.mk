@@ -21,12 +21,13 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 # Relay failover (issue 14): resumable relays keep their leg in the resumable stream.
 mpi_glue_net_libqcgnet_la_SOURCES += mpi-glue/net/qcgnet_resume.c \
 	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
+	mpi-glue/net/qcgnet_resume_send.c \
 	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h lib/relay_id.c
 mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 # Only the wrapped libc functions leave the library: its internals (and the helper client inside
 # it) must not interpose on anything of the program it is preloaded into.
 mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
-	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|setpgid|setsockopt)$$'
+	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|send|sendmsg|setpgid|setsockopt|write|writev)$$'
 mpi_glue_net_libqcgnet_la_LIBADD = $(QCG_PROTO_LIBS) lib/libqcgbase.la -ldl -lpthread
 EXTRA_DIST += mpi-glue/net/README.md
 
@@ -86,6 +87,16 @@ tests_net_test_resume_failover_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)
 	-I$(top_srcdir)/tests/integration
 tests_net_test_resume_failover_LDADD = $(PROXY_TEST_LDADD)
 TESTS += tests/net/test_resume_failover
+# test_resume_interposed: the same program with the application's sends interposed
+# (qcgnet_resume_send.c, as under the preload): bytes framed on the application's thread and
+# bytes through the socketpair mix across the kills, and must still arrive once and in order.
+check_PROGRAMS += tests/net/test_resume_interposed
+tests_net_test_resume_interposed_SOURCES = $(tests_net_test_resume_failover_SOURCES) \
+	mpi-glue/net/qcgnet_resume_send.c
+tests_net_test_resume_interposed_CPPFLAGS = $(tests_net_test_resume_failover_CPPFLAGS) \
+	-DRESUME_INTERPOSED
+tests_net_test_resume_interposed_LDADD = $(PROXY_TEST_LDADD) -ldl
+TESTS += tests/net/test_resume_interposed
 # test_resume_refuse: a hand-played far end that lies (garbage, gaps, forged identity, acks
 # of unsent bytes) fails the stream; an honest replay is delivered once.
 check_PROGRAMS += tests/net/test_resume_refuse

@@ -15,6 +15,7 @@
  *   qcgnet_connect.c  connect(): resolve, the method loop, reports
  *   qcgnet_method.c   carrying out one method (direct, hand-off, relay leg)
  *   qcgnet_wrap.c     close(), getpeername(), setsockopt()
+ *   qcgnet_resume_send.c  write(), writev(), send(), sendmsg() on a resumable relay's end
  *   qcgnet_setpgid.c  setpgid(): plm_rsh's parent losing the race to its child's exec
  *   qcgnet_resume.c   relay legs, and resumable relays: the leg kept in the resumable stream
  *                     (qcgnet_resume_stream.h), the application given a socketpair end

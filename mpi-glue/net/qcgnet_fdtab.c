@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "qcgnet.h"
+#include "qcgnet_resume_stream.h"
 
 struct qn_fd {
 	struct qn_listener *listener; /* a registered listening socket, or NULL */
@@ -219,6 +220,7 @@ qn_fdtab_install(int fd, int newfd, const struct sockaddr_in *peer)
 			errno = saved;
 			return -1;
 		}
+		qrs_app_moved(newfd, fd); /* a resumable relay's end: its sends follow it */
 		QN_REAL(close)(newfd);
 	}
 	if (peer != NULL)

@@ -69,6 +69,8 @@ struct qrs_totals {
 	uint64_t streams_failed;   /* gave up: no new leg in time, or a protocol error */
 	uint64_t resumes;          /* legs replaced */
 	uint64_t bytes_replayed;   /* payload sent again after a resume */
+	uint64_t bytes_direct;     /* taken from the application's sends on its own thread */
+	uint64_t bytes_queued;     /* taken from the socketpair by the I/O thread */
 };
 
 /* Fill cfg with the defaults above. */
@@ -84,6 +86,26 @@ int qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct q
     qrs_path_fn path, void *arg, char *err, size_t errlen);
 
 void qrs_get_totals(struct qrs_totals *out);
+
+/*
+ * The send side on the application's own thread (qcgnet_resume_send.c wraps write, writev,
+ * send and sendmsg with it). When fd is the application's end of a stream returned by
+ * qrs_start (or where qrs_app_moved put it), the bytes are copied into the stream's window
+ * (the one copy) and, while the leg is up and writable, framed and sent on it at once: no
+ * hand-off to the I/O thread, no socketpair hop. Returns 1 with *taken = the bytes the stream
+ * took (the caller sends the rest, if any, on fd itself: it queues behind them); 0 when the
+ * call is not the stream's to take (another descriptor, flags other than MSG_NOSIGNAL,
+ * MSG_DONTWAIT, MSG_MORE, bytes already queued on the socketpair, a full window, a closed or
+ * failed stream): the caller then makes the real call on fd, the socketpair path, which keeps
+ * the bytes in order behind what is queued there.
+ */
+struct iovec;
+int qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *taken);
+
+/* The application's end moved from one descriptor to another (dup3 onto the application's
+ * own descriptor, then close of the old one); or is being closed. */
+void qrs_app_moved(int from, int to);
+void qrs_app_closing(int fd);
 
 /* In the child after fork() (pthread_atfork): the I/O thread does not survive fork, so the
  * parent's streams are forgotten here, and the child's first qrs_start starts its own thread. */

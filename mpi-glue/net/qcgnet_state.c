@@ -255,8 +255,16 @@ program_skipped(void)
 __attribute__((destructor)) static void
 qn_stop(void)
 {
-	if (qn_active)
-		qrs_flush_at_exit(QRS_EXIT_FLUSH_MS);
+	if (!qn_active)
+		return;
+	qrs_flush_at_exit(QRS_EXIT_FLUSH_MS);
+	struct qrs_totals t;
+	qrs_get_totals(&t);
+	if (t.streams_started > 0)
+		qn_debug("resumable streams: %llu started, %llu resumes; bytes framed on the "
+		    "application's threads %llu, through the socketpair %llu",
+		    (unsigned long long)t.streams_started, (unsigned long long)t.resumes,
+		    (unsigned long long)t.bytes_direct, (unsigned long long)t.bytes_queued);
 }
 
 __attribute__((constructor)) static void

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "qcgnet.h"
+#include "qcgnet_resume_stream.h"
 
 int
 close(int fd)
@@ -17,6 +18,7 @@ close(int fd)
 		struct qn_listener *l = qn_fdtab_forget(fd);
 		if (l != NULL)
 			qn_listener_stop(l);
+		qrs_app_closing(fd); /* its number may be reused for anything */
 	}
 	return QN_REAL(close)(fd);
 }

@@ -1,0 +1,95 @@
+/*
+ * qcgnet_resume_send.c: write, writev, send and sendmsg on a resumable relay's application end
+ * go to the stream on the caller's own thread (qrs_app_send, qcgnet_resume_stream.h): framed
+ * and put on the relay leg at once, instead of through the socketpair and a wake-up of the I/O
+ * thread (bench/net/README.md, run 7). Every other descriptor costs one load and goes to libc.
+ *
+ * What the stream does not take (a full window, bytes already queued on the socketpair, a
+ * closed stream, unusual flags) goes to libc on the same descriptor: the socketpair path, in
+ * order behind what is queued there. When the stream takes part of a call, the call returns
+ * that part, a short write as on a socket whose buffer filled: Open MPI's TCP BTL and OOB
+ * resume a partial writev/send where it stopped, and a blocking caller's next call goes to the
+ * socketpair, which blocks until the window has room.
+ *
+ * Linked into libqcgnet.so (exported) and into the programs that test the stream without the
+ * preload (tests/net/test_resume_interposed, bench/net/resume_bench): defined in the
+ * executable, the wrappers stand before libc's there too.
+ */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "qcgnet_resume_stream.h"
+
+/* The next definition of name (libc's), found on first use: another library's constructor
+ * may write before ours runs. Without it nothing sensible is left: say so (past the wrappers)
+ * and stop. */
+static void *
+next_fn(void **cache, const char *name)
+{
+	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(f != NULL, 1))
+		return f;
+	f = dlsym(RTLD_NEXT, name);
+	if (f == NULL) {
+		static const char msg[] = "libqcgnet: cannot find the real write/send functions\n";
+		(void)!syscall(SYS_write, 2, msg, sizeof(msg) - 1);
+		abort();
+	}
+	__atomic_store_n(cache, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+static void *real_write, *real_writev, *real_send, *real_sendmsg;
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	size_t taken;
+	struct iovec iov = { (void *)buf, len };
+	if (len > 0 && qrs_app_send(fd, &iov, 1, 0, &taken))
+		return (ssize_t)taken;
+	return ((ssize_t(*)(int, const void *, size_t))next_fn(&real_write, "write"))(fd, buf, len);
+}
+
+ssize_t
+writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	size_t taken;
+	if (qrs_app_send(fd, iov, iovcnt, 0, &taken))
+		return (ssize_t)taken;
+	return ((ssize_t(*)(int, const struct iovec *, int))next_fn(&real_writev, "writev"))(fd,
+	    iov, iovcnt);
+}
+
+ssize_t
+send(int fd, const void *buf, size_t len, int flags)
+{
+	size_t taken;
+	struct iovec iov = { (void *)buf, len };
+	if (len > 0 && qrs_app_send(fd, &iov, 1, flags, &taken))
+		return (ssize_t)taken;
+	return ((ssize_t(*)(int, const void *, size_t, int))next_fn(&real_send, "send"))(fd, buf,
+	    len, flags);
+}
+
+ssize_t
+sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	size_t taken;
+	/* ancillary data (descriptors, credentials) or an address: the socketpair's semantics */
+	if (m != NULL && m->msg_controllen == 0 && m->msg_name == NULL &&
+	    m->msg_iovlen <= (size_t)IOV_MAX &&
+	    qrs_app_send(fd, m->msg_iov, (int)m->msg_iovlen, flags, &taken))
+		return (ssize_t)taken;
+	return ((ssize_t(*)(int, const struct msghdr *, int))next_fn(&real_sendmsg, "sendmsg"))(fd,
+	    m, flags);
+}
