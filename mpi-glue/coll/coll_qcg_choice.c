@@ -128,8 +128,8 @@ step_aside(mca_coll_qcg_module_t *m)
 		    !qcg_previous_everywhere(k, &m->shape, m->links))))
 			continue;
 		mca_coll_qcg_hand_over(m, k);
-		if (m->rank != 0)
-			continue;
+		if (m->rank != 0 || mca_coll_qcg_component.verbose < 10)
+			continue; /* the predictions below are only for the verbose line */
 		/* what the other size classes will not say now: the predictions behind it */
 		char why[256];
 		if (forced == QCG_ALG_PREVIOUS)
