@@ -20,21 +20,25 @@ expect_count 1 "coll:qcg: links: host one-way latency" "$out"
 expect_count 1 "coll:qcg: links: node one-way latency" "$out"
 expect_count 1 "coll:qcg: links: lan  not in this job" "$out"
 expect_count 1 "coll:qcg: links: comm 0 probes them at its first collective that needs a choice" "$out"
-# On one host tuned wins every collective at every size: once the links are agreed, each is
-# handed over for good (its calls then never pass through qcg), with one line from rank 0
-# naming the predictions behind it, the large alltoall's included (64 KiB blocks: 21x tuned
-# when aggregated here); only the call that made the choice prints its own size's line.
+# On one host tuned wins every collective at every size, as the links are measured on an idle
+# machine: once they are agreed each collective is handed over for good (its calls then never
+# pass through qcg), with one line from rank 0 naming the predictions behind it. Under load the
+# probe may see a descheduling as a slower "WAN" and the model then keep a collective for some
+# size: that collective prints a line per size class instead. Either way every collective's
+# choice names the predicted times behind it, and the large alltoall (64 KiB blocks: 21x tuned
+# when aggregated here) goes to tuned.
 for qcg_c in $qcg_colls; do
-	if ! grep -Eq "choice: comm 0 $qcg_c: tuned at every size, its calls go to it directly from now on \((predicted: tuned [0-9.]+ us, multilevel [0-9.]+ us|predicted at 8 B: tuned [0-9.]+ us, multilevel [0-9.]+ us; predicted at 65536 B: tuned [0-9.]+ us, multilevel [0-9.]+ us; predicted at 1048576 B: tuned [0-9.]+ us, multilevel [0-9.]+ us|sizes differ by rank: links alone; predicted at 1 MiB per rank: tuned [0-9.]+ us, multilevel [0-9.]+ us)\)" "$out"; then
-		echo "FAIL: $qcg_c was not handed over to tuned with its predicted times"
+	if ! grep -Eq "choice: comm 0 $qcg_c: tuned at every size, its calls go to it directly from now on \((predicted: tuned [0-9.]+ us, multilevel [0-9.]+ us|predicted at 8 B: tuned [0-9.]+ us, multilevel [0-9.]+ us; predicted at 65536 B: tuned [0-9.]+ us, multilevel [0-9.]+ us; predicted at 1048576 B: tuned [0-9.]+ us, multilevel [0-9.]+ us|sizes differ by rank: links alone; predicted at 1 MiB per rank: tuned [0-9.]+ us, multilevel [0-9.]+ us)\)|choice: comm 0 $qcg_c ([0-9]+ B \(class [0-9]+\)|\(sizes differ by rank: links alone\)): (tuned|multilevel|segmented); predicted (at 1 MiB per rank: )?tuned [0-9.]+ us, multilevel [0-9.]+ us" "$out"; then
+		echo "FAIL: no choice of $qcg_c with its predicted times"
 		grep "choice: comm 0 $qcg_c" "$out" | head -5
 		exit 1
 	fi
 done
-expect_count 1 "choice: comm 0 alltoall: tuned at every size" "$out"
-# later communicators hand over too, and no collective prints a line per size any more
-expect_count 0 "choice: comm 0 [a-z_]* [0-9]* B (class [0-9]*): multilevel" "$out"
-
+if ! grep -Eq "choice: comm 0 alltoall(: tuned at every size| 65536 B \(class 17\): tuned;)" "$out"; then
+	echo "FAIL: alltoall of 64 KiB was not left to tuned"
+	grep "choice: comm 0 alltoall" "$out" | head -5
+	exit 1
+fi
 expect_count 0 "coll:qcg: choice: comm [0-9]* [a-z_]* [0-9]* B (class [0-9]*): [a-z]*$" "$out"
 # (per process: split communicators of different members may share a context id)
 dups=$(grep -o "\[[^]]*\] coll:qcg: choice: comm [0-9]* [a-z_]* [^:]*class [0-9]*" "$out" |
@@ -53,7 +57,10 @@ expect_clean "$out"
 expect_count 0 "coll:qcg: links: wan" "$out"
 expect_count 1 "choice: comm 0 alltoall size class 17: multilevel (forced by coll_qcg_alltoall_algorithm)" "$out"
 # no probe: the first call that needs a choice hands every collective but the forced one over
-expect_count 1 "choice: comm 0 bcast: tuned at every size, its calls go to it directly from now on (no link measurements" "$out"
+for qcg_c in $qcg_colls; do
+	[ "$qcg_c" = alltoall ] && continue
+	expect_count 1 "choice: comm 0 $qcg_c: tuned at every size, its calls go to it directly from now on (no link measurements" "$out"
+done
 expect_count 0 "choice: comm 0 alltoall: tuned at every size" "$out"
 grep "^coll_check:" "$out"
 
