@@ -451,7 +451,7 @@ launch_signal(struct launch_table *t, const char *id, int sig, char *err, size_t
 		int group_errno = errno;
 		if (group)
 			log_info("launch %s: signal %d to process group %d", id, sig, (int)l->pid);
-		int marked = launch_signal_marked(id, sig, (uid_t)-1);
+		int marked = launch_signal_marked(id, sig, (uid_t)-1, group ? l->pid : 0);
 		if (group || marked > 0)
 			rc = 0;
 		else if (l->reaped)
@@ -585,7 +585,7 @@ kill_all(struct launch_table *t)
 	/* what left its launch's group (a daemonized orted) must not outlive the helper */
 	for (size_t s = 0; s < t->nslots; s++)
 		if (t->slots[s].used)
-			launch_signal_marked(t->slots[s].id, SIGKILL, (uid_t)-1);
+			launch_signal_marked(t->slots[s].id, SIGKILL, (uid_t)-1, 0);
 }
 
 void

@@ -283,7 +283,7 @@ owned_by(pid_t pid, uid_t owner)
 }
 
 int
-launch_signal_marked(const char *id, int sig, uid_t owner)
+launch_signal_marked(const char *id, int sig, uid_t owner, pid_t signalled_group)
 {
 	char entry[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX];
 	struct dirent *d;
@@ -301,6 +301,8 @@ launch_signal_marked(const char *id, int sig, uid_t owner)
 		if (*end != '\0' || pid <= 1 || pid == (long)getpid())
 			continue;
 		if (owner != (uid_t)-1 && !owned_by((pid_t)pid, owner))
+			continue;
+		if (signalled_group > 0 && getpgid((pid_t)pid) == signalled_group)
 			continue;
 		if (environ_has((pid_t)pid, entry) && kill((pid_t)pid, sig) == 0) {
 			log_info("launch %s: signal %d to pid %ld (left the launch's process group)",

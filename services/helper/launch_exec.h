@@ -34,7 +34,11 @@ int launch_exec(const struct launch_request *req, const struct launch_identity *
 
 /* Signal every process but this one whose environment carries launch id's mark
  * (LAUNCH_MARK_ENV), only those of uid owner unless owner is (uid_t)-1; returns how many were
- * signalled. This is what reaches a daemonized orted and its ranks. */
-int launch_signal_marked(const char *id, int sig, uid_t owner);
+ * signalled. This is what reaches a daemonized orted and its ranks.
+ *
+ * Members of process group signalled_group (> 0: the caller has just signalled it) are left
+ * alone: they had this signal already, and a second wave killed the clean-up a trapped
+ * signal starts (a stage-in receiver's `rm` of its temporary file, test_stage_put.sh). */
+int launch_signal_marked(const char *id, int sig, uid_t owner, pid_t signalled_group);
 
 #endif

@@ -222,7 +222,7 @@ do_signal(struct launcher *L, const struct privsep_request *rq, struct privsep_r
 	}
 	int group = !c->reaped && kill(-c->pid, rq->sig) == 0;
 	int group_errno = errno;
-	int marked = launch_signal_marked(c->id, rq->sig, c->uid);
+	int marked = launch_signal_marked(c->id, rq->sig, c->uid, group ? c->pid : 0);
 	reply->signalled = (uint32_t)(group + marked);
 	if (group || marked > 0)
 		return 0;
@@ -273,7 +273,7 @@ kill_all(struct launcher *L)
 				c->reaped = 1;
 		}
 		if (c->used)
-			launch_signal_marked(c->id, SIGKILL, c->uid);
+			launch_signal_marked(c->id, SIGKILL, c->uid, 0);
 	}
 }
 

@@ -268,6 +268,48 @@ running_launch_id_cannot_be_reused_and_is_signalled(void)
 	CHECK(still_serves());
 }
 
+/* One signal reaches each of a launch's processes once: its group by the group's signal,
+ * and only what left the group (a daemon) by its mark. A second wave to the group killed
+ * the clean-up a trapped signal had started (a stage-in receiver's rm). */
+static void
+signal_reaches_each_process_once(void)
+{
+	char id[LAUNCH_ID_MAX], path[64], comm[32] = "";
+	char *env[] = { "PATH=/usr/bin:/bin" };
+	size_t len;
+	/* a daemon leaves the group; then the leader becomes sleep 61 */
+	uint8_t *pkt = launch_packet(nobody_uid,
+	    "setsid sleep 60 & e=$!\n"
+	    "while [ \"$(cut -d' ' -f5 /proc/$e/stat)\" = \"$(cut -d' ' -f5 /proc/$$/stat)\" ]; do\n"
+	    "\tsleep 0.01\n"
+	    "done\n"
+	    "exec sleep 61", env, 1, id, &len);
+	struct privsep_reply_msg r = raw(pkt, len);
+	free(pkt);
+	CHECK(r.ok == 1 && r.pid > 0);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)r.pid);
+	for (int tick = 0; tick < 200 && strcmp(comm, "sleep\n") != 0; tick++) {
+		struct timespec pause = { 0, 50 * 1000000L };
+		nanosleep(&pause, NULL);
+		FILE *f = fopen(path, "r");
+		if (f == NULL || fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		if (f)
+			fclose(f);
+	}
+	CHECK(strcmp(comm, "sleep\n") == 0);
+	struct privsep_signal_msg s = { { PRIVSEP_SIGNAL, sizeof(s) }, SIGKILL, "" };
+	snprintf(s.id, sizeof(s.id), "%s", id);
+	struct privsep_reply_msg k = raw(&s, sizeof(s));
+	CHECK(k.ok == 1);
+	if (k.signalled != 2)
+		fprintf(stderr, "  signalled %u, not 2 (the group and the daemon)\n", k.signalled);
+	CHECK(k.signalled == 2);
+	int status = reap_status(r.pid);
+	CHECK(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	CHECK(still_serves());
+}
+
 static void
 launcher_exits_when_the_helper_closes(void)
 {
@@ -327,6 +369,7 @@ main(void)
 	RUN(unknown_type_and_bad_sizes_refused);
 	RUN(signal_reaches_only_launches_it_started);
 	RUN(running_launch_id_cannot_be_reused_and_is_signalled);
+	RUN(signal_reaches_each_process_once);
 	RUN(launcher_exits_when_the_helper_closes);
 	unlink(cfg.grid_mapfile);
 	rmdir(dir);
