@@ -26,21 +26,43 @@ char *stage_node_env[1] = { "PATH=/usr/bin:/bin" };
  * The clean-up trap and the signal traps go in before the temporary file or directory is
  * made, with its name still empty: a receiver signalled while it starts (the submitter's
  * Ctrl-C, a refused upload) left its file behind when the signal came between mktemp and the
- * trap (test_stage_put.sh, under load). A trapped signal waits for the command substitution
- * to finish, so the name is set when the EXIT trap runs.
+ * trap (test_stage_put.sh, under load).
+ *
+ * Nor may a child make it: the helper signals the whole process group, so `t=$(mktemp)` lost
+ * the name when mktemp was killed after creating the file and before printing it (CI, stop
+ * 29). STAGE_MAKE_TEMP names the file first and then creates it with the shell's own
+ * redirection under noclobber (O_EXCL), so the EXIT trap always knows what to remove. A name
+ * already taken (a leftover of a receiver killed by SIGKILL) is cleared before the next is
+ * tried; only a signal in that instant could remove the leftover, which is ours anyway.
+ *
+ * The clean-up ignores TERM, HUP and INT, and so does its rm (an ignored signal stays ignored
+ * across exec): a receiver is often signalled twice, by the node's helper and by the
+ * front-end when an upload breaks, and the second TERM killed the rm of the first's clean-up.
  */
 #define STAGE_TRAPS(cleanup)                                                               \
 	"t= d=\n"                                                                         \
-	"trap '" cleanup "' EXIT\n"                                                       \
+	"trap 'trap \"\" TERM HUP INT; " cleanup "' EXIT\n"                               \
 	"trap 'exit 143' TERM\n"                                                          \
 	"trap 'exit 129' HUP\n"                                                           \
 	"trap 'exit 130' INT\n"
+
+/* Set $var to a new file or directory "base.<pid>.<k>" that `create $var` makes (see above);
+ * why is the error when it cannot be made for any other reason than the name being taken. */
+#define STAGE_MAKE_TEMP(var, base, create, why)                                            \
+	"set -C; k=0\n"                                                                  \
+	"until " var "=\"" base ".$$.$k\"; { command " create " \"$" var "\"; } 2>/dev/null; do\n" \
+	"\t[ -e \"$" var "\" ] || { " var "=; echo \"" why "\" >&2; exit 1; }\n"            \
+	"\t" var "= k=$((k + 1))\n"                                                       \
+	"\t[ $k -lt 64 ] || { echo \"" why ": 64 names taken\" >&2; exit 1; }\n"         \
+	"done\n"                                                                        \
+	"set +C\n"
 
 static char stage_in_script[] = STAGE_ENTER
 	"size=$3 sum=$4 mode=$5\n"
 	"mkdir -p -- \"$(dirname -- \"$p\")\" || exit 1\n"
 	STAGE_TRAPS("[ -z \"$t\" ] || rm -f -- \"$t\"")
-	"t=$(mktemp -- \"$p.qcg-stage.XXXXXX\") || exit 1\n"
+	STAGE_MAKE_TEMP("t", "$p.qcg-stage", ": >",
+	    "$p: cannot create a temporary file beside it in $(pwd -P)")
 	"got=$(tee -- \"$t\" | sha256sum) || exit 1\n"
 	"got=${got%% *}\n"
 	"n=$(wc -c < \"$t\")\n"
@@ -58,7 +80,8 @@ static char stage_in_script[] = STAGE_ENTER
 static char stage_out_script[] = STAGE_ENTER
 	"[ -f \"$p\" ] || { echo \"$p: no such file in $wd\" >&2; exit 1; }\n"
 	STAGE_TRAPS("[ -z \"$d\" ] || rm -rf -- \"$d\"")
-	"d=$(mktemp -d) || exit 1\n"
+	STAGE_MAKE_TEMP("d", "${TMPDIR:-/tmp}/qcg-stage-out", "mkdir -m 700 --",
+	    "$p: cannot create a temporary directory in ${TMPDIR:-/tmp}")
 	"mkfifo -m 600 -- \"$d/fifo\" || exit 1\n"
 	"{ sum=$(sha256sum < \"$d/fifo\") && echo \"${sum%% *}\" >&2; } &\n"
 	"{ cat -- \"$p\" || : > \"$d/failed\"; } | tee -- \"$d/fifo\" || : > \"$d/failed\"\n"

@@ -78,8 +78,9 @@ curl -sS --max-time 20 --cacert "$D/ca/certificates/"*.0 -T "$D/short.bin" \
 	"${FRONTEND_URL%/}/stage-in/$L" >"$D/curl.out" 2>&1 && anon=ok || anon=refused
 [[ $anon == refused ]] && pass a_caller_without_a_certificate_is_refused ||
 	fail a_caller_without_a_certificate_is_refused "$(cat "$D/curl.out")"
-frontend_as jane signal "$L" 15 >/dev/null
+signalled=$(frontend_as jane signal "$L" 15 2>&1)
 ended "$L"
+victim="signal: $signalled; receiver: $RESULT"
 put=$(frontend_as jane put "no-such-launch" "$D/short.bin")
 [[ $put == "status=404 "* ]] && pass an_unknown_launch_is_refused || fail an_unknown_launch_is_refused "$put"
 # A chunked body has no length to check: refused before the service sees it.
@@ -89,6 +90,6 @@ code=$(curl -sS --max-time 20 --cacert "$D/ca/certificates/"*.0 --cert "$D/jane-
 	-o "$D/curl.out" -w '%{http_code}' "${FRONTEND_URL%/}/stage-in/$L" 2>&1)
 [[ $code == 411 ]] && pass a_chunked_body_is_refused || fail a_chunked_body_is_refused "$code $(cat "$D/curl.out")"
 [ -z "$(left)" ] && pass nothing_is_left_in_the_working_directory ||
-	fail nothing_is_left_in_the_working_directory "$(left)"
+	fail nothing_is_left_in_the_working_directory "$(left) (the signalled receiver: $victim)"
 frontend_as jane release "$R" >/dev/null
 fixture_exit
