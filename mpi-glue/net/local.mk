@@ -92,7 +92,7 @@ TESTS += tests/net/test_resume_failover
 # bytes through the socketpair mix across the kills, and must still arrive once and in order.
 check_PROGRAMS += tests/net/test_resume_interposed
 tests_net_test_resume_interposed_SOURCES = $(tests_net_test_resume_failover_SOURCES) \
-	mpi-glue/net/qcgnet_resume_send.c
+	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_real.c
 tests_net_test_resume_interposed_CPPFLAGS = $(tests_net_test_resume_failover_CPPFLAGS) \
 	-DRESUME_INTERPOSED
 tests_net_test_resume_interposed_LDADD = $(PROXY_TEST_LDADD) -ldl

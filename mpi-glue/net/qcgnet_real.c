@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "qcgnet.h"
@@ -24,8 +25,8 @@ must_find(const char *name)
 		char msg[160];
 		int n = snprintf(msg, sizeof(msg), "libqcgnet: cannot find the real %s: %s\n", name,
 		    dlerror());
-		if (n > 0)
-			(void)!write(2, msg, (size_t)n);
+		if (n > 0) /* past the write wrapper, which would come back here */
+			(void)!syscall(SYS_write, 2, msg, (size_t)n);
 		abort();
 	}
 	return f;
@@ -45,5 +46,9 @@ qn_real_init(void)
 	qn_real.close = must_find("close");
 	qn_real.getpeername = must_find("getpeername");
 	qn_real.setpgid = must_find("setpgid");
+	qn_real.write = must_find("write");
+	qn_real.writev = must_find("writev");
+	qn_real.send = must_find("send");
+	qn_real.sendmsg = must_find("sendmsg");
 	__atomic_store_n(&qn_real.setsockopt, must_find("setsockopt"), __ATOMIC_RELEASE);
 }

@@ -11,44 +11,21 @@
  * resume a partial writev/send where it stopped, and a blocking caller's next call goes to the
  * socketpair, which blocks until the window has room.
  *
- * Linked into libqcgnet.so (exported) and into the programs that test the stream without the
- * preload (tests/net/test_resume_interposed, bench/net/resume_bench): defined in the
- * executable, the wrappers stand before libc's there too.
+ * Linked into libqcgnet.so (exported) and, with qcgnet_real.c (libc's functions, QN_REAL), into
+ * the programs that test the stream without the preload (tests/net/test_resume_interposed,
+ * bench/net/resume_bench): defined in the executable, the wrappers stand before libc's there
+ * too.
  */
-#define _GNU_SOURCE /* RTLD_NEXT */
+#define _GNU_SOURCE /* IOV_MAX */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "qcgnet.h"
 #include "qcgnet_resume_stream.h"
-
-/* The next definition of name (libc's), found on first use: another library's constructor
- * may write before ours runs. Without it nothing sensible is left: say so (past the wrappers)
- * and stop. */
-static void *
-next_fn(void **cache, const char *name)
-{
-	void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(f != NULL, 1))
-		return f;
-	f = dlsym(RTLD_NEXT, name);
-	if (f == NULL) {
-		static const char msg[] = "libqcgnet: cannot find the real write/send functions\n";
-		(void)!syscall(SYS_write, 2, msg, sizeof(msg) - 1);
-		abort();
-	}
-	__atomic_store_n(cache, f, __ATOMIC_RELEASE);
-	return f;
-}
-
-static void *real_write, *real_writev, *real_send, *real_sendmsg;
 
 ssize_t
 write(int fd, const void *buf, size_t len)
@@ -57,7 +34,7 @@ write(int fd, const void *buf, size_t len)
 	struct iovec iov = { (void *)buf, len };
 	if (len > 0 && qrs_app_send(fd, &iov, 1, 0, &taken))
 		return (ssize_t)taken;
-	return ((ssize_t(*)(int, const void *, size_t))next_fn(&real_write, "write"))(fd, buf, len);
+	return QN_REAL(write)(fd, buf, len);
 }
 
 ssize_t
@@ -66,8 +43,7 @@ writev(int fd, const struct iovec *iov, int iovcnt)
 	size_t taken;
 	if (qrs_app_send(fd, iov, iovcnt, 0, &taken))
 		return (ssize_t)taken;
-	return ((ssize_t(*)(int, const struct iovec *, int))next_fn(&real_writev, "writev"))(fd,
-	    iov, iovcnt);
+	return QN_REAL(writev)(fd, iov, iovcnt);
 }
 
 ssize_t
@@ -77,8 +53,7 @@ send(int fd, const void *buf, size_t len, int flags)
 	struct iovec iov = { (void *)buf, len };
 	if (len > 0 && qrs_app_send(fd, &iov, 1, flags, &taken))
 		return (ssize_t)taken;
-	return ((ssize_t(*)(int, const void *, size_t, int))next_fn(&real_send, "send"))(fd, buf,
-	    len, flags);
+	return QN_REAL(send)(fd, buf, len, flags);
 }
 
 ssize_t
@@ -90,6 +65,5 @@ sendmsg(int fd, const struct msghdr *m, int flags)
 	    m->msg_iovlen <= (size_t)IOV_MAX &&
 	    qrs_app_send(fd, m->msg_iov, (int)m->msg_iovlen, flags, &taken))
 		return (ssize_t)taken;
-	return ((ssize_t(*)(int, const struct msghdr *, int))next_fn(&real_sendmsg, "sendmsg"))(fd,
-	    m, flags);
+	return QN_REAL(sendmsg)(fd, m, flags);
 }
