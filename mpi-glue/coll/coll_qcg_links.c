@@ -31,6 +31,7 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -431,6 +432,10 @@ mca_coll_qcg_links_probe(struct ompi_communicator_t *comm, const struct qcg_topo
  * probe now. links_probe is the job's parameter, the same on every rank, so either all
  * members take part or none does.
  */
+/* Guards the component's links[] and links_known: under MPI_THREAD_MULTIPLE two
+ * communicators may agree (read them) while a third probes (writes them). */
+static pthread_mutex_t component_links_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void
 mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m)
 {
@@ -441,12 +446,14 @@ mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m)
 	m->links_known = 0;
 	if (!c->links_probe)
 		return;
+	pthread_mutex_lock(&component_links_lock);
 	have[0] = m->rank == 0 && c->links_known;
 	for (int k = 0; k < QCG_NLINKS; k++) {
 		have[1 + 3 * k] = c->links[k].latency_us;
 		have[2 + 3 * k] = c->links[k].mb_per_s;
 		have[3 + 3 * k] = c->links[k].shared_mb_per_s;
 	}
+	pthread_mutex_unlock(&component_links_lock);
 	if (mca_coll_qcg_patient_bcast(have, 1 + 3 * QCG_NLINKS, MPI_DOUBLE, comm) != OMPI_SUCCESS) {
 		opal_output(0, "coll:qcg: comm %d: could not agree on the links: the previous "
 		    "component runs every collective", m->cid);
@@ -466,6 +473,8 @@ mca_coll_qcg_links_agree(mca_coll_qcg_module_t *m)
 	if (mca_coll_qcg_links_probe(comm, &m->layout, m->links) != OMPI_SUCCESS)
 		return;
 	m->links_known = 1;
+	pthread_mutex_lock(&component_links_lock);
 	memcpy(c->links, m->links, sizeof(c->links));
 	c->links_known = 1;
+	pthread_mutex_unlock(&component_links_lock);
 }
