@@ -4,14 +4,10 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#include <openssl/ssl.h>
 
 #include "soapH.h"
 #include "frontend_links.h"
@@ -31,40 +27,12 @@ struct frontend_links {
 };
 
 /*
- * gSOAP's check of a kept-alive connection before it sends on it (soap->fpoll): its own takes
- * any byte waiting on the socket for a sign that the server closed, but on a connection opened
- * ahead the bytes waiting are TLS 1.3's session tickets, which the server sends after the
- * handshake; it would then throw the connection away and open another. Here TLS reads what
- * waits without blocking: records that carry no data (tickets) leave the connection usable;
- * the server's close, an error or data nobody asked for make gSOAP connect afresh.
- */
-static int
-link_poll(struct soap *soap)
-{
-	if (!soap_valid_socket(soap->socket) || soap->ssl == NULL)
-		return SOAP_EOF;
-	struct pollfd p = { .fd = soap->socket, .events = POLLIN };
-	int r = poll(&p, 1, 0);
-	if (r == 0)
-		return SOAP_OK; /* nothing arrived: still open */
-	if (r < 0 || (p.revents & (POLLERR | POLLNVAL)))
-		return SOAP_EOF;
-	int flags = fcntl(soap->socket, F_GETFL);
-	if (flags < 0 || fcntl(soap->socket, F_SETFL, flags | O_NONBLOCK) != 0)
-		return SOAP_EOF;
-	char c;
-	int n = SSL_peek(soap->ssl, &c, 1), e = SSL_get_error(soap->ssl, n);
-	if (fcntl(soap->socket, F_SETFL, flags) != 0)
-		return SOAP_EOF;
-	return n <= 0 && e == SSL_ERROR_WANT_READ ? SOAP_OK : SOAP_EOF;
-}
-
-/*
  * Open link's connection as gSOAP's own connect would (soap_set_endpoint, then its fopen: TCP,
  * the TLS handshake, the server's chain and host name checked), and mark it kept alive, so
  * that the first call on the context finds it open to the same host and port and sends on
- * it. gSOAP checks such a connection (fpoll, link_poll) before reusing it; a failed opening
- * is closed here and the call connects by itself.
+ * it. gSOAP checks such a connection before reusing it (soap_client.c's fpoll, which lets
+ * TLS 1.3's session tickets wait); a failed opening is closed here and the call connects by
+ * itself.
  */
 static void *
 open_link(void *arg)
@@ -79,7 +47,6 @@ open_link(void *arg)
 		soap->error = SOAP_OK; /* the call reports its own attempt's failure */
 	} else {
 		soap->keep_alive = -1; /* as gSOAP marks a fresh SOAP_IO_KEEPALIVE connection */
-		soap->fpoll = link_poll;
 	}
 	return NULL;
 }

@@ -3,14 +3,53 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdsoap2.h>
 
 #include "soap_client.h"
+
+/*
+ * gSOAP's check of a kept-alive connection before it sends on it again (soap->fpoll). Its
+ * own takes any byte waiting as a sign that the server closed, unless a blocking peek finds
+ * data; on a connection opened ahead of use (launcher/frontend_links.c) the bytes waiting
+ * are TLS 1.3's session tickets, which the server sends after the handshake, so it threw the
+ * connection away and opened another. Here what waits is read without blocking: records that
+ * carry no data (tickets) leave the connection usable; the server's close, an error, or data
+ * nobody asked for make gSOAP connect afresh.
+ */
+static int
+kept_alive_poll(struct soap *soap)
+{
+	if (!soap_valid_socket(soap->socket))
+		return SOAP_EOF;
+	struct pollfd p = { .fd = soap->socket, .events = POLLIN };
+	int r = poll(&p, 1, 0);
+	if (r == 0)
+		return SOAP_OK; /* nothing arrived: still open */
+	if (r < 0 || (p.revents & (POLLERR | POLLNVAL)))
+		return SOAP_EOF;
+	if (soap->ssl == NULL) {
+		char c;
+		ssize_t n = recv(soap->socket, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? SOAP_OK : SOAP_EOF;
+	}
+	int flags = fcntl(soap->socket, F_GETFL);
+	if (flags < 0 || fcntl(soap->socket, F_SETFL, flags | O_NONBLOCK) != 0)
+		return SOAP_EOF;
+	char c;
+	int n = SSL_peek(soap->ssl, &c, 1), e = SSL_get_error(soap->ssl, n);
+	if (fcntl(soap->socket, F_SETFL, flags) != 0)
+		return SOAP_EOF;
+	return n <= 0 && e == SSL_ERROR_WANT_READ ? SOAP_OK : SOAP_EOF;
+}
 
 struct soap *
 soap_client_new(const struct tls_settings *tls, const struct soap_client_settings *settings,
@@ -26,6 +65,7 @@ soap_client_new(const struct tls_settings *tls, const struct soap_client_setting
 	soap->send_timeout = settings->io_timeout;
 	soap->recv_timeout = settings->io_timeout;
 	soap->recv_maxlength = settings->max_message;
+	soap->fpoll = kept_alive_poll;
 	if (tls_setup_client(soap, tls, err, errlen) != 0) {
 		soap_client_free(soap);
 		return NULL;
