@@ -67,10 +67,11 @@ struct qn_real {
 	int (*close)(int);
 	int (*getpeername)(int, struct sockaddr *, socklen_t *);
 	int (*setpgid)(pid_t, pid_t);
-	ssize_t (*write)(int, const void *, size_t);       /* these four: qcgnet_resume_send.c */
+	ssize_t (*write)(int, const void *, size_t);       /* these five: qcgnet_resume_send.c */
 	ssize_t (*writev)(int, const struct iovec *, int);
 	ssize_t (*send)(int, const void *, size_t, int);
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	int (*shutdown)(int, int);
 	int (*setsockopt)(int, int, int, const void *, socklen_t);
 };
 extern struct qn_real qn_real;

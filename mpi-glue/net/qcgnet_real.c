@@ -50,5 +50,6 @@ qn_real_init(void)
 	qn_real.writev = must_find("writev");
 	qn_real.send = must_find("send");
 	qn_real.sendmsg = must_find("sendmsg");
+	qn_real.shutdown = must_find("shutdown");
 	__atomic_store_n(&qn_real.setsockopt, must_find("setsockopt"), __ATOMIC_RELEASE);
 }

@@ -11,6 +11,8 @@
  * resume a partial writev/send where it stopped, and a blocking caller's next call goes to the
  * socketpair, which blocks until the window has room.
  *
+ * shutdown is wrapped too, so that an end shut down for writing stops taking sends here.
+ *
  * Linked into libqcgnet.so (exported) and, with qcgnet_real.c (libc's functions, QN_REAL), into
  * the programs that test the stream without the preload (tests/net/test_resume_interposed,
  * bench/net/resume_bench): defined in the executable, the wrappers stand before libc's there
@@ -66,4 +68,13 @@ sendmsg(int fd, const struct msghdr *m, int flags)
 	    qrs_app_send(fd, m->msg_iov, (int)m->msg_iovlen, flags, &taken))
 		return (ssize_t)taken;
 	return QN_REAL(sendmsg)(fd, m, flags);
+}
+
+/* An end shut down for writing takes nothing more on the send path: its writes then meet the
+ * socketpair's EPIPE, as on any socket. */
+int
+shutdown(int fd, int how)
+{
+	qrs_app_shutdown(fd, how);
+	return QN_REAL(shutdown)(fd, how);
 }

@@ -86,6 +86,7 @@ struct stream {
 	uint64_t rx_delivered, rx_acked;
 	long ack_sent_us;
 	int peer_resumed, need_resume, peer_fin, app_shut, app_gone;
+	int app_wr_shut;                 /* the application shut its end down for writing */
 	int app_blocked;                 /* the last write to app met a full socket buffer */
 	int closed_clean;                /* the leg ended after both sides finished */
 	int urgent;                      /* epoll saw urgent data on the leg (EPOLLPRI) */
@@ -926,7 +927,8 @@ qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *tak
 	 * wrote) go first: these go behind them, through the socketpair too. The I/O thread
 	 * moves them into the ring under s->lock, so an empty socketpair here means none are in
 	 * between. Closed or failing streams: the socketpair says what the application gets. */
-	if (s->app_eof || s->peer_gone || ioctl(s->app, FIONREAD, &queued) != 0 || queued > 0) {
+	if (s->app_eof || s->app_wr_shut || s->peer_gone || ioctl(s->app, FIONREAD, &queued) != 0 ||
+	    queued > 0) {
 		pthread_mutex_unlock(&s->lock);
 		t_in_stream = 0;
 		return 0;
@@ -956,6 +958,26 @@ qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *tak
 	__atomic_fetch_add(&g_totals.bytes_direct, (uint64_t)n, __ATOMIC_RELAXED);
 	*taken = n;
 	return 1;
+}
+
+void
+qrs_app_shutdown(int fd, int how)
+{
+	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(t == NULL, 1) || fd < 0 || fd >= g_tab_size ||
+	    __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) == NULL ||
+	    (how != SHUT_WR && how != SHUT_RDWR) || t_in_stream)
+		return; /* t_in_stream: the stream's own shutdowns, of its socketpair's far end */
+	/* Unlike a send, this waits for the I/O thread: the mark must hold before shutdown()
+	 * returns. Lock order: g_tab_lock, then the stream's. */
+	pthread_mutex_lock(&g_tab_lock);
+	struct stream *s = g_tab[fd];
+	if (s != NULL) {
+		pthread_mutex_lock(&s->lock);
+		s->app_wr_shut = 1;
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&g_tab_lock);
 }
 
 /* --- the I/O thread --------------------------------------------------------------------- */

@@ -96,11 +96,16 @@ void qrs_get_totals(struct qrs_totals *out);
  * took (the caller sends the rest, if any, on fd itself: it queues behind them); 0 when the
  * call is not the stream's to take (another descriptor, flags other than MSG_NOSIGNAL,
  * MSG_DONTWAIT, MSG_MORE, bytes already queued on the socketpair, a full window, a closed or
- * failed stream): the caller then makes the real call on fd, the socketpair path, which keeps
- * the bytes in order behind what is queued there.
+ * failed stream, an end shut down for writing): the caller then makes the real call on fd,
+ * the socketpair path, which keeps the bytes in order behind what is queued there.
  */
 struct iovec;
 int qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *taken);
+
+/* shutdown(fd, how) is about to run (qcgnet_resume_send.c): when fd is a stream's application
+ * end and how stops its writing, qrs_app_send takes nothing more from it, so that a later
+ * write meets the socketpair's EPIPE as on any socket, rather than being sent. */
+void qrs_app_shutdown(int fd, int how);
 
 /* The application's end moved from one descriptor to another (dup3 onto the application's
  * own descriptor, then close of the old one); or is being closed. */

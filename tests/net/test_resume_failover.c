@@ -522,6 +522,38 @@ no_second_path_fails_after_resume_timeout(void)
 	close(b);
 }
 
+/* An end shut down for writing refuses further writes (EPIPE), as any socket does, whether
+ * the write would have gone through the socketpair or straight to the leg; the far end then
+ * reads what came before and EOF. The window is the I/O thread's few microseconds before it
+ * reads the socketpair's EOF: without the check, some of 20 rounds took the write. */
+#define ROUNDS_SHUT 20
+static void
+write_after_shutdown_fails(void)
+{
+	struct qrs_config cfg;
+	uint8_t identity[16];
+	int a, b;
+	char c;
+
+	quick_config(&cfg);
+	for (int round = 0; round < ROUNDS_SHUT; round++) {
+		memset(identity, 5 + round, sizeof(identity));
+		announce_fresh_id(path.active);
+		start_pair(identity, identity, &cfg, &a, &b);
+		CHECK(send(a, "w", 1, MSG_NOSIGNAL) == 1);
+		CHECK(recv(b, &c, 1, 0) == 1 && c == 'w');
+		CHECK_INT_EQ(shutdown(a, SHUT_WR), 0);
+		errno = 0;
+		ssize_t n = send(a, "z", 1, MSG_NOSIGNAL);
+		CHECK(n < 0 && errno == EPIPE);
+		CHECK_INT_EQ(recv(b, &c, 1, 0), 0); /* EOF, no 'z' */
+		CHECK(send(b, "r", 1, MSG_NOSIGNAL) == 1); /* the other direction still flows */
+		CHECK(recv(a, &c, 1, 0) == 1 && c == 'r');
+		close(a);
+		close(b);
+	}
+}
+
 int
 main(void)
 {
@@ -538,7 +570,8 @@ main(void)
 	RUN(stream_survives_five_proxy_kills_seeded);
 	RUN(unread_peer_stops_the_writer);
 	RUN(leg_of_another_stream_is_refused);
-	RUN(no_second_path_fails_after_resume_timeout);
+	RUN(write_after_shutdown_fails);
+	RUN(no_second_path_fails_after_resume_timeout); /* last: it kills the active proxy */
 	for (int i = 0; i < 2; i++)
 		tp_proxy_stop(&path.proxy[i], false);
 	return check_exit();
