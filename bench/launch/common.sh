@@ -10,6 +10,8 @@
 #   on_user CMD...            CMD on host user with the job environment (and LAUNCH_ENV)
 #   last_init T0 FILE N       seconds from T0 to the latest of FILE's N "init" lines
 #   median                    the median of the numbers on stdin
+#   run_submit N              seconds qcg-submit takes to start N ranks (a multiple of 6) on
+#                             run.sh's testbed of 3 sites x 2 nodes, N/6 per node
 B=$(realpath "${1:-.}")
 S=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 QTB=$S/deploy/qcg-testbed
@@ -55,3 +57,12 @@ last_init() {
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+run_submit() {
+	local np=$1 per=$(($1 / 6)) f=$OUT/job-$1.qcg t0
+	printf '#QCG name=bench%s\n#QCG executable=%s\n' "$np" "$PROG" >"$f"
+	printf '#QCG host=%s\n#QCG nodes=2:4:%s\n' a "$per" b "$per" c "$per" >>"$f"
+	t0=$(date +%s.%N)
+	on_user "$B/launcher/qcg-submit" "$f" >"$OUT/out" 2>&1 || { cat "$OUT/out" >&2; return 1; }
+	last_init "$t0" "$OUT/out" "$np"
+}

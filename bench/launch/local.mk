@@ -3,7 +3,9 @@ noinst_PROGRAMS += bench/launch/init-time
 bench_launch_init_time_SOURCES = bench/launch/init_time.c
 bench_launch_init_time_CPPFLAGS = $(AM_CPPFLAGS) $(OMPI_CFLAGS)
 bench_launch_init_time_LDADD = $(OMPI_LIBS)
-EXTRA_DIST += bench/launch/run.sh bench/launch/pingpong.sh bench/launch/privsep.sh bench/launch/README.md
+EXTRA_DIST += bench/launch/run.sh bench/launch/pingpong.sh bench/launch/privsep.sh bench/launch/README.md \
+	bench/launch/profile.sh bench/launch/results/run-topology-20261127-0654.txt \
+	bench/launch/results/run-topology-both-20261127-0700.txt
 EXTRA_DIST += bench/launch/slurm.sh
 EXTRA_DIST += bench/launch/common.sh
 # The Slurm-vs-builtin figures README.md quotes (issue 16).

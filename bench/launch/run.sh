@@ -20,15 +20,6 @@ bench_need run.sh "$PROG" "$B/launcher/qcg-submit" "$B/services/broker/qcg-broke
 bench_up run.sh /var/tmp/qcg-tb-launch-bench --sites 3 --nodes 2 --policies "$POLICIES" \
 	--frontend-proxy --wan-delay 2
 
-run_submit() {
-	local np=$1 per=$(($1 / 6)) f=$OUT/job-$1.qcg t0
-	printf '#QCG name=bench%s\n#QCG executable=%s\n' "$np" "$PROG" >"$f"
-	printf '#QCG host=%s\n#QCG nodes=2:4:%s\n' a "$per" b "$per" c "$per" >>"$f"
-	t0=$(date +%s.%N)
-	on_user "$B/launcher/qcg-submit" "$f" >"$OUT/out" 2>&1 || { cat "$OUT/out" >&2; return 1; }
-	last_init "$t0" "$OUT/out" "$np"
-}
-
 run_mpirun() {
 	local np=$1 per=$(($1 / 6)) t0
 	t0=$(date +%s.%N)

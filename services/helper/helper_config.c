@@ -93,6 +93,34 @@ get_rendezvous_ports(const struct config *cfg, struct helper_config *out, char *
 	return -1;
 }
 
+/* helper.topology_xml: "auto" (the default) is the socket's path with ".topology.xml", beside
+ * it where the job's processes already reach; "off" turns it off; else an absolute path. */
+static int
+get_topology_xml(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
+{
+	char v[PATH_MAX];
+	if (config_copy(cfg, "helper.topology_xml", "auto", v, sizeof(v), err, errlen))
+		return -1;
+	if (strcmp(v, "off") == 0) {
+		out->topology_xml[0] = '\0';
+		return 0;
+	}
+	if (strcmp(v, "auto") != 0 && v[0] != '/') {
+		snprintf(err, errlen, "helper.topology_xml must be auto, off or an absolute path, "
+		    "got '%.64s'", v);
+		return -1;
+	}
+	int n = strcmp(v, "auto") == 0 ?
+	    snprintf(out->topology_xml, sizeof(out->topology_xml), "%s.topology.xml",
+		out->socket_path) :
+	    snprintf(out->topology_xml, sizeof(out->topology_xml), "%s", v);
+	if (n >= (int)sizeof(out->topology_xml)) {
+		snprintf(err, errlen, "helper.topology_xml: path too long");
+		return -1;
+	}
+	return 0;
+}
+
 int
 helper_config_load(const struct config *cfg, struct helper_config *out, char *err, size_t errlen)
 {
@@ -126,5 +154,5 @@ helper_config_load(const struct config *cfg, struct helper_config *out, char *er
 		    out->socket_path);
 		return -1;
 	}
-	return 0;
+	return get_topology_xml(cfg, out, err, errlen);
 }

@@ -42,6 +42,8 @@ struct helper_config {
 	char user[64];                        /* service account the network half drops to when
 	                                       * started as root ("": no separation) */
 	char grid_mapfile[PATH_MAX];          /* the launcher starts only its accounts */
+	char topology_xml[PATH_MAX];          /* helper.topology_xml: the node's topology for
+	                                       * the job's processes (node_topology.h), "" off */
 };
 
 /* Fill out from cfg; -1 with err naming the key and the reason. */

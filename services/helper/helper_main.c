@@ -30,6 +30,7 @@
 #include "launch.h"
 #include "log.h"
 #include "privsep_client.h"
+#include "node_topology.h"
 #include "privsep_drop.h"
 #include "privsep_launcher.h"
 #include "soap_server.h"
@@ -105,6 +106,16 @@ prepare(struct helper_daemon *d, char *err, size_t errlen)
 	}
 	if (d->launcher != NULL)
 		launch_table_use_launcher(h->launches, d->launcher);
+	if (h->cfg.topology_xml[0] != '\0') {
+		char why[512];
+		if (node_topology_write(h->cfg.topology_xml, why, sizeof(why)) == 0) {
+			launch_table_use_topology(h->launches, h->cfg.topology_xml);
+			log_info("node topology in %s, for the job's processes",
+			    h->cfg.topology_xml);
+		} else {
+			log_warn("%s; the job's processes discover the node themselves", why);
+		}
+	}
 	pthread_mutex_init(&h->setups_lock, NULL);
 	if (geteuid() != 0)
 		log_warn("not running as root: Launch can start processes only as uid %u",

@@ -24,6 +24,7 @@
 #include "launch_exec.h"
 #include "launch_output.h"
 #include "log.h"
+#include "node_topology.h"
 #include "privsep_client.h"
 #include "random_bytes.h"
 
@@ -61,6 +62,7 @@ struct launch_table {
 	unsigned long seq;
 	size_t nslots;
 	struct launch *slots;
+	char topology_env[sizeof(NODE_TOPOLOGY_ENV) + PATH_MAX]; /* "VAR=path", or "" */
 };
 
 static long
@@ -234,6 +236,18 @@ launch_table_use_launcher(struct launch_table *t, struct privsep_client *launche
 	pthread_mutex_unlock(&t->lock);
 }
 
+void
+launch_table_use_topology(struct launch_table *t, const char *path)
+{
+	pthread_mutex_lock(&t->lock);
+	if (path == NULL || path[0] == '\0')
+		t->topology_env[0] = '\0';
+	else
+		snprintf(t->topology_env, sizeof(t->topology_env), "%s=%s", NODE_TOPOLOGY_ENV,
+		    path);
+	pthread_mutex_unlock(&t->lock);
+}
+
 static struct launch *
 find(struct launch_table *t, const char *id)
 {
@@ -312,18 +326,27 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 		errlen) != 0 ||
 	    record_token(t, req, who.uid, err, errlen) != 0)
 		return -1;
-	/* the job's environment plus the launch's mark (LAUNCH_MARK_ENV) */
+	/* the job's environment, the node's topology file (node_topology.h), and the launch's
+	 * mark (LAUNCH_MARK_ENV), which the privileged launcher adds itself */
 	char mark[sizeof(LAUNCH_MARK_ENV) + LAUNCH_ID_MAX], new_id[LAUNCH_ID_MAX];
-	char **env = calloc((size_t)req->envc + 1, sizeof(*env));
+	char topology[sizeof(t->topology_env)];
+	char **env = calloc((size_t)req->envc + 2, sizeof(*env));
 	if (env == NULL) {
 		snprintf(err, errlen, "cannot prepare the launch: out of memory");
 		return -1;
 	}
 	struct launch_request marked = *req;
 	memcpy(env, req->env, (size_t)req->envc * sizeof(*env));
-	env[req->envc] = mark;
+	int envc = req->envc;
+	pthread_mutex_lock(&t->lock);
+	snprintf(topology, sizeof(topology), "%s", t->topology_env);
+	pthread_mutex_unlock(&t->lock);
+	if (topology[0] != '\0' && node_topology_applies((char *const *)req->argv, req->argc,
+		(char *const *)req->env, req->envc))
+		env[envc++] = topology;
+	env[envc] = mark;
 	marked.env = env;
-	marked.envc = req->envc + 1;
+	marked.envc = envc + 1;
 	pthread_mutex_lock(&t->lock);
 	struct launch *l = t->stop ? NULL : free_slot(t, err, errlen);
 	if (t->stop)
@@ -335,7 +358,7 @@ launch_start(struct launch_table *t, const struct launch_request *req, char id[L
 	int rc = l == NULL ? -1 : t->launcher == NULL ?
 	    launch_exec(&marked, &who, &p, err, errlen) :
 	    privsep_client_launch(t->launcher, new_id, who.uid, req->workdir, req->argv, req->argc,
-		req->env, req->envc, &p.pid, &p.out_fd, &p.err_fd, &p.in_fd, err, errlen);
+		env, envc, &p.pid, &p.out_fd, &p.err_fd, &p.in_fd, err, errlen);
 	free(env);
 	if (rc == 0) {
 		memset(l, 0, sizeof(*l));

@@ -80,6 +80,10 @@ struct privsep_client;
  * the table does not own it. */
 void launch_table_use_launcher(struct launch_table *t, struct privsep_client *launcher);
 
+/* From now on launches get the node's topology file (node_topology.h); path "" or NULL stops
+ * it. */
+void launch_table_use_topology(struct launch_table *t, const char *path);
+
 /* Start a process; id gets its launch id. -1 with err naming the reason (bad argument,
  * refused account, exec failure, limit). */
 int launch_start(struct launch_table *t, const struct launch_request *req, char id[LAUNCH_ID_MAX],

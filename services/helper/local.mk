@@ -19,8 +19,9 @@ services_helper_libhelper_a_SOURCES = \
 	services/helper/privsep_proto.c services/helper/privsep_proto.h \
 	services/helper/privsep_client.c services/helper/privsep_client.h \
 	services/helper/privsep_launcher.c services/helper/privsep_launcher.h \
-	services/helper/privsep_drop.c services/helper/privsep_drop.h
-services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
+	services/helper/privsep_drop.c services/helper/privsep_drop.h \
+	services/helper/node_topology.c services/helper/node_topology.h
+services_helper_libhelper_a_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) $(HWLOC_CFLAGS)
 
 # The service without its main: the daemon and the SOAP fuzz target (tests/fuzz) serve the same.
 HELPER_SERVICE_SOURCES = \
@@ -45,7 +46,7 @@ sbin_PROGRAMS += services/helper/qcg-helper
 services_helper_qcg_helper_SOURCES = services/helper/helper_main.c $(HELPER_SERVICE_SOURCES)
 services_helper_qcg_helper_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS) \
 	$(QCG_SOAP_CPPFLAGS)
-services_helper_qcg_helper_LDADD = services/helper/libhelper.a \
+services_helper_qcg_helper_LDADD = services/helper/libhelper.a $(HWLOC_LIBS) \
 	$(QCG_PROTO_LIBS) $(QCG_SOAP_LIBS) -lpthread
 EXTRA_DIST += doc/qcg-helper.conf.example
 
@@ -72,7 +73,7 @@ EXTRA_DIST += tests/integration/test_helper_handoff.sh tests/integration/test_he
 check_PROGRAMS += tests/unit/test_helper_units
 tests_unit_test_helper_units_SOURCES = tests/unit/test_helper_units.c tests/unit/check.h
 tests_unit_test_helper_units_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
-tests_unit_test_helper_units_LDADD = services/helper/libhelper.a \
+tests_unit_test_helper_units_LDADD = services/helper/libhelper.a $(HWLOC_LIBS) \
 	$(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_helper_units
 
@@ -80,7 +81,7 @@ TESTS += tests/unit/test_helper_units
 check_PROGRAMS += tests/unit/test_privsep_launcher
 tests_unit_test_privsep_launcher_SOURCES = tests/unit/test_privsep_launcher.c tests/unit/check.h
 tests_unit_test_privsep_launcher_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
-tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a \
+tests_unit_test_privsep_launcher_LDADD = services/helper/libhelper.a $(HWLOC_LIBS) \
 	$(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_privsep_launcher
 
@@ -90,6 +91,6 @@ services_helper_replay_privsep_proto_SOURCES = tests/fuzz/replay.c \
 	services/helper/fuzz_privsep_proto.c
 services_helper_replay_privsep_proto_CPPFLAGS = $(HELPER_TEST_CPPFLAGS) \
 	-DFUZZ_TARGET=\"privsep_proto\"
-services_helper_replay_privsep_proto_LDADD = services/helper/libhelper.a
+services_helper_replay_privsep_proto_LDADD = services/helper/libhelper.a $(HWLOC_LIBS)
 TESTS += tests/integration/test_privsep_proto_replay.sh
 EXTRA_DIST += services/helper/corpus_privsep_proto tests/integration/test_privsep_proto_replay.sh

@@ -30,19 +30,42 @@ id=$(launch job-L nobody -w /tmp -e PATH=/usr/bin:/bin -e "QCG_JOB_TOKEN=$TOKEN"
 	-- sh -c 'id -u; id -g; pwd; env | sort')
 helper_as gw-a collect "$id" 20 >"$D/c2.out" 2>&1
 nobody_gid=$(id -g nobody)
+TOPO=$HELPER_SOCKET.topology.xml # helper.topology_xml's default (node_topology.h)
 expected="65534
 $nobody_gid
 /tmp
 ODD=a b=c
+OMPI_MCA_hwloc_base_topo_file=$TOPO
 PATH=/usr/bin:/bin
 PWD=/tmp
 QCG_HELPER_LAUNCH_ID=$id
 QCG_JOB_TOKEN=$TOKEN
 --- exit=0"
 # sh adds PWD itself; nothing of the helper's own environment may appear, only the launch's
-# mark (what Signal finds a daemonized process by).
+# mark (what Signal finds a daemonized process by) and the node's topology file.
 [ "$(cat "$D/c2.out")" = "$expected" ] && pass launch_runs_as_account_in_workdir_with_exact_environment ||
 	fail launch_runs_as_account_in_workdir_with_exact_environment "got: $(cat "$D/c2.out")"
+
+# --- the node's topology, found once by the helper for Open MPI (node_topology.h) ------------
+# The job's account reads it, and it is hwloc's XML of this machine (as many PUs as it has).
+id=$(launch job-L nobody -e PATH=/usr/bin:/bin -- sh -c 'grep -c "type=\"PU\"" "$OMPI_MCA_hwloc_base_topo_file"')
+helper_as gw-a collect "$id" 20 >"$D/topo.out" 2>&1
+[ "$(cat "$D/topo.out")" = "$(nproc --all)
+--- exit=0" ] && pass topology_file_is_this_nodes_hwloc_xml_readable_by_the_job ||
+	fail topology_file_is_this_nodes_hwloc_xml_readable_by_the_job "$(cat "$D/topo.out"); $(ls -l "$TOPO" 2>&1)"
+# A launch naming its own file keeps it; one that runs srun (a Slurm step, whose cgroup may
+# allow fewer CPUs than the file lists) gets none.
+id=$(launch job-L nobody -e PATH=/usr/bin:/bin -e OMPI_MCA_hwloc_base_topo_file=/mine.xml -- \
+	sh -c 'echo "[$OMPI_MCA_hwloc_base_topo_file]"')
+helper_as gw-a collect "$id" 20 >"$D/own.out" 2>&1
+mkdir -p "$D/bin" && printf '#!/bin/sh\necho "[${OMPI_MCA_hwloc_base_topo_file-}]"\n' >"$D/bin/srun" &&
+	chmod 755 "$D" "$D/bin" "$D/bin/srun"
+id=$(launch job-L nobody -e PATH=/usr/bin:/bin -- "$D/bin/srun" --overlap true)
+helper_as gw-a collect "$id" 20 >"$D/srun.out" 2>&1
+[ "$(cat "$D/own.out")" = "[/mine.xml]
+--- exit=0" ] && [ "$(cat "$D/srun.out")" = "[]
+--- exit=0" ] && pass topology_file_left_to_a_launch_that_names_one_and_kept_from_srun ||
+	fail topology_file_left_to_a_launch_that_names_one_and_kept_from_srun "own: $(cat "$D/own.out"); srun: $(cat "$D/srun.out")"
 
 # The launch's token admits the job's processes, as its account (nobody) but not as another uid.
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$HELPER_LOCAL" "$HELPER_SOCKET" job-L "$TOKEN" hello 2>&1)
