@@ -165,7 +165,7 @@ FUZZ_HELPER_SOURCES = $(FUZZ_SOAP_SOURCES) tests/fuzz/fuzz_soap_helper.c \
 	$(HELPER_SERVICE_SOURCES)
 FUZZ_HELPER_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/services/helper \
 	$(QCG_PROTO_CPPFLAGS) -I$(top_srcdir)/tests/fuzz $(QCG_SOAP_CPPFLAGS)
-FUZZ_HELPER_LIBS = services/helper/libhelper.a $(QCG_PROTO_LIBS) \
+FUZZ_HELPER_LIBS = services/helper/libhelper.a $(HWLOC_LIBS) $(QCG_PROTO_LIBS) \
 	$(QCG_SOAP_LIBS) -lpthread
 check_PROGRAMS += tests/fuzz/replay_soap_helper
 TESTS += tests/fuzz/replay_soap_helper
