@@ -58,8 +58,10 @@ for h in gw-b b1; do
 		continue
 	fi
 	files=$(cd "$root" && find . -type f | sort)
+	# The running helper's node topology (helper.topology_xml, beside its socket) is its own
+	# state, written at start, as the socket is; not a file install writes.
 	check "install writes $h's files and only those of its tree" \
-		"[[ \$files == \"\$(cd \"\$tree\" && find . -type f | sort)\" ]] && [[ -n \$files ]]"
+		"[[ \$files == \"\$(cd \"\$tree\" && find . -type f ! -name '*.topology.xml' | sort)\" ]] && [[ -n \$files ]]"
 	differ=""
 	for f in $files; do
 		sed "s|$tree/|/|g" "$tree/$f" | cmp -s - "$root/$f" || differ+=" $f"
