@@ -28,9 +28,10 @@ char *stage_node_env[1] = { "PATH=/usr/bin:/bin" };
  * Ctrl-C, a refused upload) left its file behind when the signal came between mktemp and the
  * trap (test_stage_put.sh, under load).
  *
- * Nor may a child make it: the helper signals the whole process group, so `t=$(mktemp)` lost
- * the name when mktemp was killed after creating the file and before printing it (CI, stop
- * 29). STAGE_MAKE_TEMP names the file first and then creates it with the shell's own
+ * Nor may a child make it: the helper signals the whole process group, so with `t=$(mktemp)`
+ * a mktemp killed after creating the file and before printing its name would leave a file the
+ * trap does not know (a window reasoned from the code; 2,200 forced kills never hit it: CI's
+ * failure of stop 29 was the double TERM below). STAGE_MAKE_TEMP names the file first and then creates it with the shell's own
  * redirection under noclobber (O_EXCL), so the EXIT trap always knows what to remove. A name
  * already taken (a leftover of a receiver killed by SIGKILL) is cleared before the next is
  * tried; only a signal in that instant could remove the leftover, which is ours anyway.
