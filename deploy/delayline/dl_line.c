@@ -92,19 +92,46 @@ fail:
 	return -1;
 }
 
+/*
+ * The frame just read into `big` (a large buffer), moved into a small buffer when it fits one,
+ * so that the memory held on the wire follows the bytes, not the number of frames.
+ */
+static struct dl_frame *
+dl_frame_shrink(struct dl_pool *pool, struct dl_frame *big)
+{
+	struct dl_frame *small;
+
+	if (big->len > DL_FRAME_SMALL || (small = dl_pool_get(pool, DL_FRAME_SMALL)) == NULL)
+		return big;
+	memcpy(small->data, big->data, big->len);
+	small->len = big->len;
+	small->wire_len = big->wire_len;
+	dl_pool_put(pool, big);
+	return small;
+}
+
 /* Read up to DL_RECV_BATCH frames arriving on d->in_fd and queue them. */
 static void
 dl_dir_receive(struct dl_line *l, struct dl_dir *d)
 {
 	for (int i = 0; i < DL_RECV_BATCH; i++) {
-		struct dl_frame *f = dl_pool_get(&l->pool);
+		struct dl_frame *f = dl_pool_get(&l->pool, DL_FRAME_LARGE);
 		unsigned char scratch[64];
+		uint32_t wire;
 		int truncated;
 		ssize_t n;
 
 		/* Without a buffer the frame is still read, to drop it and count it. */
-		n = f != NULL ? dl_port_recv(d->in_fd, f->data, sizeof(f->data), &truncated) :
+		n = f != NULL ? dl_port_recv(d->in_fd, f->data, f->cap, &truncated) :
 		    dl_port_recv(d->in_fd, scratch, sizeof(scratch), &truncated);
+		if (n < 0 && errno == EINVAL) {
+			/* The kernel dropped a super-frame it could not describe in a header. */
+			if (d->st.drop_vnet++ == 0)
+				log_warn("%s: dropping a frame with no virtio-net header", d->name);
+			if (f != NULL)
+				dl_pool_put(&l->pool, f);
+			continue;
+		}
 		if (n <= 0) {
 			if (f != NULL)
 				dl_pool_put(&l->pool, f);
@@ -112,22 +139,27 @@ dl_dir_receive(struct dl_line *l, struct dl_dir *d)
 				log_warn("%s: receive: %s", d->name, strerror(errno));
 			return;
 		}
+		wire = f != NULL && !truncated ? dl_frame_wire_len(f->data, (uint32_t)n) :
+		    (uint32_t)n;
 		d->st.rx_frames++;
-		d->st.rx_bytes += (uint64_t)n;
+		d->st.rx_bytes += wire;
 		if (f == NULL) {
 			d->st.drop_pool++;
 			continue;
 		}
 		if (truncated) {
 			if (d->st.drop_oversize++ == 0)
-				log_warn("%s: dropping a %zd-byte frame (over %d): turn off TSO/GSO "
-				    "on the sending interface (ethtool -K IF tso off gso off)",
-				    d->name, n, DL_FRAME_MAX);
+				log_warn("%s: dropping a %zd-byte frame (over %u)", d->name, n,
+				    DL_FRAME_MAX);
 			dl_pool_put(&l->pool, f);
 			continue;
 		}
 		f->len = (uint32_t)n;
-		if (dl_sched_admit(&d->sched, dl_now_ns(), f->len, &f->due_ns) < 0) {
+		f->wire_len = wire;
+		if (f->len - DL_VNET_HDR_LEN < wire)
+			d->st.rx_super++;
+		f = dl_frame_shrink(&l->pool, f);
+		if (dl_sched_admit(&d->sched, dl_now_ns(), wire, &f->due_ns) < 0) {
 			d->st.drop_queue++;
 			dl_pool_put(&l->pool, f);
 			continue;
@@ -157,7 +189,7 @@ dl_dir_emit(struct dl_line *l, struct dl_dir *d, uint64_t now)
 			uint64_t late = now - f->due_ns;
 
 			d->st.tx_frames++;
-			d->st.tx_bytes += f->len;
+			d->st.tx_bytes += f->wire_len;
 			d->st.late_sum_ns += late;
 			if (late > d->st.late_max_ns)
 				d->st.late_max_ns = late;
@@ -234,10 +266,12 @@ dl_line_print_stats(const struct dl_line *l, FILE *out)
 
 		fprintf(out,
 		    "%s: rx %" PRIu64 " frames %" PRIu64 " bytes, tx %" PRIu64 " frames %" PRIu64
-		    " bytes, queued %zu, drops queue %" PRIu64 " pool %" PRIu64 " oversize %" PRIu64
-		    " send %" PRIu64 ", late mean %" PRIu64 " us max %" PRIu64 " us\n",
-		    d->name, s->rx_frames, s->rx_bytes, s->tx_frames, s->tx_bytes, d->fifo.count,
-		    s->drop_queue, s->drop_pool, s->drop_oversize, s->drop_send,
+		    " bytes, super-frames %" PRIu64 ", queued %zu, drops queue %" PRIu64
+		    " pool %" PRIu64 " oversize %" PRIu64 " no-header %" PRIu64 " send %" PRIu64
+		    ", late mean %" PRIu64 " us max %" PRIu64 " us\n",
+		    d->name, s->rx_frames, s->rx_bytes, s->tx_frames, s->tx_bytes, s->rx_super,
+		    d->fifo.count, s->drop_queue, s->drop_pool, s->drop_oversize, s->drop_vnet,
+		    s->drop_send,
 		    s->tx_frames ? s->late_sum_ns / s->tx_frames / 1000 : 0, s->late_max_ns / 1000);
 	}
 	fflush(out);

@@ -22,11 +22,13 @@
 #define DL_RETRY_NS 50000ULL
 
 struct dl_stats {
-	uint64_t rx_frames, rx_bytes;   /* frames read */
-	uint64_t tx_frames, tx_bytes;   /* frames written after their delay */
+	uint64_t rx_frames, rx_bytes;   /* frames read; bytes as on a wire (dl_frame_wire_len) */
+	uint64_t rx_super;              /* of them GSO super-frames (several segments each) */
+	uint64_t tx_frames, tx_bytes;   /* frames written after their delay; wire bytes */
 	uint64_t drop_queue;            /* tail drops: the transmitter's queue was full */
 	uint64_t drop_pool;             /* no frame buffer left */
-	uint64_t drop_oversize;         /* longer than DL_FRAME_MAX (offloads left on?) */
+	uint64_t drop_oversize;         /* longer than DL_FRAME_MAX */
+	uint64_t drop_vnet;             /* super-frames the kernel could not describe */
 	uint64_t drop_send;             /* the kernel rejected the frame */
 	uint64_t late_sum_ns, late_max_ns; /* how late frames left beyond their due time */
 };

@@ -31,6 +31,11 @@ dl_port_configure(int fd, int ifindex, const char *ifname, char *err, size_t err
 	};
 	int one = 1, rcvbuf = DL_PORT_RCVBUF;
 
+	/* Super-frames pass whole, with the header that describes them (dl_frame.h). */
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		snprintf(err, errlen, "interface %s: PACKET_VNET_HDR: %s", ifname, strerror(errno));
+		return -1;
+	}
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		snprintf(err, errlen, "interface %s: bind: %s", ifname, strerror(errno));
 		return -1;

@@ -15,13 +15,14 @@
 
 /*
  * Open a non-blocking packet socket on interface `ifname`: bound to it, promiscuous, blind to
- * the frames it sends itself. Returns the descriptor, or -1 with the reason in err.
+ * the frames it sends itself, with virtio-net headers on every frame read and written. Returns the descriptor, or -1 with the reason in err.
  */
 int dl_port_open(const char *ifname, char *err, size_t errlen);
 
 /*
- * Receive one frame into buf. Returns its length, 0 when nothing is pending, -1 on error (errno
- * set). A frame longer than buflen is consumed and reported through *truncated.
+ * Receive one frame, preceded by its virtio-net header, into buf. Returns the length of both,
+ * 0 when nothing is pending, -1 on error (errno set; EINVAL: the kernel dropped a super-frame it
+ * could not describe). A frame longer than buflen is consumed and reported through *truncated.
  */
 ssize_t dl_port_recv(int fd, void *buf, size_t buflen, int *truncated);
 

@@ -167,21 +167,92 @@ pool_recycles_and_respects_its_limit(void)
 	struct dl_frame *a, *b;
 
 	dl_pool_init(&p, 2);
-	a = dl_pool_get(&p);
-	b = dl_pool_get(&p);
+	a = dl_pool_get(&p, 60);
+	b = dl_pool_get(&p, DL_FRAME_SMALL);
 	CHECK(a != NULL && b != NULL);
-	CHECK(dl_pool_get(&p) == NULL);
+	CHECK(dl_pool_get(&p, 60) == NULL);
 	dl_fifo_push(&q, a);
 	dl_fifo_push(&q, b);
 	CHECK(dl_fifo_pop(&q) == a);
 	dl_pool_put(&p, a);
-	CHECK(dl_pool_get(&p) == a);
+	CHECK(dl_pool_get(&p, 60) == a);
 	CHECK(dl_fifo_pop(&q) == b);
 	CHECK(dl_fifo_pop(&q) == NULL);
 	dl_pool_put(&p, a);
 	dl_pool_put(&p, b);
 	dl_pool_destroy(&p);
 	CHECK_INT_EQ(p.allocated, 0);
+}
+
+/* A large buffer costs its size in small units, and each size is recycled as itself. */
+static void
+pool_counts_super_frame_buffers_by_size(void)
+{
+	struct dl_pool p;
+	struct dl_frame *big, *small;
+
+	dl_pool_init(&p, DL_FRAME_LARGE_UNITS);
+	big = dl_pool_get(&p, DL_FRAME_SMALL + 1);
+	CHECK(big != NULL && big->cap == DL_FRAME_LARGE);
+	CHECK(dl_pool_get(&p, 60) == NULL);
+	CHECK(dl_pool_get(&p, DL_FRAME_LARGE + 1) == NULL);
+	dl_pool_put(&p, big);
+	small = dl_pool_get(&p, 60);
+	CHECK(small == NULL);
+	CHECK(dl_pool_get(&p, DL_FRAME_LARGE) == big);
+	dl_pool_put(&p, big);
+	dl_pool_destroy(&p);
+	CHECK_INT_EQ(p.allocated, 0);
+	dl_pool_init(&p, DL_FRAME_LARGE_UNITS + 1);
+	small = dl_pool_get(&p, 60);
+	CHECK(small != NULL && small->cap == DL_FRAME_SMALL);
+	dl_pool_put(&p, small);
+	dl_pool_destroy(&p);
+	CHECK_INT_EQ(p.allocated, 0);
+}
+
+/* Build virtio header + Ethernet + IPv4 (ihl 5) + TCP (doff 8) + payload bytes into buf. */
+static uint32_t
+tcp_frame(unsigned char *buf, uint8_t gso_type, uint16_t gso_size, uint32_t payload, int vlan)
+{
+	struct virtio_net_hdr vh = { .gso_type = gso_type, .gso_size = gso_size };
+	unsigned char *e = buf + DL_VNET_HDR_LEN;
+	uint32_t off = 12;
+
+	memset(buf, 0, DL_VNET_HDR_LEN + 18 + 20 + 32 + payload);
+	memcpy(buf, &vh, sizeof(vh));
+	if (vlan) {
+		e[off] = 0x81, e[off + 1] = 0x00;
+		off += 4;
+	}
+	e[off] = 0x08, e[off + 1] = 0x00;
+	off += 2;
+	e[off] = 0x45;
+	e[off + 20 + 12] = 8 << 4;
+	return DL_VNET_HDR_LEN + off + 20 + 32 + payload;
+}
+
+/* A rate-limited link is charged what the segments of a super-frame would take on a wire. */
+static void
+wire_length_counts_every_segment_header(void)
+{
+	static unsigned char buf[DL_FRAME_LARGE];
+	uint32_t hdrs = 14 + 20 + 32, len;
+
+	len = tcp_frame(buf, VIRTIO_NET_HDR_GSO_NONE, 0, 1000, 0);
+	CHECK_INT_EQ(dl_frame_wire_len(buf, len), hdrs + 1000);
+	/* 10 segments of 1448 and one of 520 bytes: 11 copies of the headers. */
+	len = tcp_frame(buf, VIRTIO_NET_HDR_GSO_TCPV4, 1448, 14480 + 520, 0);
+	CHECK_INT_EQ(dl_frame_wire_len(buf, len), 11 * hdrs + 14480 + 520);
+	len = tcp_frame(buf, VIRTIO_NET_HDR_GSO_TCPV4 | VIRTIO_NET_HDR_GSO_ECN, 1000, 3000, 1);
+	CHECK_INT_EQ(dl_frame_wire_len(buf, len), 3 * (hdrs + 4) + 3000);
+	/* What cannot be parsed is charged its own length, never less. */
+	len = tcp_frame(buf, VIRTIO_NET_HDR_GSO_TCPV4, 1000, 3000, 0);
+	buf[DL_VNET_HDR_LEN + 12] = 0x12;
+	CHECK_INT_EQ(dl_frame_wire_len(buf, len), len - DL_VNET_HDR_LEN);
+	CHECK_INT_EQ(dl_frame_wire_len(buf, 4), 4);
+	len = tcp_frame(buf, VIRTIO_NET_HDR_GSO_TCPV4, 1000, 0, 0);
+	CHECK_INT_EQ(dl_frame_wire_len(buf, len), len - DL_VNET_HDR_LEN);
 }
 
 int
@@ -195,5 +266,7 @@ main(void)
 	RUN(options_apply_to_the_ports_after_them);
 	RUN(bad_ports_are_rejected_with_the_reason);
 	RUN(pool_recycles_and_respects_its_limit);
+	RUN(pool_counts_super_frame_buffers_by_size);
+	RUN(wire_length_counts_every_segment_header);
 	return check_exit();
 }
