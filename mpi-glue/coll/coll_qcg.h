@@ -61,6 +61,7 @@ typedef struct mca_coll_qcg_component_t {
 	int discovery_done;         /* discovery ran (or was ruled out) for this job */
 	int links_probe;            /* measure the links when a collective first needs a choice */
 	int links_probe_kb;         /* bytes of one bandwidth probe message (KiB) */
+	int verify_bytes;           /* calls this large have the model's choice measured; 0: never */
 	int links_known;            /* links[] holds this process's latest probe's figures */
 	struct qcg_link_params links[QCG_NLINKS]; /* per link class (coll_qcg_links.c) */
 	double discovered_rtt_us[QCG_NLINKS]; /* world rank 0, origin DISCOVERED: the least
@@ -97,6 +98,16 @@ typedef struct mca_coll_qcg_module_t {
 		size_t bytes; /* the size of this collective's last call that took a final choice */
 		int alg;      /* its choice; -1: none yet */
 	} memo[QCG_NCOLLS];
+	struct qcg_verify {    /* coll_qcg_verify.c: the model's large choices, measured */
+		int cls;           /* the size class on trial; -1: none */
+		int alg;           /* the model's choice for it */
+		int calls;         /* trial calls started: even ones ran alg, odd ones tuned */
+		int running;       /* a trial call is under way */
+		double start_us;   /* when it started */
+		double best[2];    /* least time seen of alg, of tuned (this rank) */
+		uint64_t done;     /* size classes settled */
+		uint64_t overruled; /* ... of them, those where tuned was faster */
+	} verify[QCG_NCOLLS];
 	QCG_PREV(allgather);
 	QCG_PREV(allgatherv);
 	QCG_PREV(allreduce);
@@ -163,6 +174,24 @@ void mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m);
 size_t mca_coll_qcg_bytes(struct ompi_datatype_t *dtype, int count); /* signature bytes */
 void mca_coll_qcg_choice_register(void);
 void mca_coll_qcg_choice_check(void);
+
+/*
+ * coll_qcg_verify.c: the algorithm a call of size class cls runs when the model chose alg
+ * (*final: the same for every later call of that class); the module's slots of the verified
+ * collectives, which time their trial calls.
+ */
+int mca_coll_qcg_verify_alg(mca_coll_qcg_module_t *m, int coll, int cls, size_t bytes, int alg,
+    int *final);
+void mca_coll_qcg_verify_reset(mca_coll_qcg_module_t *m);
+int mca_coll_qcg_allreduce_verified(const void *sbuf, void *rbuf, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_allgather_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
+int mca_coll_qcg_alltoall_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
 
 /* Whether a call goes to the previous component by the choice (after qcg's own checks). */
 #define QCG_HAND_DOWN(m, coll, bytes)                                                              	(mca_coll_qcg_choose((m), (coll), (bytes)) == QCG_ALG_PREVIOUS)

@@ -54,6 +54,12 @@ mca_coll_qcg_choice_register(void)
 	    "needs a choice (later communicators take those figures); 0 measures nothing, and "
 	    "auto then hands every collective to the previous component",
 	    MCA_BASE_VAR_TYPE_INT, NULL, &c->links_probe);
+	c->verify_bytes = 65536;
+	mca_coll_qcg_register_var("verify_bytes",
+	    "Calls of allreduce, allgather and alltoall of at least this many bytes per rank (default 65536), where auto chose one of qcg's algorithms, "
+	    "have that choice measured: the first four calls of each size class alternate it and "
+	    "tuned, and the faster (the slowest rank's time) runs every later call of that class; "
+	    "0 trusts the model without measuring", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_bytes);
 	c->links_probe_kb = 1024;
 	mca_coll_qcg_register_var("links_probe_kb",
 	    "Size in KiB of the bandwidth probe's message (16..65536)", MCA_BASE_VAR_TYPE_INT,
@@ -74,7 +80,13 @@ mca_coll_qcg_choice_check(void)
 	if (c->links_probe_kb < 16 || c->links_probe_kb > 65536) {
 		opal_output(0, "coll:qcg: coll_qcg_links_probe_kb %d is outside 16..65536; using "
 		    "1024", c->links_probe_kb);
-		c->links_probe_kb = 1024;
+		c->verify_bytes = 65536;
+	mca_coll_qcg_register_var("verify_bytes",
+	    "Calls of allreduce, allgather and alltoall of at least this many bytes per rank (default 65536), where auto chose one of qcg's algorithms, "
+	    "have that choice measured: the first four calls of each size class alternate it and "
+	    "tuned, and the faster (the slowest rank's time) runs every later call of that class; "
+	    "0 trusts the model without measuring", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_bytes);
+	c->links_probe_kb = 1024;
 	}
 }
 
@@ -192,18 +204,21 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		mca_coll_qcg_links_agree(m);
 		step_aside(m);
 	}
-	int alg = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
-	    QCG_ALG_PREVIOUS;
-	m->memo[coll].bytes = bytes, m->memo[coll].alg = alg; /* the links are agreed: final */
+	int model = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
+	    QCG_ALG_PREVIOUS, final;
+	int alg = mca_coll_qcg_verify_alg(m, coll, cls, bytes, model, &final);
+	if (final) /* the links are agreed, the class settled */
+		m->memo[coll].bytes = bytes, m->memo[coll].alg = alg;
 	if (!log)
 		return alg;
+	/* the model's choice (a trial, if any, says its own verdict when it settles) */
 	if (!m->links_known)
 		QCG_VERBOSE(10, "choice: comm %d %s size class %d: tuned (no link measurements: "
 		    "coll_qcg_links_probe 0 or the probe failed)", m->cid, qcg_coll_name(coll), cls);
 	else if (bytes == QCG_BYTES_UNKNOWN)
 		QCG_VERBOSE(10, "choice: comm %d %s (sizes differ by rank: links alone): %s; "
 		    "predicted at 1 MiB per rank: tuned %.1f us, multilevel %.1f us", m->cid,
-		    qcg_coll_name(coll), qcg_alg_name(alg), t[QCG_ALG_PREVIOUS],
+		    qcg_coll_name(coll), qcg_alg_name(model), t[QCG_ALG_PREVIOUS],
 		    t[QCG_ALG_MULTILEVEL]);
 	else {
 		char seg[48] = ""; /* only the collectives that have a segmented form */
@@ -211,7 +226,7 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 			snprintf(seg, sizeof(seg), ", segmented %.1f us", t[QCG_ALG_SEGMENTED]);
 		QCG_VERBOSE(10, "choice: comm %d %s %zu B (class %d): %s; predicted tuned %.1f us, "
 		    "multilevel %.1f us%s", m->cid, qcg_coll_name(coll), bytes, cls,
-		    qcg_alg_name(alg), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL], seg);
+		    qcg_alg_name(model), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL], seg);
 	}
 	return alg;
 }

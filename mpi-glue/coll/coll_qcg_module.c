@@ -74,6 +74,7 @@ qcg_module_construct(mca_coll_qcg_module_t *m)
 	m->links_agreed = m->links_known = 0;
 	for (int k = 0; k < QCG_NCOLLS; k++)
 		m->memo[k].alg = -1;
+	mca_coll_qcg_verify_reset(m);
 }
 
 static void
@@ -189,10 +190,10 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.coll_module_disable = qcg_module_disable;
 	m->super.ft_event = NULL;
 	/* Collectives left NULL keep the previous component's function. */
-	m->super.coll_allgather = mca_coll_qcg_allgather;
+	m->super.coll_allgather = mca_coll_qcg_allgather_verified;
 	m->super.coll_allgatherv = mca_coll_qcg_allgatherv;
-	m->super.coll_allreduce = mca_coll_qcg_allreduce;
-	m->super.coll_alltoall = mca_coll_qcg_alltoall;
+	m->super.coll_allreduce = mca_coll_qcg_allreduce_verified;
+	m->super.coll_alltoall = mca_coll_qcg_alltoall_verified;
 	m->super.coll_barrier = mca_coll_qcg_barrier;
 	m->super.coll_bcast = mca_coll_qcg_bcast;
 	m->super.coll_gather = mca_coll_qcg_gather;

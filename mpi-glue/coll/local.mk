@@ -15,6 +15,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_links.c \
 	mpi-glue/coll/coll_qcg_decision.c mpi-glue/coll/coll_qcg_decision.h \
 	mpi-glue/coll/coll_qcg_choice.c \
+	mpi-glue/coll/coll_qcg_verify.c \
 	mpi-glue/coll/coll_qcg_subcomms.c \
 	mpi-glue/coll/coll_qcg_tree.c \
 	mpi-glue/coll/coll_qcg_exchange.c \
