@@ -285,6 +285,9 @@ int mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t 
 int mca_coll_qcg_allgather_seg(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     char *full, size_t B, int in_place_direct, struct ompi_communicator_t *comm,
     mca_coll_qcg_module_t *m);
+int mca_coll_qcg_allgather_spread(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    char *full, size_t B, int in_place_direct, struct ompi_communicator_t *comm,
+    mca_coll_qcg_module_t *m);
 
 int mca_coll_qcg_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,

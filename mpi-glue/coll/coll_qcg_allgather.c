@@ -5,7 +5,8 @@
  * result inside its site on the pipelined multilevel tree (coll_qcg_bcast.c, from level 1:
  * cluster holders, node holders, node members, segment by segment), and every rank puts the
  * blocks at their places. The choice "segmented" (large blocks) overlaps the three stages
- * instead, one stream of pieces (coll_qcg_allgather_seg.c).
+ * instead, one stream of pieces (coll_qcg_allgather_seg.c); "spread" sends every rank's block
+ * across the WAN on its own connection (coll_qcg_allgather_spread.c).
  */
 #include "config.h"
 
@@ -89,8 +90,9 @@ mca_coll_qcg_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdt
 		return OMPI_ERR_OUT_OF_RESOURCE;
 	int C = lay->unit[1][me], cluster_master = lay->master[1][C] == me;
 	ompi_communicator_t *cl = m->cluster_comm;
-	if (alg == QCG_ALG_SEGMENTED) {
-		rc = mca_coll_qcg_allgather_seg(sbuf, scount, sdtype, full, B, direct && in_place,
+	if (alg == QCG_ALG_SEGMENTED || alg == QCG_ALG_SPREAD) {
+		rc = (alg == QCG_ALG_SEGMENTED ? mca_coll_qcg_allgather_seg :
+		    mca_coll_qcg_allgather_spread)(sbuf, scount, sdtype, full, B, direct && in_place,
 		    comm, m);
 		goto unpack;
 	}

@@ -18,6 +18,7 @@ static const mca_base_var_enum_value_t alg_values[] = {
 	{ QCG_ALG_PREVIOUS, "tuned" },
 	{ QCG_ALG_MULTILEVEL, "multilevel" },
 	{ QCG_ALG_SEGMENTED, "segmented" },
+	{ QCG_ALG_SPREAD, "spread" },
 	{ 0, NULL },
 };
 
@@ -36,7 +37,9 @@ mca_coll_qcg_choice_register(void)
 		    "segment by segment, every site pair at once, overlapped with the site's reduce "
 		    "and broadcast)" : k == QCG_COLL_ALLGATHER ? ", or segmented (large blocks: the "
 		    "site's gather, the site masters' WAN streams and the site's broadcast overlapped, "
-		    "piece by piece)" : "";
+		    "piece by piece), or spread (large blocks: every rank's block to one member of each "
+		    "other site, on as many WAN connections as a site has members, then passed on "
+		    "inside the site)" : "";
 		snprintf(help, sizeof(help), "Algorithm of %s%s on communicators qcg took: auto "
 		    "(default: the least predicted time from the links, measured at the first call that "
 		    "needs a choice, "
@@ -74,7 +77,8 @@ mca_coll_qcg_choice_check(void)
 	for (int k = 0; k < QCG_NCOLLS; k++)
 		if (c->alg_forced[k] < QCG_ALG_AUTO || c->alg_forced[k] >= QCG_NALGS) {
 			opal_output(0, "coll:qcg: coll_qcg_%s_algorithm %d is not auto, tuned, "
-			    "multilevel or segmented; using auto", qcg_coll_name(k), c->alg_forced[k]);
+			    "multilevel, segmented or spread; using auto", qcg_coll_name(k),
+			    c->alg_forced[k]);
 			c->alg_forced[k] = QCG_ALG_AUTO;
 		}
 	if (c->links_probe_kb < 16 || c->links_probe_kb > 65536) {
@@ -221,9 +225,12 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 		    qcg_coll_name(coll), qcg_alg_name(model), t[QCG_ALG_PREVIOUS],
 		    t[QCG_ALG_MULTILEVEL]);
 	else {
-		char seg[48] = ""; /* only the collectives that have a segmented form */
+		char seg[96] = ""; /* only the collectives that have these forms */
 		if (t[QCG_ALG_SEGMENTED] >= 0)
 			snprintf(seg, sizeof(seg), ", segmented %.1f us", t[QCG_ALG_SEGMENTED]);
+		if (t[QCG_ALG_SPREAD] >= 0)
+			snprintf(seg + strlen(seg), sizeof(seg) - strlen(seg), ", spread %.1f us",
+			    t[QCG_ALG_SPREAD]);
 		QCG_VERBOSE(10, "choice: comm %d %s %zu B (class %d): %s; predicted tuned %.1f us, "
 		    "multilevel %.1f us%s", m->cid, qcg_coll_name(coll), bytes, cls,
 		    qcg_alg_name(model), t[QCG_ALG_PREVIOUS], t[QCG_ALG_MULTILEVEL], seg);

@@ -36,7 +36,7 @@
 #define QCG_MARGIN 0.05 /* a candidate must be predicted 5 % faster than the previous one */
 
 static const char *const alg_names[QCG_NALGS] = { "auto", "tuned", "multilevel",
-	"segmented" };
+	"segmented", "spread" };
 static const char *const coll_names[QCG_NCOLLS] = { "bcast", "reduce", "allreduce", "barrier",
 	"gather", "scatter", "allgather", "alltoall", "reduce_scatter", "scan", "gatherv",
 	"scatterv", "allgatherv", "alltoallv" };
@@ -379,6 +379,33 @@ seg_allgather(const struct model *M, double m)
 	    seg * (M->b[QCG_LINK_WAN] + M->b[site_link(M)]);
 }
 
+/*
+ * The spread allgather (coll_qcg_allgather_spread.c): every rank sends its block to one member
+ * of each other site, so the site's line takes every other site's blocks at once, over as many
+ * connections as there are senders (its total rate with all pairs, when measured; else one
+ * pair's), and each rank's own connections one block each; meanwhile every rank passes the
+ * blocks it holds (about n / k) to the k - 1 other members of its site, the ranks of a node
+ * sharing its link. One latency of each, one block through each stage, a message per block.
+ */
+static double
+spread_allgather(const struct model *M, double m)
+{
+	const struct qcg_shape *s = M->s;
+	double S = s->sites, k = s->site_ranks, n = s->n;
+	if (S <= 1)
+		return -1;
+	double per_rank = ceil((n - k) / k), line = M->b[QCG_LINK_WAN];
+	if (M->shared_mbs > 0 && M->wan_distinct && 1.0 / M->shared_mbs < line)
+		line = 1.0 / M->shared_mbs;
+	double own = per_rank * m * M->b[QCG_LINK_WAN] / (per_rank < S - 1 ? per_rank : S - 1);
+	double site_in = (n - k) * m * line;
+	double wan = own > site_in ? own : site_in;
+	double held = n / k, site = held * (k - 1) * m * M->b[site_link(M)] * s->node_ranks;
+	double msgs = (per_rank + S - 1 + held * (k - 1) * 2) * M->o;
+	return M->a[QCG_LINK_WAN] + M->a[site_link(M)] + (wan > site ? wan : site) +
+	    m * (M->b[QCG_LINK_WAN] + M->b[site_link(M)]) + msgs;
+}
+
 static double
 tuned_barrier(const struct model *M)
 {
@@ -510,6 +537,8 @@ static double
 predict(const struct model *M, int coll, int alg, double m)
 {
 	int ml = alg == QCG_ALG_MULTILEVEL;
+	if (alg == QCG_ALG_SPREAD) /* allgather only */
+		return coll == QCG_COLL_ALLGATHER ? spread_allgather(M, m) : -1;
 	if (alg == QCG_ALG_SEGMENTED) /* the collectives that have one */
 		return coll == QCG_COLL_ALLREDUCE ? seg_allreduce(M, m) :
 		    coll == QCG_COLL_ALLGATHER ? seg_allgather(M, m) : -1;

@@ -73,7 +73,9 @@ enum qcg_alg {
 	QCG_ALG_MULTILEVEL = 2, /* coll/qcg's multilevel algorithm (aggregation at site masters) */
 	QCG_ALG_SEGMENTED = 3,  /* large messages: segmented WAN stage, every site pair at once
 	                         * (allreduce: reduce-scatter + allgather between site masters) */
-	QCG_NALGS = 4,
+	QCG_ALG_SPREAD = 4,     /* allgather: every rank's block on its own WAN connection, then
+	                         * passed on inside the site (a site's line over many connections) */
+	QCG_NALGS = 5,
 };
 
 /* Message size no rank can know for all (the v-collectives): decide on the links alone. */

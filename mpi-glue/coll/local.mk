@@ -32,6 +32,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_scatter.c \
 	mpi-glue/coll/coll_qcg_allgather.c \
 	mpi-glue/coll/coll_qcg_allgather_seg.c \
+	mpi-glue/coll/coll_qcg_allgather_spread.c \
 	mpi-glue/coll/coll_qcg_allgatherv.c \
 	mpi-glue/coll/coll_qcg_alltoall.c \
 	mpi-glue/coll/coll_qcg_alltoallv.c \

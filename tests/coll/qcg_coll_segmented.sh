@@ -7,7 +7,9 @@
 # on a type with gaps, the non-commutative one that must take another path; allgather: int,
 # vector and struct types, blocks up to 128 KiB + 3 elements; MPI_IN_PLACE; world, a dup and
 # split communicators) on 3 uneven sites with contiguous and with interleaved ranks, and on
-# 2 sites x 2 nodes. The verbose lines of the algorithms (level 30) prove they ran.
+# 2 sites x 2 nodes. The verbose lines of the algorithms (level 30) prove they ran. Then the
+# same runs with allgather forced to spread (every rank's block on its own WAN connection,
+# coll_qcg_allgather_spread.c), whose sites of unequal sizes map members j -> j mod |site|.
 . "$top_srcdir/tests/coll/lib.sh"
 export OMPI_MCA_coll_qcg_allreduce_algorithm=segmented
 export OMPI_MCA_coll_qcg_allgather_algorithm=segmented
@@ -26,9 +28,9 @@ run() {
 		grep -v "coll:qcg:" "$out" | head -20
 		exit 1
 	fi
-	if ! grep -q "allgather: segmented, [0-9]* B blocks in [0-9]* pieces per block, $2 sites" \
+	if ! grep -q "allgather: $OMPI_MCA_coll_qcg_allgather_algorithm, [0-9]* B blocks.*, $2 sites" \
 	    "$out"; then
-		echo "FAIL: $1: the segmented allgather did not run over $2 sites"
+		echo "FAIL: $1: the $OMPI_MCA_coll_qcg_allgather_algorithm allgather did not run over $2 sites"
 		grep -v "coll:qcg:" "$out" | head -20
 		exit 1
 	fi
@@ -43,3 +45,11 @@ printf '%s\n' "0 0 0 0" "1 1 0 0" "2 2 0 0" "3 0 0 1" "4 1 0 0" "5 2 1 0" "6 0 0
 run interleaved 3 "$topo"
 qcg_topology_2x2
 run 2x2 2 "$topo"
+
+export OMPI_MCA_coll_qcg_allgather_algorithm=spread
+printf '%s\n' "0 0 0 0" "1 0 0 0" "2 0 1 0" "3 1 0 0" "4 2 0 0" "5 2 0 1" "6 2 0 1" >"$topo"
+run uneven-spread 3 "$topo"
+printf '%s\n' "0 0 0 0" "1 1 0 0" "2 2 0 0" "3 0 0 1" "4 1 0 0" "5 2 1 0" "6 0 0 0" >"$topo"
+run interleaved-spread 3 "$topo"
+qcg_topology_2x2
+run 2x2-spread 2 "$topo"
