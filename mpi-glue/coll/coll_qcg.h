@@ -268,6 +268,10 @@ int mca_coll_qcg_reduce_pipe(void *acc, int count, struct ompi_datatype_t *dtype
 int mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_allreduce_spread_allowed(const mca_coll_qcg_module_t *m, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+int mca_coll_qcg_allreduce_spread(void *acc, int count, struct ompi_datatype_t *dtype,
+    struct ompi_op_t *op, struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
 int mca_coll_qcg_allreduce_seg_allowed(const mca_coll_qcg_module_t *m, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op);
 int mca_coll_qcg_allreduce_seg(void *acc, int count, struct ompi_datatype_t *dtype,

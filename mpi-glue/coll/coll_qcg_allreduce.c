@@ -8,7 +8,8 @@
  * by coll_qcg_allreduce_exchange_max. Non-commutative operations need contiguous units, as in
  * reduce; otherwise the previous component does the call. The choice "segmented" (large
  * messages, commutative operations) is coll_qcg_allreduce_seg.c instead: reduce-scatter +
- * allgather between the site masters, overlapped with the site's reduce and broadcast.
+ * allgather between the site masters, overlapped with the site's reduce and broadcast; the
+ * choice "spread" (equal sites) is coll_qcg_allreduce_spread.c: the WAN stage on every member.
  */
 #include "config.h"
 
@@ -68,6 +69,8 @@ mca_coll_qcg_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
 	}
 	if (alg == QCG_ALG_SEGMENTED && mca_coll_qcg_allreduce_seg_allowed(m, count, dtype, op))
 		return mca_coll_qcg_allreduce_seg(rbuf, count, dtype, op, comm, m);
+	if (alg == QCG_ALG_SPREAD && mca_coll_qcg_allreduce_spread_allowed(m, count, dtype, op))
+		return mca_coll_qcg_allreduce_spread(rbuf, count, dtype, op, comm, m);
 	int exchange = use_exchange(m, count, dtype);
 	if (!exchange && mca_coll_qcg_reduce_pipelined(m, count, dtype, op)) {
 		/* large and commutative: pipelined reduce to rank 0, pipelined bcast back */

@@ -35,7 +35,9 @@ mca_coll_qcg_choice_register(void)
 		const char *seg = k == QCG_COLL_ALLREDUCE ? ", or segmented (large messages, "
 		    "commutative operations: reduce-scatter + allgather between the site masters, "
 		    "segment by segment, every site pair at once, overlapped with the site's reduce "
-		    "and broadcast)" : k == QCG_COLL_ALLGATHER ? ", or segmented (large blocks: the "
+		    "and broadcast), or spread (large messages, commutative operations, sites of equal "
+		    "size: reduce-scatter inside the site, each slice between the members that hold "
+		    "it across the WAN, allgather inside the site)" : k == QCG_COLL_ALLGATHER ? ", or segmented (large blocks: the "
 		    "site's gather, the site masters' WAN streams and the site's broadcast overlapped, "
 		    "piece by piece), or spread (large blocks: every rank's block to one member of each "
 		    "other site, on as many WAN connections as a site has members, then passed on "
@@ -113,9 +115,12 @@ mca_coll_qcg_choice_shape(mca_coll_qcg_module_t *m)
 	s->n = lay->n;
 	s->sites = lay->nunits[0];
 	s->contiguous = lay->contiguous;
+	s->equal_sites = 1;
 	for (int u = 0; u < lay->nunits[0]; u++) {
 		if (lay->usize[0][u] > s->site_ranks)
 			s->site_ranks = lay->usize[0][u];
+		if (lay->usize[0][u] != lay->usize[0][0])
+			s->equal_sites = 0;
 		if (qcg_topo_nchildren(lay, 1, u) > s->site_clusters)
 			s->site_clusters = qcg_topo_nchildren(lay, 1, u);
 	}

@@ -406,6 +406,30 @@ spread_allgather(const struct model *M, double m)
 	    m * (M->b[QCG_LINK_WAN] + M->b[site_link(M)]) + msgs;
 }
 
+/*
+ * The spread allreduce (coll_qcg_allreduce_spread.c; equal sites of k members): a
+ * reduce-scatter inside the site ((k-1)/k of the vector in and out of every rank, the ranks of
+ * a node sharing its link), the site partials of each slice between the members of that slice
+ * (S-1 slices of m/k on each rank's connections, (S-1) m into the site's line at its all-pairs
+ * rate), an allgather inside the site; k-1 + S-1 folds of a slice.
+ */
+static double
+spread_allreduce(const struct model *M, double m)
+{
+	const struct qcg_shape *s = M->s;
+	double S = s->sites, k = s->site_ranks;
+	if (S <= 1 || !s->equal_sites || k < 1)
+		return -1;
+	double line = M->b[QCG_LINK_WAN];
+	if (M->shared_mbs > 0 && M->wan_distinct && 1.0 / M->shared_mbs < line)
+		line = 1.0 / M->shared_mbs;
+	double own = m / k * M->b[QCG_LINK_WAN], site_in = (S - 1) * m * line;
+	double wan = own > site_in ? own : site_in;
+	double inside = (k - 1) / k * m * M->b[site_link(M)] * s->node_ranks;
+	return M->a[QCG_LINK_WAN] + 2 * (M->a[site_link(M)] + inside) + wan +
+	    (k - 1 + S - 1) * (m / k * M->g + M->o) + 2 * (S - 1) * M->o;
+}
+
 static double
 tuned_barrier(const struct model *M)
 {
@@ -537,8 +561,9 @@ static double
 predict(const struct model *M, int coll, int alg, double m)
 {
 	int ml = alg == QCG_ALG_MULTILEVEL;
-	if (alg == QCG_ALG_SPREAD) /* allgather only */
-		return coll == QCG_COLL_ALLGATHER ? spread_allgather(M, m) : -1;
+	if (alg == QCG_ALG_SPREAD) /* the collectives that have one */
+		return coll == QCG_COLL_ALLGATHER ? spread_allgather(M, m) :
+		    coll == QCG_COLL_ALLREDUCE ? spread_allreduce(M, m) : -1;
 	if (alg == QCG_ALG_SEGMENTED) /* the collectives that have one */
 		return coll == QCG_COLL_ALLREDUCE ? seg_allreduce(M, m) :
 		    coll == QCG_COLL_ALLGATHER ? seg_allgather(M, m) : -1;

@@ -46,6 +46,7 @@ struct qcg_shape {
 	int cluster_nodes; /* most nodes in one cluster */
 	int node_ranks;   /* most ranks on one node */
 	int contiguous;   /* every unit is a contiguous range of ranks */
+	int equal_sites;  /* every site has site_ranks members */
 };
 
 enum qcg_coll {
@@ -73,8 +74,10 @@ enum qcg_alg {
 	QCG_ALG_MULTILEVEL = 2, /* coll/qcg's multilevel algorithm (aggregation at site masters) */
 	QCG_ALG_SEGMENTED = 3,  /* large messages: segmented WAN stage, every site pair at once
 	                         * (allreduce: reduce-scatter + allgather between site masters) */
-	QCG_ALG_SPREAD = 4,     /* allgather: every rank's block on its own WAN connection, then
-	                         * passed on inside the site (a site's line over many connections) */
+	QCG_ALG_SPREAD = 4,     /* the WAN stage spread over every member (a site's line over many
+	                         * connections): allgather, every rank's block to one member of
+	                         * each other site; allreduce (equal sites), reduce-scatter in the
+	                         * site, slice j between the members j, allgather in the site */
 	QCG_NALGS = 5,
 };
 

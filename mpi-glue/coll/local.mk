@@ -27,6 +27,7 @@ mpi_glue_coll_mca_coll_qcg_la_SOURCES = \
 	mpi-glue/coll/coll_qcg_reduce_scatter.c \
 	mpi-glue/coll/coll_qcg_allreduce.c \
 	mpi-glue/coll/coll_qcg_allreduce_seg.c \
+	mpi-glue/coll/coll_qcg_allreduce_spread.c \
 	mpi-glue/coll/coll_qcg_barrier.c \
 	mpi-glue/coll/coll_qcg_gather.c \
 	mpi-glue/coll/coll_qcg_scatter.c \

@@ -8,8 +8,9 @@
 # vector and struct types, blocks up to 128 KiB + 3 elements; MPI_IN_PLACE; world, a dup and
 # split communicators) on 3 uneven sites with contiguous and with interleaved ranks, and on
 # 2 sites x 2 nodes. The verbose lines of the algorithms (level 30) prove they ran. Then the
-# same runs with allgather forced to spread (every rank's block on its own WAN connection,
-# coll_qcg_allgather_spread.c), whose sites of unequal sizes map members j -> j mod |site|.
+# same runs with both forced to spread (the WAN stage on every member: allgather, every rank's
+# block on its own WAN connection, sites of unequal sizes mapping members j -> j mod |site|;
+# allreduce, coll_qcg_allreduce_spread.c, on the 2x2 layout, the one of equal sites).
 . "$top_srcdir/tests/coll/lib.sh"
 export OMPI_MCA_coll_qcg_allreduce_algorithm=segmented
 export OMPI_MCA_coll_qcg_allgather_algorithm=segmented
@@ -22,9 +23,14 @@ run() {
 	qcg_mpirun "$np" --mca coll_qcg_topology_file "$3" --mca coll_qcg_verbose 30 \
 	    "$check" segmented >"$out" 2>&1
 	expect_clean "$out"
-	if ! grep -q "allreduce: segmented, [0-9]* elements in [0-9]* segments over $2 site" "$out"
-	then
-		echo "FAIL: $1: the segmented allreduce did not run over $2 site masters"
+	# the spread allreduce needs sites of equal size: elsewhere multilevel runs (no line)
+	case $OMPI_MCA_coll_qcg_allreduce_algorithm/$1 in
+	segmented/*) want="allreduce: segmented, [0-9]* elements in [0-9]* segments over $2 site" ;;
+	spread/2x2*) want="allreduce: spread, [0-9]* elements in [0-9]* slices, $2 sites" ;;
+	*) want= ;;
+	esac
+	if [ -n "$want" ] && ! grep -q "$want" "$out"; then
+		echo "FAIL: $1: the $OMPI_MCA_coll_qcg_allreduce_algorithm allreduce did not run over $2 sites"
 		grep -v "coll:qcg:" "$out" | head -20
 		exit 1
 	fi
@@ -46,7 +52,7 @@ run interleaved 3 "$topo"
 qcg_topology_2x2
 run 2x2 2 "$topo"
 
-export OMPI_MCA_coll_qcg_allgather_algorithm=spread
+export OMPI_MCA_coll_qcg_allgather_algorithm=spread OMPI_MCA_coll_qcg_allreduce_algorithm=spread
 printf '%s\n' "0 0 0 0" "1 0 0 0" "2 0 1 0" "3 1 0 0" "4 2 0 0" "5 2 0 1" "6 2 0 1" >"$topo"
 run uneven-spread 3 "$topo"
 printf '%s\n' "0 0 0 0" "1 1 0 0" "2 2 0 0" "3 0 0 1" "4 1 0 0" "5 2 1 0" "6 0 0 0" >"$topo"
