@@ -343,6 +343,36 @@ previous_everywhere_only_where_it_is(void)
 			CHECK_INT_EQ(qcg_previous_everywhere(all_colls[i], &testbed12, L), 0);
 }
 
+/*
+ * Session 14's 5 ms testbed, super-frames through the delay line: one WAN pair 249 MB/s, every
+ * pair of two sites at once 859 MB/s. The WAN stage spread over every member wins the large
+ * allgather and allreduce; where the sites differ in size the spread allreduce is no candidate,
+ * and with a line no faster than one pair it loses to the site masters' forms.
+ */
+static void
+many_connections_fill_the_line(void)
+{
+	struct qcg_link_params L[QCG_NLINKS];
+	struct qcg_shape equal = testbed12, uneven = testbed12;
+	double t[QCG_NALGS];
+	equal.equal_sites = 1;
+	links(L, 5584, 249, 5.2, 3950);
+	L[QCG_LINK_WAN].shared_mb_per_s = 859;
+	L[QCG_LINK_NODE] = (struct qcg_link_params){ 0.8, 10079, -1 };
+	CHECK_INT_EQ(qcg_decide(QCG_COLL_ALLGATHER, 1 << 20, &equal, L, t), QCG_ALG_SPREAD);
+	CHECK(t[QCG_ALG_SPREAD] < 0.6 * t[QCG_ALG_SEGMENTED]);
+	CHECK_INT_EQ(qcg_decide(QCG_COLL_ALLREDUCE, 1 << 20, &equal, L, t), QCG_ALG_SPREAD);
+	CHECK(t[QCG_ALG_SPREAD] < t[QCG_ALG_SEGMENTED]);
+	CHECK(qcg_predict(QCG_COLL_ALLREDUCE, QCG_ALG_SPREAD, 1 << 20, &uneven, L) < 0);
+	CHECK(qcg_predict(QCG_COLL_BCAST, QCG_ALG_SPREAD, 1 << 20, &equal, L) < 0);
+	CHECK(qcg_predict(QCG_COLL_ALLGATHERV, QCG_ALG_SPREAD, 1 << 20, &equal, L) < 0);
+	/* small: one latency either way, and the spread one's messages cost more */
+	CHECK(qcg_decide(QCG_COLL_ALLREDUCE, 8, &equal, L, NULL) != QCG_ALG_SPREAD);
+	/* a line no faster than one connection: the masters' forms */
+	L[QCG_LINK_WAN].shared_mb_per_s = 249;
+	CHECK(qcg_decide(QCG_COLL_ALLGATHER, 1 << 20, &equal, L, NULL) != QCG_ALG_SPREAD);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -372,5 +402,6 @@ main(int argc, char **argv)
 	RUN(testbed_5ms_alltoall_restarts);
 	RUN(no_links_or_bad_input);
 	RUN(previous_everywhere_only_where_it_is);
+	RUN(many_connections_fill_the_line);
 	return check_exit();
 }
