@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ mca_coll_qcg_allreduce_spread_allowed(const mca_coll_qcg_module_t *m, int count,
 	ompi_datatype_get_true_extent(dtype, &true_lb, &true_ext);
 	/* elements packed back to back from the buffer's start: slices are plain byte ranges */
 	return lay->nunits[0] > 1 && count >= k && mca_coll_qcg_op_commutative(op) &&
+	    (size_t)(count / k + 1) * type_size <= INT_MAX && /* a slice is one message */
 	    true_lb == 0 && (size_t)extent == type_size &&
 	    ompi_datatype_is_contiguous_memory_layout(dtype, count) &&
 	    mca_coll_qcg_tmp_allowed((size_t)(k + lay->nunits[0]) * type_size *
