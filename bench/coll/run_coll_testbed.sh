@@ -103,6 +103,11 @@ table=$outdir/coll_bench.txt
 	grep -v 'coll:\|disqualifying myself\|^\[' "$log"
 } >"$table"
 cat "$table"
+if ((clusters_per_site == 1)); then
+	layout="$SITES sites x $NODES nodes x $PER_NODE ranks"
+else
+	layout="$SITES sites x $clusters_per_site clusters x $NODES nodes x $PER_NODE ranks, site network $site_delay ms"
+fi
 if command -v gnuplot >/dev/null; then
 	awk '!/^#/ && NR > 1 && $1 != "coll" { printf "%s-%s %s %s %s\n", $1, $2, $9, $10, $11 }' \
 	    "$table" >"$tbdir/ratios.dat"
@@ -114,7 +119,7 @@ if command -v gnuplot >/dev/null; then
 		set logscale y
 		set ylabel "time / lower bound"
 		set xtics rotate by -45
-		set title "coll_bench: $SITES sites x $NODES nodes x $PER_NODE ranks, $DELAY_MS ms WAN"
+		set title "coll_bench: $layout, $DELAY_MS ms WAN"
 		plot "$tbdir/ratios.dat" using 2:xtic(1) title "qcg", '' using 3 title "tuned", \
 		    '' using 4 title "han"
 	EOF
