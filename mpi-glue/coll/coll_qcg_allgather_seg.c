@@ -158,9 +158,7 @@ mca_coll_qcg_allgather_seg(const void *sbuf, int scount, struct ompi_datatype_t 
 	a.ppb = (int)((B + a.C - 1) / a.C);
 	a.child = malloc((size_t)n * sizeof(int));
 	ompi_request_t **recv = NULL;
-	int mypos = 0;
-	while (mypos < n && lay->dfs[mypos] != me)
-		mypos++;
+	int mypos = qcg_topo_dfs_index(lay, me);
 	if (a.child == NULL || (rc = make_order(&a)) != OMPI_SUCCESS)
 		goto out;
 	rc = mca_coll_qcg_bcast_tree(m, -1, 1, &a.parent, a.child, &a.nchild);

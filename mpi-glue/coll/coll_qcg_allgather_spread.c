@@ -75,9 +75,7 @@ mca_coll_qcg_allgather_spread(const void *sbuf, int scount, struct ompi_datatype
 	struct spread s = { .lay = lay, .site = lay->unit[0][me], .nsites = lay->nunits[0] };
 	s.first = lay->dfs_start[0][s.site];
 	s.size = lay->usize[0][s.site];
-	int mypos = s.first;
-	while (mypos < s.first + s.size && lay->dfs[mypos] != me)
-		mypos++;
+	int mypos = qcg_topo_dfs_index(lay, me);
 	int j = mypos - s.first, wch = mca_coll_qcg_nchunks(B, 1), lch = mca_coll_qcg_nchunks(B, 0);
 	int *held = malloc((size_t)n * sizeof(int)), *theirs = malloc((size_t)n * sizeof(int));
 	/* WAN: ns-1 sends and at most n receives; site: our n blocks to size-1 members and theirs */

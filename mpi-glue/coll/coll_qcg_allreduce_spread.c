@@ -111,9 +111,7 @@ mca_coll_qcg_allreduce_spread(void *acc, int count, struct ompi_datatype_t *dtyp
 	s.site = lay->unit[0][m->rank];
 	s.S = lay->nunits[0];
 	s.k = lay->usize[0][s.site];
-	s.j = 0;
-	while (s.j < s.k && member(&s, s.site, s.j) != m->rank)
-		s.j++;
+	s.j = qcg_topo_dfs_index(lay, m->rank) - lay->dfs_start[0][s.site];
 	int off, len, most = count / s.k + 1, rc = OMPI_SUCCESS;
 	int pieces = mca_coll_qcg_nchunks((size_t)most * s.ext, 1);
 	/* slots: k for the site's partials (step 1), S for the sites' (step 2) */

@@ -13,20 +13,18 @@
 
 #include "opal/mca/base/mca_base_var_enum.h"
 
-static const mca_base_var_enum_value_t alg_values[] = {
-	{ QCG_ALG_AUTO, "auto" },
-	{ QCG_ALG_PREVIOUS, "tuned" },
-	{ QCG_ALG_MULTILEVEL, "multilevel" },
-	{ QCG_ALG_SEGMENTED, "segmented" },
-	{ QCG_ALG_SPREAD, "spread" },
-	{ 0, NULL },
-};
+/* The parameters' values: every enum qcg_alg by its qcg_alg_name, so a new candidate is
+ * accepted as soon as it has a name. */
+static mca_base_var_enum_value_t alg_values[QCG_NALGS + 1];
 
 /* The collectives that have their own parameter (the others share one: see qcg_coll_name). */
 void
 mca_coll_qcg_choice_register(void)
 {
 	mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
+	for (int a = 0; a < QCG_NALGS; a++)
+		alg_values[a] = (mca_base_var_enum_value_t){ a, qcg_alg_name(a) };
+	alg_values[QCG_NALGS] = (mca_base_var_enum_value_t){ 0, NULL };
 	for (int k = 0; k < QCG_NCOLLS; k++) {
 		char name[64], help[1024];
 		c->alg_forced[k] = QCG_ALG_AUTO;

@@ -248,6 +248,20 @@ wan_b_line(const struct model *M)
 	return 1.0 / M->shared_mbs;
 }
 
+/*
+ * Time per byte of a site's WAN line carried by many connections at once (the spread forms:
+ * every member's own): its total with all pairs of two sites, when measured faster than one
+ * pair; else one pair's.
+ */
+static double
+wan_b_many(const struct model *M)
+{
+	double bw = M->b[QCG_LINK_WAN];
+	if (M->shared_mbs <= 0 || !M->wan_distinct || 1.0 / M->shared_mbs >= bw)
+		return bw;
+	return 1.0 / M->shared_mbs;
+}
+
 /* Time per byte of the slowest link an oblivious algorithm uses with every rank sending. */
 static double
 bottleneck_b(const struct model *M)
@@ -394,9 +408,7 @@ spread_allgather(const struct model *M, double m)
 	double S = s->sites, k = s->site_ranks, n = s->n;
 	if (S <= 1)
 		return -1;
-	double per_rank = ceil((n - k) / k), line = M->b[QCG_LINK_WAN];
-	if (M->shared_mbs > 0 && M->wan_distinct && 1.0 / M->shared_mbs < line)
-		line = 1.0 / M->shared_mbs;
+	double per_rank = ceil((n - k) / k), line = wan_b_many(M);
 	double own = per_rank * m * M->b[QCG_LINK_WAN] / (per_rank < S - 1 ? per_rank : S - 1);
 	double site_in = (n - k) * m * line;
 	double wan = own > site_in ? own : site_in;
@@ -420,9 +432,7 @@ spread_allreduce(const struct model *M, double m)
 	double S = s->sites, k = s->site_ranks;
 	if (S <= 1 || !s->equal_sites || k < 1)
 		return -1;
-	double line = M->b[QCG_LINK_WAN];
-	if (M->shared_mbs > 0 && M->wan_distinct && 1.0 / M->shared_mbs < line)
-		line = 1.0 / M->shared_mbs;
+	double line = wan_b_many(M);
 	double own = m / k * M->b[QCG_LINK_WAN], site_in = (S - 1) * m * line;
 	double wan = own > site_in ? own : site_in;
 	double inside = (k - 1) / k * m * M->b[site_link(M)] * s->node_ranks;

@@ -43,6 +43,17 @@ qcg_topo_nchildren(const struct qcg_topo_layout *lay, int l, int U)
 	return lay->child_start[l][U + 1] - lay->child_start[l][U];
 }
 
+/* The index of rank r in lay->dfs (its block's place in a (site, cluster, rank) ordered
+ * buffer): searched within r's site only. */
+static inline int
+qcg_topo_dfs_index(const struct qcg_topo_layout *lay, int r)
+{
+	int d = lay->dfs_start[0][lay->unit[0][r]];
+	while (lay->dfs[d] != r)
+		d++;
+	return d;
+}
+
 /* The level-(l-1) unit holding rank r (0, the whole communicator, for l == 0). */
 static inline int
 qcg_topo_parent_of_rank(const struct qcg_topo_layout *lay, int l, int r)
