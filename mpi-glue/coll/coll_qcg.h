@@ -192,6 +192,17 @@ int mca_coll_qcg_allgather_verified(const void *sbuf, int scount, struct ompi_da
 int mca_coll_qcg_alltoall_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_bcast_verified(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_reduce_verified(const void *sbuf, void *rbuf, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_gather_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_scatter_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 
 /* Whether a call goes to the previous component by the choice (after qcg's own checks). */
 #define QCG_HAND_DOWN(m, coll, bytes)                                                              	(mca_coll_qcg_choose((m), (coll), (bytes)) == QCG_ALG_PREVIOUS)

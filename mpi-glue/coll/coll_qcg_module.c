@@ -195,12 +195,12 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.coll_allreduce = mca_coll_qcg_allreduce_verified;
 	m->super.coll_alltoall = mca_coll_qcg_alltoall_verified;
 	m->super.coll_barrier = mca_coll_qcg_barrier;
-	m->super.coll_bcast = mca_coll_qcg_bcast;
-	m->super.coll_gather = mca_coll_qcg_gather;
-	m->super.coll_reduce = mca_coll_qcg_reduce;
+	m->super.coll_bcast = mca_coll_qcg_bcast_verified;
+	m->super.coll_gather = mca_coll_qcg_gather_verified;
+	m->super.coll_reduce = mca_coll_qcg_reduce_verified;
 	m->super.coll_reduce_scatter = mca_coll_qcg_reduce_scatter;
 	m->super.coll_reduce_scatter_block = mca_coll_qcg_reduce_scatter_block;
-	m->super.coll_scatter = mca_coll_qcg_scatter;
+	m->super.coll_scatter = mca_coll_qcg_scatter_verified;
 	m->super.coll_gatherv = mca_coll_qcg_gatherv;
 	m->super.coll_scatterv = mca_coll_qcg_scatterv;
 	m->super.coll_alltoallv = mca_coll_qcg_alltoallv;

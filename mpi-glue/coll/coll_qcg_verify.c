@@ -34,16 +34,35 @@ now_us(void)
 
 /*
  * The collectives whose module slot is a *_verified function below (their calls end here).
- * Only those where no rank can leave before every rank's data reached it: there a rank's own
- * time spans the call. A rooted call's leaves may return as soon as their data is sent (a
- * tuned gather of 8 B measured 0.1 ms on its slowest rank across a 5 ms WAN), so their own
- * times would favour whichever algorithm waits least locally, not the faster one.
+ * In allreduce, allgather and alltoall no rank can leave before every rank's data reached it,
+ * so a rank's own time spans the call. A rooted call's leaves may return as soon as their data
+ * is sent (a tuned gather of 8 B measured 0.1 ms on its slowest rank across a 5 ms WAN), so
+ * their own times would favour whichever algorithm waits least locally, not the faster one:
+ * a trial call of bcast, reduce, gather or scatter therefore runs between two barriers of the
+ * previous component, and is timed from the first to the end of the second. Both candidates
+ * pay the same barriers, so the comparison stays fair; the barriers cost a few WAN round trips,
+ * four times per size class, once.
  */
+static int
+rooted_coll(int coll)
+{
+	return coll == QCG_COLL_BCAST || coll == QCG_COLL_REDUCE || coll == QCG_COLL_GATHER ||
+	    coll == QCG_COLL_SCATTER;
+}
+
 static int
 verified_coll(int coll)
 {
 	return coll == QCG_COLL_ALLREDUCE || coll == QCG_COLL_ALLGATHER ||
-	    coll == QCG_COLL_ALLTOALL;
+	    coll == QCG_COLL_ALLTOALL || rooted_coll(coll);
+}
+
+/* A rooted trial's fence; a failed barrier only blurs the timing, the call itself goes on. */
+static void
+fence(mca_coll_qcg_module_t *m, int coll)
+{
+	if (rooted_coll(coll))
+		(void)m->previous_barrier(m->comm, m->previous_barrier_module);
 }
 
 void
@@ -80,6 +99,7 @@ mca_coll_qcg_verify_alg(mca_coll_qcg_module_t *m, int coll, int cls, size_t byte
 		return alg; /* one trial at a time: this class waits for its next call */
 	}
 	v->running = 1;
+	fence(m, coll);
 	v->start_us = now_us();
 	return v->calls++ % 2 == 0 ? v->alg : QCG_ALG_PREVIOUS;
 }
@@ -98,9 +118,10 @@ verify_settle(mca_coll_qcg_module_t *m, int coll, struct qcg_verify *v)
 		v->overruled |= bit;
 	if (m->rank == 0)
 		QCG_VERBOSE(10, "choice: comm %d %s size class %d: verified: %s %.1f us, tuned "
-		    "%.1f us (slowest rank, least of %d calls each)%s: %s from now on", m->cid,
+		    "%.1f us (slowest rank, least of %d calls each%s)%s: %s from now on", m->cid,
 		    qcg_coll_name(coll), v->cls, qcg_alg_name(v->alg), worst[0], worst[1],
-		    VERIFY_ROUNDS, rc == OMPI_SUCCESS ? "" : " (the allreduce failed)",
+		    VERIFY_ROUNDS, rooted_coll(coll) ? ", between barriers" : "",
+		    rc == OMPI_SUCCESS ? "" : " (the allreduce failed)",
 		    v->overruled & bit ? "tuned" : qcg_alg_name(v->alg));
 	v->cls = -1;
 }
@@ -113,6 +134,7 @@ verify_end(mca_coll_qcg_module_t *m, int coll)
 	if (!v->running)
 		return;
 	v->running = 0;
+	fence(m, coll);
 	double t = now_us() - v->start_us;
 	int which = (v->calls - 1) % 2;
 	if (t < v->best[which])
@@ -154,5 +176,46 @@ mca_coll_qcg_alltoall_verified(const void *sbuf, int scount, struct ompi_datatyp
 {
 	int rc = mca_coll_qcg_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, module);
 	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_ALLTOALL);
+	return rc;
+}
+
+int
+mca_coll_qcg_bcast_verified(void *buf, int count, struct ompi_datatype_t *dtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_bcast(buf, count, dtype, root, comm, module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_BCAST);
+	return rc;
+}
+
+int
+mca_coll_qcg_reduce_verified(const void *sbuf, void *rbuf, int count,
+    struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_reduce(sbuf, rbuf, count, dtype, op, root, comm, module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_REDUCE);
+	return rc;
+}
+
+int
+mca_coll_qcg_gather_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
+	    module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_GATHER);
+	return rc;
+}
+
+int
+mca_coll_qcg_scatter_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, int rcount, struct ompi_datatype_t *rdtype, int root,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
+	    module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_SCATTER);
 	return rc;
 }
