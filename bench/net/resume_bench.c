@@ -2,16 +2,19 @@
  * resume_bench.c: the resumable relayed stream (issue 14) against today's plain relay, side
  * by side in one run, on loopback through real qcg-proxy processes.
  *
- *   resume_bench [ROUNDS]     (from the build directory: it starts services/proxy/qcg-proxy)
+ *   resume_bench [-1] [ROUNDS]  (from the build directory: it starts services/proxy/qcg-proxy)
  *
  * Per round, in turn on the same proxy: the plain relay, then the resumable stream with the
  * defaults, and variants of it that trade CPU or memory for speed (KINDS below: the I/O
  * thread spinning SPIN_US before it sleeps; also larger socketpair buffers):
  *   latency    half the median 1-byte round trip of LAT_TRIPS ping-pongs;
- *   bandwidth  BW_BYTES one way in 64 KiB writes, the reader's rate;
- *   cost       this process's context switches and CPU time per round trip and per MiB
- *              (getrusage; both applications and the I/O thread, not the proxy).
- * Then the failover: a 1-byte ping-pong runs through the resumable stream while the proxy
+ *   bandwidth  BW_BYTES one way in 64 KiB writes, until the reader's 1-byte answer;
+ *   cost       context switches and CPU time of both ends per round trip and per MiB
+ *              (getrusage; the applications and their I/O threads, not the proxy).
+ * Each measurement has a pair of its own. Its far end runs in a child process, as the other
+ * rank of a job does, with its own I/O thread; -1 keeps both ends in this process instead,
+ * one I/O thread serving both (how runs 1-7 of bench/net/README.md were made).
+ * Then the failover, both ends in this process: a 1-byte ping-pong runs through the resumable stream while the proxy
  * carrying it is SIGKILLed (a fresh id already announced on a standby); "kill to first byte"
  * is the time from kill() to the first round trip that completes afterwards, i.e. until bytes
  * flow again end to end. Medians over rounds are printed with the ratios; run under
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,33 +103,48 @@ announce(int on)
 	pthread_mutex_unlock(&path.lock);
 }
 
-/* A joined pair through the active proxy: plain legs, or resumable streams over them. */
+/* The two legs of a joined pair through the active proxy, and the id they joined by. */
 static void
-pair(int kind, int *a, int *b)
+legs(int *la, int *lb, uint8_t identity[QRS_IDENTITY_SIZE])
 {
 	char err[256];
 	announce(path.active);
-	int la = leg_now(NULL, 0, 0, err, sizeof(err)), lb = leg_now(NULL, 0, 0, err, sizeof(err));
-	if (la < 0 || lb < 0) {
+	memcpy(identity, path.id.bytes, QRS_IDENTITY_SIZE);
+	*la = leg_now(NULL, 0, 0, err, sizeof(err)), *lb = leg_now(NULL, 0, 0, err, sizeof(err));
+	if (*la < 0 || *lb < 0) {
 		fprintf(stderr, "legs: %s\n", err);
 		exit(1);
 	}
-	if (kind == 0) {
-		*a = la, *b = lb;
-		return;
-	}
+}
+
+/* One end of a measurement: the leg itself for the plain relay, else a stream over it. */
+static int
+end_start(int kind, int leg, const uint8_t identity[QRS_IDENTITY_SIZE])
+{
+	if (kind == 0)
+		return leg;
+	char err[256];
 	struct qrs_config cfg;
-	uint8_t identity[QRS_IDENTITY_SIZE];
 	qrs_config_default(&cfg);
 	cfg.spin_us = KINDS[kind].spin_us;
 	cfg.app_sockbuf = KINDS[kind].app_sockbuf;
-	memcpy(identity, path.id.bytes, sizeof(identity));
-	*a = qrs_start(la, identity, &cfg, leg_now, NULL, err, sizeof(err));
-	*b = qrs_start(lb, identity, &cfg, leg_now, NULL, err, sizeof(err));
-	if (*a < 0 || *b < 0) {
+	int fd = qrs_start(leg, identity, &cfg, leg_now, NULL, err, sizeof(err));
+	if (fd < 0) {
 		fprintf(stderr, "qrs_start: %s\n", err);
 		exit(1);
 	}
+	return fd;
+}
+
+/* A joined pair, both ends in this process (the failover's). */
+static void
+pair(int kind, int *a, int *b)
+{
+	uint8_t identity[QRS_IDENTITY_SIZE];
+	int la, lb;
+	legs(&la, &lb, identity);
+	*a = end_start(kind, la, identity);
+	*b = end_start(kind, lb, identity);
 }
 
 static int
@@ -167,8 +186,77 @@ echo_main(void *arg)
 	return NULL;
 }
 
-/* What this process (both applications and the I/O thread; not the proxy) spent since the
- * last call: context switches and CPU time. On a loaded machine these vary less than time
+/* The far end of a measurement: its work on its end, then read to the near end's close. */
+struct far {
+	void *(*work)(void *);
+	void *arg;
+	int fd;
+	pid_t pid;        /* its process; 0: a thread of this one */
+	pthread_t thread;
+};
+
+static void *
+far_main(void *arg)
+{
+	struct far *f = arg;
+	char buf[4096];
+	f->work(f->arg);
+	while (read(f->fd, buf, sizeof(buf)) > 0)
+		;
+	close(f->fd);
+	return NULL;
+}
+
+static int one_process; /* -1: both ends here */
+
+/*
+ * A fresh pair of `kind`: returns the near end, and starts `work` on the far end, whose
+ * descriptor is stored at *far_fd first (work's argument holds it). In a child process the far
+ * end's stream has its own I/O thread, as the other rank's has.
+ */
+static int
+far_start(int kind, struct far *f, int *far_fd)
+{
+	uint8_t identity[QRS_IDENTITY_SIZE];
+	int la, lb;
+	legs(&la, &lb, identity);
+	if (one_process) {
+		*far_fd = f->fd = end_start(kind, lb, identity);
+		f->pid = 0;
+		pthread_create(&f->thread, NULL, far_main, f);
+		return end_start(kind, la, identity);
+	}
+	fflush(stdout);
+	f->pid = fork();
+	if (f->pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (f->pid == 0) {
+		close(la);
+		qrs_after_fork_child(); /* the parent's I/O thread is not here */
+		*far_fd = f->fd = end_start(kind, lb, identity);
+		far_main(f);
+		qrs_flush_at_exit(2000); /* the FIN, before the leg goes with this process */
+		_exit(0);
+	}
+	close(lb);
+	return end_start(kind, la, identity);
+}
+
+/* Close the near end and wait for the far one to see it. */
+static void
+far_end(int near, struct far *f)
+{
+	close(near);
+	if (f->pid > 0)
+		waitpid(f->pid, NULL, 0);
+	else
+		pthread_join(f->thread, NULL);
+}
+
+/* What both ends (this process and its reaped children: the applications and their I/O
+ * threads; not the proxy) spent since the last call: context switches and CPU time. On a loaded machine these vary less than time
  * does, and they count the hand-offs the resumable stream adds. */
 struct cost {
 	double switches; /* voluntary and involuntary */
@@ -179,8 +267,12 @@ static struct cost
 cost_since(void)
 {
 	static struct rusage last;
-	struct rusage now;
+	struct rusage now, children;
 	getrusage(RUSAGE_SELF, &now);
+	getrusage(RUSAGE_CHILDREN, &children); /* the far ends reaped so far */
+	now.ru_nvcsw += children.ru_nvcsw, now.ru_nivcsw += children.ru_nivcsw;
+	timeradd(&now.ru_utime, &children.ru_utime, &now.ru_utime);
+	timeradd(&now.ru_stime, &children.ru_stime, &now.ru_stime);
 	struct cost c = {
 		(double)(now.ru_nvcsw - last.ru_nvcsw + now.ru_nivcsw - last.ru_nivcsw),
 		(now.ru_utime.tv_sec - last.ru_utime.tv_sec + now.ru_stime.tv_sec -
@@ -193,16 +285,16 @@ cost_since(void)
 
 static struct cost lat_cost, bw_cost; /* of the last latency_us and bandwidth_mbs */
 
-/* Half the median round trip, in microseconds. */
+/* Half the median round trip of a fresh pair of `kind`, in microseconds. */
 static double
-latency_us(int a, int b)
+latency_us(int kind)
 {
 	static long long rtt[LAT_TRIPS];
-	struct echo e = { b, LAT_TRIPS };
-	pthread_t t;
+	struct echo e = { -1, LAT_TRIPS };
+	struct far f = { .work = echo_main, .arg = &e };
 	char c = 'x';
-	pthread_create(&t, NULL, echo_main, &e);
 	cost_since();
+	int a = far_start(kind, &f, &e.fd);
 	for (int i = 0; i < LAT_TRIPS; i++) {
 		long long t0 = now_ns();
 		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0) {
@@ -211,7 +303,7 @@ latency_us(int a, int b)
 		}
 		rtt[i] = now_ns() - t0;
 	}
-	pthread_join(t, NULL);
+	far_end(a, &f);
 	lat_cost = cost_since();
 	return median(rtt, LAT_TRIPS) / 2000.0;
 }
@@ -221,6 +313,7 @@ struct sink {
 	unsigned long long bytes;
 };
 
+/* Read s->bytes, then answer with one byte: the writer's clock stops there. */
 static void *
 sink_main(void *arg)
 {
@@ -234,28 +327,38 @@ sink_main(void *arg)
 		}
 		got += (unsigned long long)n;
 	}
+	if (tp_write_all(s->fd, "k", 1) != 0) {
+		fprintf(stderr, "sink answer: %s\n", strerror(errno));
+		exit(1);
+	}
 	return NULL;
 }
 
-/* MB/s (10^6) of BW_BYTES a -> b. */
+/* MB/s (10^6) of BW_BYTES through a fresh pair of `kind`. */
 static double
-bandwidth_mbs(int a, int b)
+bandwidth_mbs(int kind)
 {
 	static char buf[1 << 16];
-	struct sink s = { b, BW_BYTES };
-	pthread_t t;
+	struct sink s = { -1, BW_BYTES };
+	struct far f = { .work = sink_main, .arg = &s };
+	char c;
 	memset(buf, 0x5a, sizeof(buf));
-	long long t0 = now_ns();
 	cost_since();
-	pthread_create(&t, NULL, sink_main, &s);
+	int a = far_start(kind, &f, &s.fd);
+	long long t0 = now_ns();
 	for (unsigned long long sent = 0; sent < BW_BYTES; sent += sizeof(buf))
 		if (tp_write_all(a, buf, sizeof(buf)) != 0) {
 			fprintf(stderr, "bandwidth write: %s\n", strerror(errno));
 			exit(1);
 		}
-	pthread_join(t, NULL);
+	if (tp_read_all(a, &c, 1) != 0) {
+		fprintf(stderr, "bandwidth: no answer from the reader\n");
+		exit(1);
+	}
+	double mbs = BW_BYTES / ((now_ns() - t0) / 1000.0);
+	far_end(a, &f);
 	bw_cost = cost_since();
-	return BW_BYTES / ((now_ns() - t0) / 1000.0);
+	return mbs;
 }
 
 /* Kill the active proxy under a running ping-pong; ms until a round trip completes again. */
@@ -293,30 +396,31 @@ kill_to_first_byte_ms(int a, int b)
 int
 main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 5;
-	if (rounds < 1 || rounds > ROUNDS_MAX) {
-		fprintf(stderr, "usage: resume_bench [ROUNDS 1..%d]\n", ROUNDS_MAX);
+	int arg = 1;
+	if (arg < argc && strcmp(argv[arg], "-1") == 0)
+		one_process = 1, arg++;
+	int rounds = arg < argc ? atoi(argv[arg]) : 5;
+	if (rounds < 1 || rounds > ROUNDS_MAX || arg + 1 < argc) {
+		fprintf(stderr, "usage: resume_bench [-1] [ROUNDS 1..%d]\n", ROUNDS_MAX);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	tp_proxy_start(&path.proxy[0], NULL);
 	tp_proxy_start(&path.proxy[1], NULL);
 	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
+	printf("# far ends %s\n", one_process ? "in this process (-1): one I/O thread serves "
+	    "both" : "in child processes, each with its own I/O thread");
 	printf("# round kind latency_us bandwidth_MBps switches_per_round_trip "
 	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB\n");
 	for (int r = 0; r < rounds; r++)
 		for (int kind = 0; kind < NKINDS; kind++) {
-			int a, b;
-			pair(kind, &a, &b);
-			lat[kind][r] = latency_us(a, b);
-			bw[kind][r] = bandwidth_mbs(a, b);
+			lat[kind][r] = latency_us(kind);
+			bw[kind][r] = bandwidth_mbs(kind);
 			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f\n", r, KINDS[kind].name,
 			    lat[kind][r], bw[kind][r], lat_cost.switches / LAT_TRIPS,
 			    lat_cost.cpu_us / LAT_TRIPS, bw_cost.switches / (BW_BYTES >> 20),
 			    bw_cost.cpu_us / (BW_BYTES >> 20));
 			fflush(stdout);
-			close(a);
-			close(b);
 		}
 	int a, b;
 	pair(1, &a, &b);
