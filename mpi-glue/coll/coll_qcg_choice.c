@@ -59,11 +59,12 @@ mca_coll_qcg_choice_register(void)
 	    MCA_BASE_VAR_TYPE_INT, NULL, &c->links_probe);
 	c->verify_bytes = 65536;
 	mca_coll_qcg_register_var("verify_bytes",
-	    "Calls of allreduce, allgather and alltoall of at least this many bytes per rank "
-	    "(default 65536), where auto chose one of qcg's algorithms, have that choice "
-	    "measured: the first four calls of each size class alternate it and tuned, and the "
-	    "faster (the slowest rank's time) runs every later call of that class; 0 trusts the "
-	    "model without measuring", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_bytes);
+	    "Calls of allreduce, allgather, alltoall, bcast, reduce, gather and scatter of at "
+	    "least this many bytes per rank (default 65536), where auto chose one of qcg's "
+	    "algorithms, have that choice measured: the first four calls of each size class "
+	    "alternate it and tuned (rooted ones between barriers), and the faster (the slowest "
+	    "rank's time) runs every later call of that class; 0 trusts the model without "
+	    "measuring", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_bytes);
 	c->links_probe_kb = 1024;
 	mca_coll_qcg_register_var("links_probe_kb",
 	    "Size in KiB of the bandwidth probe's message (16..65536)", MCA_BASE_VAR_TYPE_INT,
