@@ -285,6 +285,22 @@ cost_since(void)
 
 static struct cost lat_cost, bw_cost; /* of the last latency_us and bandwidth_mbs */
 
+/* Of the bytes this process's streams took from their applications since the last call, the
+ * share sent on the application's own thread (qrs_app_send) rather than via the socketpair
+ * and the I/O thread; -1 when none were taken. */
+static double
+direct_share_since(void)
+{
+	static struct qrs_totals last;
+	struct qrs_totals now;
+	qrs_get_totals(&now);
+	double direct = (double)(now.bytes_direct - last.bytes_direct),
+	    queued = (double)(now.bytes_queued - last.bytes_queued);
+	last = now;
+	return direct + queued > 0 ? direct / (direct + queued) : -1;
+}
+static double lat_direct; /* direct_share_since of the last latency_us */
+
 /* Half the median round trip of a fresh pair of `kind`, in microseconds. */
 static double
 latency_us(int kind)
@@ -294,6 +310,7 @@ latency_us(int kind)
 	struct far f = { .work = echo_main, .arg = &e };
 	char c = 'x';
 	cost_since();
+	direct_share_since();
 	int a = far_start(kind, &f, &e.fd);
 	for (int i = 0; i < LAT_TRIPS; i++) {
 		long long t0 = now_ns();
@@ -303,6 +320,7 @@ latency_us(int kind)
 		}
 		rtt[i] = now_ns() - t0;
 	}
+	lat_direct = direct_share_since();
 	far_end(a, &f);
 	lat_cost = cost_since();
 	return median(rtt, LAT_TRIPS) / 2000.0;
@@ -411,15 +429,15 @@ main(int argc, char **argv)
 	printf("# far ends %s\n", one_process ? "in this process (-1): one I/O thread serves "
 	    "both" : "in child processes, each with its own I/O thread");
 	printf("# round kind latency_us bandwidth_MBps switches_per_round_trip "
-	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB\n");
+	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB latency_direct_share\n");
 	for (int r = 0; r < rounds; r++)
 		for (int kind = 0; kind < NKINDS; kind++) {
 			lat[kind][r] = latency_us(kind);
 			bw[kind][r] = bandwidth_mbs(kind);
-			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f\n", r, KINDS[kind].name,
+			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f %.2f\n", r, KINDS[kind].name,
 			    lat[kind][r], bw[kind][r], lat_cost.switches / LAT_TRIPS,
 			    lat_cost.cpu_us / LAT_TRIPS, bw_cost.switches / (BW_BYTES >> 20),
-			    bw_cost.cpu_us / (BW_BYTES >> 20));
+			    bw_cost.cpu_us / (BW_BYTES >> 20), lat_direct);
 			fflush(stdout);
 		}
 	int a, b;
