@@ -20,10 +20,12 @@
  * flow again end to end. Medians over rounds are printed with the ratios; run under
  * `flock /tmp/qcg-heavy.lock` (bench/net/README.md).
  */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +210,19 @@ far_main(void *arg)
 }
 
 static int one_process; /* -1: both ends here */
+static int bound;       /* -b: near end on CPU 0, far end on CPU 1, as ranks bound to cores */
+
+static void
+bind_to(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
 
 /*
  * A fresh pair of `kind`: returns the near end, and starts `work` on the far end, whose
@@ -234,6 +249,8 @@ far_start(int kind, struct far *f, int *far_fd)
 	}
 	if (f->pid == 0) {
 		close(la);
+		if (bound)
+			bind_to(1);
 		qrs_after_fork_child(); /* the parent's I/O thread is not here */
 		*far_fd = f->fd = end_start(kind, lb, identity);
 		far_main(f);
@@ -415,16 +432,23 @@ int
 main(int argc, char **argv)
 {
 	int arg = 1;
-	if (arg < argc && strcmp(argv[arg], "-1") == 0)
-		one_process = 1, arg++;
+	for (; arg < argc && argv[arg][0] == '-'; arg++)
+		if (strcmp(argv[arg], "-1") == 0)
+			one_process = 1;
+		else if (strcmp(argv[arg], "-b") == 0)
+			bound = 1;
+		else
+			break;
 	int rounds = arg < argc ? atoi(argv[arg]) : 5;
 	if (rounds < 1 || rounds > ROUNDS_MAX || arg + 1 < argc) {
-		fprintf(stderr, "usage: resume_bench [-1] [ROUNDS 1..%d]\n", ROUNDS_MAX);
+		fprintf(stderr, "usage: resume_bench [-1] [-b] [ROUNDS 1..%d]\n", ROUNDS_MAX);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	tp_proxy_start(&path.proxy[0], NULL);
 	tp_proxy_start(&path.proxy[1], NULL);
+	if (bound)
+		bind_to(0); /* after the proxies: they stay unbound */
 	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
 	printf("# far ends %s\n", one_process ? "in this process (-1): one I/O thread serves "
 	    "both" : "in child processes, each with its own I/O thread");

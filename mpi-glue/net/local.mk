@@ -97,6 +97,9 @@ tests_net_test_resume_interposed_CPPFLAGS = $(tests_net_test_resume_failover_CPP
 	-DRESUME_INTERPOSED
 tests_net_test_resume_interposed_LDADD = $(PROXY_TEST_LDADD) -ldl
 TESTS += tests/net/test_resume_interposed
+# ... and so with the process bound to one CPU, where a send waits for the held stream.
+TESTS += tests/net/test_resume_interposed_bound.sh
+EXTRA_DIST += tests/net/test_resume_interposed_bound.sh
 # test_resume_refuse: a hand-played far end that lies (garbage, gaps, forged identity, acks
 # of unsent bytes) fails the stream; an honest replay is delivered once.
 check_PROGRAMS += tests/net/test_resume_refuse
