@@ -62,6 +62,8 @@ typedef struct mca_coll_qcg_component_t {
 	int links_probe;            /* measure the links when a collective first needs a choice */
 	int links_probe_kb;         /* bytes of one bandwidth probe message (KiB) */
 	int verify_bytes;           /* calls this large have the model's choice measured; 0: never */
+	int verify_margin;          /* ... and smaller unrooted ones whose predicted gain over the
+	                             * previous component is under this many percent; 0: not they */
 	int links_known;            /* links[] holds this process's latest probe's figures */
 	struct qcg_link_params links[QCG_NLINKS]; /* per link class (coll_qcg_links.c) */
 	double discovered_rtt_us[QCG_NLINKS]; /* world rank 0, origin DISCOVERED: the least
@@ -177,11 +179,11 @@ void mca_coll_qcg_choice_check(void);
 
 /*
  * coll_qcg_verify.c: the algorithm a call of size class cls runs when the model chose alg
- * (*final: the same for every later call of that class); the module's slots of the verified
- * collectives, which time their trial calls.
+ * (predicted: the model's times per algorithm, or NULL; *final: the same for every later call
+ * of that class); the module's slots of the verified collectives, which time their trial calls.
  */
 int mca_coll_qcg_verify_alg(mca_coll_qcg_module_t *m, int coll, int cls, size_t bytes, int alg,
-    int *final);
+    const double *predicted, int *final);
 void mca_coll_qcg_verify_reset(mca_coll_qcg_module_t *m);
 int mca_coll_qcg_allreduce_verified(const void *sbuf, void *rbuf, int count,
     struct ompi_datatype_t *dtype, struct ompi_op_t *op, struct ompi_communicator_t *comm,

@@ -65,6 +65,12 @@ mca_coll_qcg_choice_register(void)
 	    "alternate it and tuned (rooted ones between barriers), and the faster (the slowest "
 	    "rank's time) runs every later call of that class; 0 trusts the model without "
 	    "measuring", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_bytes);
+	c->verify_margin = 25;
+	mca_coll_qcg_register_var("verify_margin",
+	    "Smaller calls of allreduce, allgather and alltoall have auto's choice measured the "
+	    "same way when the model predicts it less than this many percent faster than tuned "
+	    "(default 25): a thin margin is within the model's error. 0: only calls of "
+	    "verify_bytes and up", MCA_BASE_VAR_TYPE_INT, NULL, &c->verify_margin);
 	c->links_probe_kb = 1024;
 	mca_coll_qcg_register_var("links_probe_kb",
 	    "Size in KiB of the bandwidth probe's message (16..65536)", MCA_BASE_VAR_TYPE_INT,
@@ -209,7 +215,8 @@ mca_coll_qcg_choose(mca_coll_qcg_module_t *m, int coll, size_t bytes)
 	}
 	int model = m->links_known ? qcg_decide(coll, bytes, &m->shape, m->links, t) :
 	    QCG_ALG_PREVIOUS, final;
-	int alg = mca_coll_qcg_verify_alg(m, coll, cls, bytes, model, &final);
+	int alg = mca_coll_qcg_verify_alg(m, coll, cls, bytes, model, m->links_known ? t : NULL,
+	    &final);
 	if (final) /* the links are agreed, the class settled */
 		m->memo[coll].bytes = bytes, m->memo[coll].alg = alg;
 	if (!log)

@@ -61,6 +61,28 @@ qcg_coll_size_unknown(int coll)
 }
 
 int
+qcg_coll_rooted(int coll)
+{
+	return coll == QCG_COLL_BCAST || coll == QCG_COLL_REDUCE || coll == QCG_COLL_GATHER ||
+	    coll == QCG_COLL_SCATTER;
+}
+
+int
+qcg_verify_worth(int coll, size_t bytes, int alg, const double *predicted, long verify_bytes,
+    int margin_pct)
+{
+	int unrooted = coll == QCG_COLL_ALLREDUCE || coll == QCG_COLL_ALLGATHER ||
+	    coll == QCG_COLL_ALLTOALL;
+	if (alg == QCG_ALG_PREVIOUS || alg < 0 || alg >= QCG_NALGS || verify_bytes <= 0 ||
+	    !(unrooted || qcg_coll_rooted(coll)) || bytes == QCG_BYTES_UNKNOWN)
+		return 0;
+	if (bytes >= (size_t)verify_bytes)
+		return 1;
+	return unrooted && margin_pct > 0 && predicted != NULL && predicted[alg] > 0 &&
+	    predicted[QCG_ALG_PREVIOUS] < predicted[alg] * (1 + margin_pct / 100.0);
+}
+
+int
 qcg_size_class(size_t bytes)
 {
 	int c = 0;

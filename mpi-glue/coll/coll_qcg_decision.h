@@ -119,6 +119,22 @@ int qcg_decide(int coll, size_t bytes, const struct qcg_shape *shape,
 int qcg_previous_everywhere(int coll, const struct qcg_shape *shape,
     const struct qcg_link_params *links);
 
+/* The rooted collectives whose calls coll/qcg can verify: bcast, reduce, gather, scatter. */
+int qcg_coll_rooted(int coll);
+
+/*
+ * Whether the model's choice alg (predicted: qcg_decide's times, or NULL) for a call of `bytes`
+ * per rank is worth measuring against the previous component (coll_qcg_verify.c): allreduce,
+ * allgather, alltoall and the rooted four when bytes >= verify_bytes (0: never), and the
+ * unrooted three below that when the model predicts alg less than margin_pct percent faster
+ * (0: not they). A thin margin is within the model's error: the spread allgather of 8 B on
+ * three tiers was predicted at 6.2 ms against tuned's 6.8 and measured at 7.5 against 6.5
+ * (bench/coll, session 15). Small rooted calls stay with the model: the barriers around their
+ * trial calls would take most of the time measured.
+ */
+int qcg_verify_worth(int coll, size_t bytes, int alg, const double *predicted,
+    long verify_bytes, int margin_pct);
+
 /* The size class of a byte count: 0 for 0 bytes, else 1 + floor(log2(bytes)), at most 63. */
 int qcg_size_class(size_t bytes);
 

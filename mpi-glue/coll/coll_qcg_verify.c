@@ -33,35 +33,22 @@ now_us(void)
 }
 
 /*
- * The collectives whose module slot is a *_verified function below (their calls end here).
- * In allreduce, allgather and alltoall no rank can leave before every rank's data reached it,
- * so a rank's own time spans the call. A rooted call's leaves may return as soon as their data
- * is sent (a tuned gather of 8 B measured 0.1 ms on its slowest rank across a 5 ms WAN), so
- * their own times would favour whichever algorithm waits least locally, not the faster one:
- * a trial call of bcast, reduce, gather or scatter therefore runs between two barriers of the
- * previous component, and is timed from the first to the end of the second. Both candidates
- * pay the same barriers, so the comparison stays fair; the barriers cost a few WAN round trips,
- * four times per size class, once.
+ * The collectives whose module slot is a *_verified function below (their calls end here);
+ * which calls are measured is qcg_verify_worth's (coll_qcg_decision.h). In allreduce,
+ * allgather and alltoall no rank can leave before every rank's data reached it, so a rank's own
+ * time spans the call. A rooted call's leaves may return as soon as their data is sent (a tuned
+ * gather of 8 B measured 0.1 ms on its slowest rank across a 5 ms WAN), so their own times
+ * would favour whichever algorithm waits least locally, not the faster one: a trial call of
+ * bcast, reduce, gather or scatter therefore runs between two barriers of the previous
+ * component, and is timed from the first to the end of the second. Both candidates pay the
+ * same barriers, so the comparison stays fair; the barriers cost a few WAN round trips, four
+ * times per size class, once.
  */
-static int
-rooted_coll(int coll)
-{
-	return coll == QCG_COLL_BCAST || coll == QCG_COLL_REDUCE || coll == QCG_COLL_GATHER ||
-	    coll == QCG_COLL_SCATTER;
-}
-
-static int
-verified_coll(int coll)
-{
-	return coll == QCG_COLL_ALLREDUCE || coll == QCG_COLL_ALLGATHER ||
-	    coll == QCG_COLL_ALLTOALL || rooted_coll(coll);
-}
-
 /* A rooted trial's fence; a failed barrier only blurs the timing, the call itself goes on. */
 static void
 fence(mca_coll_qcg_module_t *m, int coll)
 {
-	if (rooted_coll(coll))
+	if (qcg_coll_rooted(coll))
 		(void)m->previous_barrier(m->comm, m->previous_barrier_module);
 }
 
@@ -78,14 +65,13 @@ mca_coll_qcg_verify_reset(mca_coll_qcg_module_t *m)
 
 int
 mca_coll_qcg_verify_alg(mca_coll_qcg_module_t *m, int coll, int cls, size_t bytes, int alg,
-    int *final)
+    const double *predicted, int *final)
 {
 	struct qcg_verify *v = &m->verify[coll];
 	uint64_t bit = 1ull << (cls > 63 ? 63 : cls);
-	int min = mca_coll_qcg_component.verify_bytes;
+	const mca_coll_qcg_component_t *c = &mca_coll_qcg_component;
 	*final = 1;
-	if (alg == QCG_ALG_PREVIOUS || min <= 0 || !verified_coll(coll) ||
-	    bytes == QCG_BYTES_UNKNOWN || bytes < (size_t)min)
+	if (!qcg_verify_worth(coll, bytes, alg, predicted, c->verify_bytes, c->verify_margin))
 		return alg;
 	if (v->done & bit)
 		return v->overruled & bit ? QCG_ALG_PREVIOUS : alg;
@@ -120,7 +106,7 @@ verify_settle(mca_coll_qcg_module_t *m, int coll, struct qcg_verify *v)
 		QCG_VERBOSE(10, "choice: comm %d %s size class %d: verified: %s %.1f us, tuned "
 		    "%.1f us (slowest rank, least of %d calls each%s)%s: %s from now on", m->cid,
 		    qcg_coll_name(coll), v->cls, qcg_alg_name(v->alg), worst[0], worst[1],
-		    VERIFY_ROUNDS, rooted_coll(coll) ? ", between barriers" : "",
+		    VERIFY_ROUNDS, qcg_coll_rooted(coll) ? ", between barriers" : "",
 		    rc == OMPI_SUCCESS ? "" : " (the allreduce failed)",
 		    v->overruled & bit ? "tuned" : qcg_alg_name(v->alg));
 	v->cls = -1;
