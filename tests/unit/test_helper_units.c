@@ -145,6 +145,34 @@ configuration_requires_identity_and_checks_values(void)
 	CHECK(strstr(err, "helper.output_cap") != NULL);
 }
 
+/* helper.topology_xml: auto (beside the socket), off, or an absolute path; anything else is
+ * refused with the values it takes. */
+static void
+topology_file_is_auto_off_or_absolute(void)
+{
+	struct helper_config c;
+	char err[256], text[640];
+	const char *base = "[helper]\nnode = n1\ncluster = a\naddress = 10.0.0.1\n"
+			   "frontend = https://gw:8444/\nsocket = /run/q/h.sock\n";
+	CHECK_INT_EQ(load(base, &c, err), 0);
+	CHECK_STR_EQ(c.topology_xml, "/run/q/h.sock.topology.xml");
+	snprintf(text, sizeof(text), "%stopology_xml = auto\n", base);
+	CHECK_INT_EQ(load(text, &c, err), 0);
+	CHECK_STR_EQ(c.topology_xml, "/run/q/h.sock.topology.xml");
+	snprintf(text, sizeof(text), "%stopology_xml = off\n", base);
+	CHECK_INT_EQ(load(text, &c, err), 0);
+	CHECK_STR_EQ(c.topology_xml, "");
+	snprintf(text, sizeof(text), "%stopology_xml = /var/lib/qcg/node.xml\n", base);
+	CHECK_INT_EQ(load(text, &c, err), 0);
+	CHECK_STR_EQ(c.topology_xml, "/var/lib/qcg/node.xml");
+	snprintf(text, sizeof(text), "%stopology_xml = node.xml\n", base);
+	CHECK_INT_EQ(load(text, &c, err), -1);
+	CHECK(strstr(err, "helper.topology_xml must be auto, off or an absolute path, got "
+	    "'node.xml'") != NULL);
+	snprintf(text, sizeof(text), "%stopology_xml = Off\n", base);
+	CHECK_INT_EQ(load(text, &c, err), -1);
+}
+
 static void
 endpoints_split_at_the_last_colon(void)
 {
@@ -168,6 +196,7 @@ main(void)
 	RUN(launch_requests_are_checked_before_any_fork);
 	RUN(accounts_follow_the_root_rules);
 	RUN(configuration_requires_identity_and_checks_values);
+	RUN(topology_file_is_auto_off_or_absolute);
 	RUN(endpoints_split_at_the_last_colon);
 	return check_exit();
 }
