@@ -816,11 +816,20 @@ tab_forget(struct stream *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Whether the send table may hold a stream under fd: all that every other descriptor costs
+ * (one load while no stream was ever started). The caller looks again under g_tab_lock. */
+static inline int
+tab_may_hold(int fd)
+{
+	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
+	return __builtin_expect(t != NULL, 0) && fd >= 0 && fd < g_tab_size &&
+	    __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) != NULL;
+}
+
 void
 qrs_app_moved(int from, int to)
 {
-	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
-	if (t == NULL || from < 0 || from >= g_tab_size || t[from] == NULL)
+	if (!tab_may_hold(from))
 		return;
 	pthread_mutex_lock(&g_tab_lock);
 	struct stream *s = g_tab[from];
@@ -838,8 +847,7 @@ qrs_app_moved(int from, int to)
 void
 qrs_app_closing(int fd)
 {
-	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
-	if (t == NULL || fd < 0 || fd >= g_tab_size || t[fd] == NULL)
+	if (!tab_may_hold(fd))
 		return;
 	pthread_mutex_lock(&g_tab_lock);
 	struct stream *s = g_tab[fd];
@@ -884,9 +892,7 @@ bound_to_one_cpu(void)
 static struct stream *
 tab_find_locked(int fd)
 {
-	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(t == NULL, 1) || fd < 0 || fd >= g_tab_size ||
-	    __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) == NULL)
+	if (!tab_may_hold(fd))
 		return NULL;
 	struct stat st;
 	int same = fstat(fd, &st) == 0;
@@ -1001,10 +1007,7 @@ qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *tak
 void
 qrs_app_shutdown(int fd, int how)
 {
-	struct stream *_Atomic *t = __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(t == NULL, 1) || fd < 0 || fd >= g_tab_size ||
-	    __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) == NULL ||
-	    (how != SHUT_WR && how != SHUT_RDWR) || t_in_stream)
+	if (!tab_may_hold(fd) || (how != SHUT_WR && how != SHUT_RDWR) || t_in_stream)
 		return; /* t_in_stream: the stream's own shutdowns, of its socketpair's far end */
 	/* Unlike a send, this waits for the I/O thread: the mark must hold before shutdown()
 	 * returns. Lock order: g_tab_lock, then the stream's. */
