@@ -1,6 +1,7 @@
 /*
  * coll_qcg_verify.c: the cost model proposes, a measurement decides. For a large call
- * (coll_qcg_verify_bytes and up) whose model choice is not the previous component, the first
+ * (coll_qcg_verify_bytes and up), or a smaller unrooted one whose predicted margin is thin
+ * (qcg_verify_worth), whose model choice is not the previous component, the first
  * calls of that collective and size class alternate the model's choice and the previous
  * component, VERIFY_ROUNDS times each, timed on every rank; one allreduce of the times (the
  * slowest rank's, the least of each candidate's rounds) then settles the class for the rest of
@@ -10,8 +11,8 @@
  * probe of one or two pairs gives it.
  *
  * Every member makes the same calls with the same sizes, so every member's state machine takes
- * the same steps, and the verdict, from one allreduce, is the same everywhere. The calls are
- * large, so the one extra allreduce per class is noise beside them.
+ * the same steps, and the verdict, from one allreduce, is the same everywhere. The extra
+ * allreduce costs about one call of the class, once per class and communicator.
  */
 #include "config.h"
 
