@@ -43,9 +43,9 @@ now_us(void)
  * bcast, reduce, gather or scatter therefore runs between two barriers of the previous
  * component, and is timed from the first to the end of the second. Both candidates pay the
  * same barriers, so the comparison stays fair; the barriers cost a few WAN round trips, four
- * times per size class, once.
+ * times per size class, once. fence() is that barrier: a failed one only blurs the timing, the
+ * call itself goes on.
  */
-/* A rooted trial's fence; a failed barrier only blurs the timing, the call itself goes on. */
 static void
 fence(mca_coll_qcg_module_t *m, int coll)
 {

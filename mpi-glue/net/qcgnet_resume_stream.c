@@ -861,14 +861,15 @@ qrs_app_closing(int fd)
 /*
  * A rank bound to one core (`mpirun --bind-to core`, Open MPI's default for up to two ranks
  * and common practice beyond; Slurm's `--cpu-bind=cores`) has its I/O thread on that core too:
- * the thread inherits the binding. There the I/O thread delivers a message to the socketpair while it
- * holds the stream, the woken application preempts it, and the application's answer found the
- * stream held: 70-98 % of a bound 1-byte ping-pong's sends took the socketpair and a wake-up of
- * the I/O thread. So a sender bound to one CPU that finds the stream held yields that CPU to
- * the holder, for up to APP_SEND_WAIT_US: bound, added latency +0.0 / +5.8 / +2.7 us against
- * +7.0 / +9.6 / +5.6 (bench/net run 10). An unbound sender does not wait: there the holder
+ * the thread inherits the binding. There the I/O thread delivers a message to the socketpair
+ * while it holds the stream, the woken application preempts it, and the application's answer
+ * found the stream held: 67-98 % of a bound 1-byte ping-pong's sends took the socketpair and a
+ * wake-up of the I/O thread. So a sender bound to one CPU that finds the stream held yields
+ * that CPU to the holder, for up to APP_SEND_WAIT_US: bound, added latency +3.0 to +3.7 us
+ * against +7.1 to +11.2 (bench/net run 10). An unbound sender does not wait: there the holder
  * runs on another CPU, and waiting made the latency worse (run 9, +11 to +20 against +9 to
- * +11 us); its send takes the socketpair at once, as before.
+ * +11 us); its send takes the socketpair at once, as before. (The deeper fix, delivering
+ * after the stream's lock is released, was not tried: bench/net README, run 10.)
  */
 #define APP_SEND_WAIT_US 20
 static __thread int t_one_cpu = -1; /* this thread may run on one CPU only; -1: not known yet */
