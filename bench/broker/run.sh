@@ -52,6 +52,10 @@ done
 # the broker, not queueing for workers. Idle kept-alive connections need no worker at all.
 WORKERS=$((MAX_CLIENTS + 2))
 ((WORKERS >= 10)) || WORKERS=10 # the reversal and new-connection rows use 8 clients
+# BENCH_WORKERS and BENCH_LINGER_US override the worker count and keep_alive_linger_us, to
+# measure other shapes of the server (few workers, no linger) against the default.
+WORKERS=${BENCH_WORKERS:-$WORKERS}
+LINGER_US=${BENCH_LINGER_US:-}
 
 BROKER=$BUILD_DIR/services/broker/qcg-broker
 BENCH=$BUILD_DIR/bench/broker/bench-broker
@@ -100,7 +104,8 @@ write_config() {
 		genconf_broker 127.0.0.1:0 "$WORKERS" "$WORK/broker.db" "$WORK/broker.acl" \
 			"$WORK/grid-mapfile"
 		genconf_soap_tunables "" "" "" 1000000
-		printf 'max_unauthenticated_per_address = %s\n' "$WORKERS"
+		printf 'max_unauthenticated_per_address = %s\n' "$((MAX_CLIENTS + 2))"
+		[[ -z $LINGER_US ]] || printf 'keep_alive_linger_us = %s\n' "$LINGER_US"
 		genconf_log_level warn
 		genconf_tls "$WORK/broker-cert.pem" "$WORK/broker-key.pem" "$WORK/ca/certificates"
 	} >"$WORK/broker.conf"

@@ -16,11 +16,16 @@ MODE:
            answer that said "Connection: close" (what an HTTP/1.1 client relies on). Prints
            "answered=K reconnects=R": a service that closes a connection it announced as kept
            alive loses the request already sent on it.
+  share    two connections ask GetHealth back to back, each as soon as its previous answer is
+           read, until N answers have come on the two together. Prints "first=K second=K":
+           a service whose worker keeps serving the client it has while the other's request
+           waits answers nearly all N on one connection.
 Each answer must come within 10 s.
 """
 import socket
 import ssl
 import sys
+import threading
 import time
 
 BODY = ('<?xml version="1.0" encoding="UTF-8"?>'
@@ -83,6 +88,37 @@ def closed_by_peer(conn):
         return True
 
 
+def share(host, port, ctx, n):
+    conns = [connect(host, port, ctx), connect(host, port, ctx)]
+    # Both connections answered once before the race, so both are kept alive and parked.
+    if not all(ask(c, host, port) for c in conns):
+        print("share: the first requests failed")
+        return 1
+    counts = [0, 0]
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def client(i):
+        while not done.is_set():
+            if not ask(conns[i], host, port):
+                done.set()
+                return
+            with lock:
+                counts[i] += 1
+                if counts[0] + counts[1] >= n:
+                    done.set()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for c in conns:
+        c.close()
+    print(f"first={counts[0]} second={counts[1]}")
+    return 0
+
+
 def main():
     host, port, cert, key, ca_dir, mode, n = sys.argv[1:8]
     n = int(n)
@@ -103,6 +139,8 @@ def main():
         conn.close()
         print(f"answered={answered} reconnects={reconnects}")
         return 0
+    if mode == "share":
+        return share(host, port, ctx, n)
     held = []
     first = 0
     for _ in range(n):
