@@ -4,13 +4,15 @@
  *
  *   bench-broker --broker URL --cert C --key K --ca-dir D --clients N --seconds S
  *       [--job J --from-cluster C --from-node N --to-address A --to-port P]
- *       [--expect METHOD] [--new-connection]
+ *       [--expect METHOD] [--new-connection | --replay]
  *
  * Each client is a thread with its own gSOAP context. With keep-alive (the default) it reuses
  * that context for every call, so TLS is negotiated once per client; the benchmark counts the
  * TCP connections each context opens (by wrapping gSOAP's connect callback) and flags a run in
  * which keep-alive did not hold. --new-connection turns keep-alive off: one TCP connection and
- * one TLS handshake (full or resumed, both counted) per call, as a contrast.
+ * one TLS handshake (full or resumed, both counted) per call, as a contrast. --replay keeps
+ * gSOAP for the warm-up call only and then sends its recorded bytes again for every call
+ * (replay.h): the same requests to the broker, at a fraction of the client's CPU time.
  *
  * Every client makes one warm-up call (which opens its connection) before a common start
  * barrier; then all loop Resolve until a common deadline. The output is a few lines for people
@@ -36,6 +38,7 @@
 #include "soapH.h"
 #include "model.h"
 #include "soap_client.h"
+#include "replay.h"
 
 #define BENCH_MAX_CLIENTS 1024
 #define BENCH_MAX_SECONDS 3600
@@ -52,6 +55,7 @@ struct bench_options {
 	unsigned short to_port;
 	int expect;          /* enum connect_method every answer must carry, or -1 */
 	bool new_connection; /* keep-alive off: one connection per call */
+	bool replay;         /* calls after the warm-up replay its bytes (replay.h) */
 };
 
 struct bench;
@@ -61,6 +65,7 @@ struct bench_client {
 	pthread_t thread;
 	struct bench *bench;
 	struct soap *soap;
+	struct replay *replay; /* with --replay */
 	SOAP_SOCKET (*tcp_connect)(struct soap *, const char *, const char *, int); /* gSOAP's */
 	uint64_t *latency_ns;  /* one per successful call, in completion order */
 	size_t count, capacity;
@@ -127,6 +132,10 @@ client_setup(struct bench_client *c, char *err, size_t errlen)
 	c->soap->user = c;
 	c->tcp_connect = c->soap->fopen;
 	c->soap->fopen = counting_connect;
+	if (o->replay && (c->replay = calloc(1, sizeof(*c->replay))) == NULL) {
+		snprintf(err, errlen, "out of memory for the replay buffers");
+		return -1;
+	}
 	c->capacity = BENCH_SAMPLES_INITIAL;
 	c->latency_ns = malloc(c->capacity * sizeof(*c->latency_ns));
 	if (c->latency_ns == NULL) {
@@ -175,6 +184,23 @@ client_call(struct bench_client *c)
 	return status;
 }
 
+/* One Resolve replayed from the warm-up's bytes (--replay); 0 when the answer was right. */
+static int
+client_replay(struct bench_client *c)
+{
+	const struct bench_options *o = &c->bench->opt;
+	const char *expect = o->expect >= 0 ?
+	    connect_method_name((enum connect_method)o->expect) : NULL;
+	char text[BENCH_ERROR_TEXT];
+
+	if (replay_call(c->replay, c->soap, expect, 10000, text, sizeof(text)) != 0) {
+		note_error(c, "", text);
+		c->errors++;
+		return -1;
+	}
+	return 0;
+}
+
 static int
 client_record(struct bench_client *c, uint64_t ns)
 {
@@ -204,7 +230,7 @@ client_loop(struct bench_client *c)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (!ts_before(&t0, &c->bench->deadline))
 			break;
-		int rc = client_call(c);
+		int rc = c->replay != NULL ? client_replay(c) : client_call(c);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rc == 0 && client_record(c, ts_ns(&t1) - ts_ns(&t0)) != 0)
 			break;
@@ -218,8 +244,15 @@ client_main(void *arg)
 	struct bench_client *c = arg;
 	struct bench *b = c->bench;
 
-	/* The warm-up call opens the connection (keep-alive) and is not measured. */
+	/* The warm-up call opens the connection (keep-alive) and is not measured; with --replay
+	 * its bytes are what every later call sends. */
+	if (c->replay != NULL)
+		replay_record_start(c->replay, c->soap);
 	c->warmup_failed = client_call(c) != 0;
+	if (c->replay != NULL && replay_record_stop(c->replay, c->soap) != 0) {
+		note_error(c, "replay: the warm-up request was not recorded whole", "");
+		c->warmup_failed = true;
+	}
 	c->errors = c->wrong = 0;
 	pthread_barrier_wait(&b->barrier);
 	pthread_barrier_wait(&b->barrier);
@@ -251,6 +284,9 @@ percentile_us(const uint64_t *sorted, size_t n, double p)
 
 struct bench_totals {
 	uint64_t requests, errors, wrong, connects, resumed;
+	uint64_t fewest, most; /* requests of the least and the most served client: a broker
+				  that serves some clients while others wait shows it here, not in
+				  the percentiles of the calls that completed */
 	bool sample_limit;
 	double seconds;
 	uint64_t *all; /* every latency, sorted */
@@ -262,9 +298,14 @@ bench_merge(struct bench *b, struct bench_totals *t)
 	struct timespec last = b->start;
 
 	memset(t, 0, sizeof(*t));
+	t->fewest = UINT64_MAX;
 	for (int i = 0; i < b->opt.clients; i++) {
 		const struct bench_client *c = &b->clients[i];
 		t->requests += c->count;
+		if (c->count < t->fewest)
+			t->fewest = c->count;
+		if (c->count > t->most)
+			t->most = c->count;
 		t->errors += c->errors;
 		t->wrong += c->wrong;
 		t->connects += c->connects;
@@ -301,13 +342,16 @@ bench_report(const struct bench *b, const struct bench_totals *t)
 	double p50 = percentile_us(t->all, t->requests, 50), p90 = percentile_us(t->all, t->requests, 90);
 	double p99 = percentile_us(t->all, t->requests, 99);
 	double max = t->requests ? (double)t->all[t->requests - 1] / 1000.0 : 0;
-	const char *mode = o->new_connection ? "new-connection" : "keep-alive";
+	const char *mode = o->new_connection ? "new-connection" : o->replay ? "keep-alive-replay" :
+	    "keep-alive";
 
 	printf("bench-broker: %d clients, %s, %.3f s\n", o->clients, mode, t->seconds);
 	printf("  requests %llu (%.1f/s), errors %llu, wrong answers %llu\n",
 	    (unsigned long long)t->requests, rate, (unsigned long long)t->errors,
 	    (unsigned long long)t->wrong);
 	printf("  latency us: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n", p50, p90, p99, max);
+	printf("  requests per client: fewest %llu, most %llu\n", (unsigned long long)t->fewest,
+	    (unsigned long long)t->most);
 	printf("  connections %llu (TLS handshakes: %llu full, %llu resumed)\n",
 	    (unsigned long long)t->connects, (unsigned long long)(t->connects - t->resumed),
 	    (unsigned long long)t->resumed);
@@ -326,9 +370,10 @@ bench_report(const struct bench *b, const struct bench_totals *t)
 			break;
 		}
 	printf("RESULT clients=%d mode=%s seconds=%.3f requests=%llu req_per_s=%.1f p50_us=%.1f "
-	       "p90_us=%.1f p99_us=%.1f max_us=%.1f errors=%llu connections=%llu resumed=%llu "
-	       "flagged=%d\n",
+	       "p90_us=%.1f p99_us=%.1f max_us=%.1f fewest=%llu most=%llu errors=%llu "
+	       "connections=%llu resumed=%llu flagged=%d\n",
 	    o->clients, mode, t->seconds, (unsigned long long)t->requests, rate, p50, p90, p99, max,
+	    (unsigned long long)t->fewest, (unsigned long long)t->most,
 	    (unsigned long long)(t->errors + t->wrong), (unsigned long long)t->connects,
 	    (unsigned long long)t->resumed, flagged);
 	return flagged;
@@ -383,11 +428,12 @@ usage(FILE *out)
 	fprintf(out,
 	    "usage: bench-broker --broker URL --cert C --key K --ca-dir D --clients N --seconds S\n"
 	    "         [--job J --from-cluster C --from-node N --to-address A --to-port P]\n"
-	    "         [--expect METHOD] [--new-connection]\n"
+	    "         [--expect METHOD] [--new-connection | --replay]\n"
 	    "  N clients (threads, 1..%d) call Resolve for S seconds (1..%d); the caller's\n"
 	    "  certificate must be the front-end of the from-cluster. Defaults: job bench-job,\n"
 	    "  from site-b/b1, to 10.1.0.11:5000. --expect makes any other method an error.\n"
-	    "  --new-connection: no keep-alive, one TLS handshake per call.\n",
+	    "  --new-connection: no keep-alive, one TLS handshake per call.\n"
+	    "  --replay: after the warm-up call, send its recorded bytes again for each call.\n",
 	    BENCH_MAX_CLIENTS, BENCH_MAX_SECONDS);
 }
 
@@ -425,7 +471,8 @@ parse_arguments(int argc, char **argv, struct bench_options *o)
 		{ "job", required_argument, NULL, 'j' }, { "from-cluster", required_argument, NULL, 'f' },
 		{ "from-node", required_argument, NULL, 'F' }, { "to-address", required_argument, NULL, 't' },
 		{ "to-port", required_argument, NULL, 'p' }, { "expect", required_argument, NULL, 'e' },
-		{ "new-connection", no_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
+		{ "new-connection", no_argument, NULL, 'N' }, { "replay", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum connect_method m;
@@ -455,6 +502,7 @@ parse_arguments(int argc, char **argv, struct bench_options *o)
 			o->expect = (int)m;
 			break;
 		case 'N': o->new_connection = true; break;
+		case 'R': o->replay = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -464,6 +512,10 @@ parse_arguments(int argc, char **argv, struct bench_options *o)
 		fprintf(stderr, "bench-broker: --broker, --cert, --key, --ca-dir, --clients and "
 				"--seconds are required\n");
 		usage(stderr);
+		exit(2);
+	}
+	if (o->replay && o->new_connection) {
+		fprintf(stderr, "bench-broker: --replay needs keep-alive, not --new-connection\n");
 		exit(2);
 	}
 }
@@ -493,6 +545,7 @@ main(int argc, char **argv)
 	}
 	for (int i = 0; i < bench.opt.clients; i++) {
 		soap_client_free(bench.clients[i].soap);
+		free(bench.clients[i].replay);
 		free(bench.clients[i].latency_ns);
 	}
 	free(bench.clients);

@@ -5,13 +5,14 @@
 #   bench/broker/compare.sh OLD-BUILD-DIR NEW-BUILD-DIR
 #
 # Each build directory must hold what run.sh needs (services/broker/qcg-broker,
-# bench/broker/bench-broker, tests/integration/broker_call). Both use this tree's run.sh, so
-# the set-up and the client are the same; the old build's own bench-broker is used for its
-# runs. Run it under the shared lock on a shared machine: flock /tmp/qcg-heavy.lock ...
+# bench/broker/bench-broker, tests/integration/broker_call). Both use this tree's run.sh and the
+# new build's bench-broker, so the set-up and the client are the same and only the brokers
+# differ. Run it under the shared lock on a shared machine: flock /tmp/qcg-heavy.lock ...
 #
 # Environment: ROUNDS (default 3, odd, 1..15), BENCH_SECONDS (default 8), BENCH_CLIENTS
-# (default "1 16 64"). The order alternates each round (old first, then new first), so that
-# neither build always runs right after the other's load.
+# (default "1 16 64"), and run.sh's BENCH_REPLAY, BENCH_WORKERS and BENCH_LINGER_US, passed on.
+# The order alternates each round (old first, then new first), so that neither build always
+# runs right after the other's load.
 set -euo pipefail
 
 readonly PROG=bench/broker/compare.sh
@@ -26,6 +27,7 @@ if ! [[ $ROUNDS =~ ^[0-9]+$ ]] || ((ROUNDS < 1 || ROUNDS > 15 || ROUNDS % 2 == 0
 	die "ROUNDS must be odd, 1..15, got '$ROUNDS'"
 fi
 export BENCH_SECONDS=${BENCH_SECONDS:-8} BENCH_CLIENTS=${BENCH_CLIENTS:-1 16 64} BENCH_CONTRAST=0
+export BENCH_BROKER_CLIENT=$NEW/bench/broker/bench-broker
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-broker-compare.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
@@ -38,7 +40,7 @@ one() {
 	out=$("$HERE/run.sh" "$2" 2>&1) || { FLAGGED=1; printf '%s run flagged:\n%s\n' "$1" "$out" >&2; }
 	grep -E '^\| [0-9]+ \|' <<<"$out" >>"$WORK/$1.rows" || true
 	printf '  %s: %s\n' "$1" "$(grep -E '^\| [0-9]+ \|' <<<"$out" |
-		awk -F'|' '{ printf "N=%d %s req/s p99 %s us; ", $2, $4, $7 }')" >&2
+		awk -F'|' '{ printf "N=%d%s %s req/s p99 %s us; ", $2, ($3 ~ /replayed/ ? " replay" : ""), $4, $7 }')" >&2
 }
 
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -46,8 +48,10 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	if ((r % 2)); then one old "$OLD"; one new "$NEW"; else one new "$NEW"; one old "$OLD"; fi
 done
 
-# The median of each column per N (columns as run.sh prints them: 2 N, 4 req/s, 5 p50, 7 p99,
-# 12 broker CPU us/req).
+# The median of each column per N and client (columns as run.sh prints them: 2 N, 3 the row's
+# label, "replayed" for bench-broker --replay, 4 req/s, 5 p50, 7 p99, 12 broker CPU us/req,
+# 13 the fewest/most requests per client, shown as their ratio: near 1 when every client was
+# served alike, near 0 when some waited while others were served).
 medians() {
 	awk -F'|' -v build="$1" '
 	function median(list,   a, n, i, j, t) {
@@ -57,18 +61,21 @@ medians() {
 		}
 		return n ? a[int((n + 1) / 2)] : "-"
 	}
-	{ n = $2 + 0; seen[n] = 1; rps[n] = rps[n] " " $4; p50[n] = p50[n] " " $5
-	  p99[n] = p99[n] " " $7; cpu[n] = cpu[n] " " $12; runs[n]++ }
-	END { for (n in seen) printf "%d %s %s %s %s %s %d\n", n, build, median(rps[n]),
-	      median(p50[n]), median(p99[n]), median(cpu[n]), runs[n] }' "$WORK/$1.rows"
+	{ n = ($2 + 0) " " ($3 ~ /replayed/ ? "replay" : "gsoap"); seen[n] = 1
+	  rps[n] = rps[n] " " $4; p50[n] = p50[n] " " $5
+	  p99[n] = p99[n] " " $7; cpu[n] = cpu[n] " " $12
+	  split($13, fm, "/"); share[n] = share[n] " " sprintf("%.3f", fm[2] > 0 ? fm[1] / fm[2] : 0)
+	  runs[n]++ }
+	END { for (n in seen) printf "%s %s %s %s %s %s %s %d\n", n, build, median(rps[n]),
+	      median(p50[n]), median(p99[n]), median(cpu[n]), median(share[n]), runs[n] }' "$WORK/$1.rows"
 }
 
 echo
 echo "Medians of $ROUNDS alternated runs, $BENCH_SECONDS s each;" \
 	"$(nproc) CPUs shared by broker and clients."
 echo
-echo '| N | build | req/s | p50 µs | p99 µs | broker CPU µs/req | runs |'
-echo '|---|---|---|---|---|---|---|'
-{ medians old; medians new; } | sort -k1,1n -k2,2r |
-	awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }'
+echo '| N | client | build | req/s | p50 µs | p99 µs | broker CPU µs/req | fewest/most per client | runs |'
+echo '|---|---|---|---|---|---|---|---|---|'
+{ medians old; medians new; } | sort -k1,1n -k2,2 -k3,3r |
+	awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }'
 exit $FLAGGED
