@@ -5,15 +5,21 @@
 
 #include "batch_thread.h"
 
+void
+batch_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 int
 batch_thread_start(pthread_cond_t *wake, void *(*run)(void *), void *arg)
 {
-	pthread_condattr_t attr;
 	pthread_t t;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(wake, &attr);
-	pthread_condattr_destroy(&attr);
+	batch_cond_init(wake);
 	if (pthread_create(&t, NULL, run, arg) != 0) {
 		pthread_cond_destroy(wake);
 		return -1;

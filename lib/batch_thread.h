@@ -10,6 +10,9 @@
 #include <pthread.h>
 #include <time.h>
 
+/* Initialise *cond for CLOCK_MONOTONIC waits (another condition variable of the same batch). */
+void batch_cond_init(pthread_cond_t *cond);
+
 /* Initialise *wake for CLOCK_MONOTONIC waits and start run(arg) detached. Returns 0, or -1
  * (the thread could not start; *wake is destroyed again). */
 int batch_thread_start(pthread_cond_t *wake, void *(*run)(void *), void *arg);

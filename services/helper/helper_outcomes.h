@@ -20,10 +20,14 @@ struct helper;
 #define OUTCOME_BATCH_MAX 64        /* this many waiting records are sent at once */
 #define OUTCOME_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */
 #define OUTCOME_SEND_MAX 256        /* records per ReportOutcomes when more wait (a storm) */
-#define OUTCOME_QUEUE_MAX 16384     /* records waiting at most; more are dropped, counted */
+#define OUTCOME_QUEUE_MAX 16384     /* records waiting at most; a process reporting another
+				       waits for room, then its record is dropped, counted */
+#define OUTCOME_FULL_WAIT_MS 5000   /* that wait, at most */
 
 /* Queue rec. to_address: where the connection went, for the broker to find the target's
- * cluster and node; "" when rec names them already. Never waits on the network. */
+ * cluster and node; "" when rec names them already. Never waits on the network itself; when
+ * OUTCOME_QUEUE_MAX records wait, it waits up to OUTCOME_FULL_WAIT_MS for the batch thread to
+ * take some. */
 void helper_outcomes_queue(struct helper *h, const struct connection_record *rec,
     const char *to_address);
 

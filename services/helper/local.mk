@@ -77,6 +77,15 @@ tests_unit_test_helper_units_LDADD = services/helper/libhelper.a $(HWLOC_LIBS) \
 	$(QCG_PROTO_LIBS) lib/libqcgcommon.a -lpthread
 TESTS += tests/unit/test_helper_units
 
+# The batched connection records under a storm: the queue, its batch thread and its wait for
+# room, with the front-end's side played by the test.
+check_PROGRAMS += tests/unit/test_helper_outcomes
+tests_unit_test_helper_outcomes_SOURCES = tests/unit/test_helper_outcomes.c tests/unit/check.h \
+	services/helper/helper_outcomes.c
+tests_unit_test_helper_outcomes_CPPFLAGS = $(HELPER_TEST_CPPFLAGS)
+tests_unit_test_helper_outcomes_LDADD = lib/libqcgcommon.a -lpthread
+TESTS += tests/unit/test_helper_outcomes
+
 # Forged requests against a real, forked launcher (privilege separation).
 check_PROGRAMS += tests/unit/test_privsep_launcher
 tests_unit_test_privsep_launcher_SOURCES = tests/unit/test_privsep_launcher.c tests/unit/check.h
