@@ -135,6 +135,10 @@ int registry_delete_job_access_points(struct registry *reg, const char *job, siz
 
 /* The connection log. */
 int registry_log_connection(struct registry *reg, const struct connection_record *rec);
+/* n records in one transaction, all or none: a batch (ReportOutcomes) costs one commit, and
+ * invalidates the row cache once, not once per connection. */
+int registry_log_connections(struct registry *reg, const struct connection_record *recs,
+    size_t n);
 int registry_list_connections(struct registry *reg, const char *job,
     struct connection_record **out, size_t *count);
 /* Drop log rows older than `before` (unix seconds), so the log does not grow without bound

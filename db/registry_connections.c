@@ -54,6 +54,22 @@ out:
 	return rc;
 }
 
+int
+registry_log_connections(struct registry *reg, const struct connection_record *recs, size_t n)
+{
+	const char *op = "registry_log_connections";
+	if (n == 0)
+		return 0;
+	if (reg_begin(reg, op) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (registry_log_connection(reg, &recs[i]) != 0) {
+			reg_rollback(reg);
+			return -1;
+		}
+	return reg_commit(reg, op);
+}
+
 static int
 read_connection(struct registry *reg, sqlite3_stmt *st, void *dst, const char *op)
 {

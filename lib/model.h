@@ -228,6 +228,10 @@ struct connection_report {
 	struct connection_record rec;
 	char to_address[QCG_ADDR_MAX]; /* "" when rec names the target */
 };
+/* Records in one ReportOutcomes call at most (the WSDLs' maxOccurs, broker and front-end): at
+ * most about 640 bytes of XML each with the longest names, so a call stays under the services'
+ * 1 MiB max_message; and an all-to-all job of P ranks costs about P^2 / 1024 calls. */
+#define QCG_OUTCOMES_PER_CALL 1024
 
 /* What a launch wrote since the offsets asked for, and whether and how it ended (the WSDL's
  * Output). The bytes are borrowed: from the helper's buffers, or from the SOAP answer's memory. */

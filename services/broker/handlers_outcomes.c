@@ -1,9 +1,10 @@
 /*
  * handlers_outcomes.c: ReportOutcomes, the batched record of connections helpers decided by
- * themselves (direct inside a cluster, issue 15). One request carries up to
- * OUTCOMES_MAX records, so a job's intra-cluster connections cost the broker one call per
- * batch instead of a Resolve and a ReportOutcome each. The target's cluster and node come
- * from the job's access point at toAddress:toPort, as Resolve would have found them.
+ * themselves (direct inside a cluster, issue 15) or the front-end's pair cache answered. One
+ * request carries up to QCG_OUTCOMES_PER_CALL records, so a job's connections cost the broker
+ * one call per batch instead of a Resolve and a ReportOutcome each, and one transaction. The
+ * target's cluster and node come from the job's access point at toAddress:toPort, as Resolve
+ * would have found them.
  */
 #include "config.h"
 
@@ -18,13 +19,12 @@
 #include "soap_model.h"
 #include "soap_server.h"
 
-#define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
-
-/* Record one connection (what soap_model_request_report_in read); 1 recorded, 0 skipped (its
- * target is no access point of the job), or a SOAP fault code. */
+/* Check one connection (what soap_model_request_report_in read) and complete its target; adds
+ * it to out[*kept], skips it (its target is no access point of the job), or returns a SOAP
+ * fault code. */
 static int
-record_one(struct soap *soap, struct broker_call *call, struct connection_report *in,
-    int *recorded)
+check_one(struct soap *soap, struct broker_call *call, struct connection_report *in,
+    struct connection_record *out, int *kept)
 {
 	struct connection_record *rec = &in->rec;
 	struct access_point ap;
@@ -46,10 +46,7 @@ record_one(struct soap *soap, struct broker_call *call, struct connection_report
 		return rc;
 	if (rec->when == 0)
 		rec->when = (int64_t)time(NULL);
-	if ((rc = broker_registry_fault(soap, call, registry_log_connection(call->reg, rec),
-		 "ReportOutcomes")))
-		return rc;
-	(*recorded)++;
+	out[(*kept)++] = *rec;
 	return SOAP_OK;
 }
 
@@ -58,23 +55,30 @@ __qb__ReportOutcomes(struct soap *soap, struct _qb__ReportOutcomes *req,
     struct _qb__ReportOutcomesResponse *resp)
 {
 	struct broker_call call = broker_call_of(soap);
-	int rc, recorded = 0;
+	int rc, kept = 0;
 
 	if ((rc = broker_require_role(soap, &call, ACL_ROLE_FRONTEND)) ||
 	    (rc = soap_require_body(soap, req, "ReportOutcomes")))
 		return rc;
-	if (req->__sizeconnection < 0 || req->__sizeconnection > OUTCOMES_MAX ||
+	if (req->__sizeconnection < 0 || req->__sizeconnection > QCG_OUTCOMES_PER_CALL ||
 	    (req->__sizeconnection > 0 && req->connection == NULL))
 		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
-		    OUTCOMES_MAX, req->__sizeconnection);
+		    QCG_OUTCOMES_PER_CALL, req->__sizeconnection);
+	struct connection_record *recs =
+	    soap_malloc(soap, (size_t)(req->__sizeconnection ? req->__sizeconnection : 1) *
+		sizeof(*recs));
+	if (recs == NULL)
+		return soap_fault_server(soap, "out of memory");
 	for (int i = 0; i < req->__sizeconnection; i++) {
 		struct connection_report report;
 		if ((rc = soap_model_request_report_in(soap, &req->connection[i], 1, &report)) ||
-		    (rc = record_one(soap, &call, &report, &recorded)))
+		    (rc = check_one(soap, &call, &report, recs, &kept)))
 			return rc;
 	}
-	log_debug("ReportOutcomes: %d of %d connections recorded", recorded,
-	    req->__sizeconnection);
-	resp->recorded = recorded;
+	if ((rc = broker_registry_fault(soap, &call,
+		 registry_log_connections(call.reg, recs, (size_t)kept), "ReportOutcomes")))
+		return rc;
+	log_debug("ReportOutcomes: %d of %d connections recorded", kept, req->__sizeconnection);
+	resp->recorded = kept;
 	return SOAP_OK;
 }

@@ -18,7 +18,6 @@
 #include "soap_model.h"
 #include "soap_server.h"
 
-#define OUTCOMES_MAX 256 /* the WSDL's maxOccurs */
 
 int
 __qf__GetConnectInfo(struct soap *soap, struct _qf__GetConnectInfo *req,
@@ -68,9 +67,9 @@ __qf__ReportOutcomes(struct soap *soap, struct _qf__ReportOutcomes *req,
 	    (rc = soap_require_body(soap, req, "ReportOutcomes")))
 		return rc;
 	int n = req->__sizeconnection;
-	if (n < 0 || n > OUTCOMES_MAX || (n > 0 && req->connection == NULL))
+	if (n < 0 || n > QCG_OUTCOMES_PER_CALL || (n > 0 && req->connection == NULL))
 		return soap_fault_client(soap, "ReportOutcomes: 0-%d connections per call, got %d",
-		    OUTCOMES_MAX, n);
+		    QCG_OUTCOMES_PER_CALL, n);
 	struct connection_report *reports = soap_malloc(soap, (size_t)(n ? n : 1) * sizeof(*reports));
 	if (reports == NULL)
 		return soap_fault_server(soap, "out of memory");

@@ -19,7 +19,7 @@ struct helper;
 
 #define OUTCOME_BATCH_MAX 64        /* this many waiting records are sent at once */
 #define OUTCOME_BATCH_AGE_MS 200    /* the oldest waiting record is sent by then */
-#define OUTCOME_SEND_MAX 256        /* records per ReportOutcomes when more wait (a storm) */
+#define OUTCOME_SEND_MAX QCG_OUTCOMES_PER_CALL /* records per ReportOutcomes when more wait */
 #define OUTCOME_QUEUE_MAX 16384     /* records waiting at most; a process reporting another
 				       waits for room, then its record is dropped, counted */
 #define OUTCOME_FULL_WAIT_MS 5000   /* that wait, at most */

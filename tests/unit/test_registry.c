@@ -1003,6 +1003,47 @@ connection_log_round_trips_and_prunes_by_age(void)
 	registry_close(reg);
 }
 
+/* A batch of the connection log is one transaction: logged whole, or (one bad record) not at
+ * all, so a refused ReportOutcomes leaves nothing half-recorded. */
+static void
+connection_batch_logs_all_or_none(void)
+{
+	char path[256];
+	struct registry *reg = open_fresh(path, sizeof(path));
+	struct connection_record recs[3], *list = NULL;
+	size_t n = 0;
+
+	memset(recs, 0, sizeof(recs));
+	for (int i = 0; i < 3; i++) {
+		snprintf(recs[i].job, sizeof(recs[i].job), "batch");
+		snprintf(recs[i].from_cluster, sizeof(recs[i].from_cluster), "a");
+		snprintf(recs[i].from_node, sizeof(recs[i].from_node), "a-n%d", i);
+		snprintf(recs[i].to_cluster, sizeof(recs[i].to_cluster), "b");
+		snprintf(recs[i].to_node, sizeof(recs[i].to_node), "b-n%d", i);
+		recs[i].to_port = (uint16_t)(40000 + i);
+		recs[i].method = METHOD_DIRECT;
+		recs[i].succeeded = true;
+		recs[i].when = 100 + i;
+	}
+	recs[2].setup_usec = -1; /* refused: the whole batch must be */
+	CHECK_INT_EQ(registry_log_connections(reg, recs, 3), -1);
+	CHECK_INT_EQ(registry_list_connections(reg, "batch", &list, &n), 0);
+	CHECK_INT_EQ(n, 0);
+	free(list);
+
+	recs[2].setup_usec = 5;
+	CHECK_INT_EQ(registry_log_connections(reg, recs, 3), 0);
+	CHECK_INT_EQ(registry_log_connections(reg, recs, 0), 0);
+	CHECK_INT_EQ(registry_list_connections(reg, "batch", &list, &n), 0);
+	CHECK_INT_EQ(n, 3);
+	if (n == 3) { /* by time, oldest first */
+		CHECK_INT_EQ(list[0].to_port, 40000);
+		CHECK_INT_EQ(list[2].to_port, 40002);
+	}
+	free(list);
+	registry_close(reg);
+}
+
 static void
 multicast_groups_never_collide_and_are_reused_after_release(void)
 {
@@ -1384,6 +1425,7 @@ main(void)
 	RUN(access_points_are_keyed_by_listener_not_by_port_alone);
 	RUN(deleting_a_jobs_access_points_leaves_other_jobs);
 	RUN(connection_log_round_trips_and_prunes_by_age);
+	RUN(connection_batch_logs_all_or_none);
 	RUN(prune_of_a_long_log_goes_through_every_batch);
 	RUN(multicast_groups_never_collide_and_are_reused_after_release);
 	RUN(concurrent_processes_never_get_the_same_multicast_group);
