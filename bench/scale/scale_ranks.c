@@ -12,8 +12,10 @@
  *    registered, and that is the start of the storm;
  * 3. every rank connects to every other listener (all) or to the next one in the list (ring):
  *    RESOLVE, a real TCP connect for direct and port range, REPORT;
- * 4. it prints "connects N failed F slowest_rank_ms X node_storm_ms Y", and keeps its
- *    listeners until PEERS-FILE.done exists (other nodes may still be connecting).
+ * 4. it prints "connects N failed F slowest_rank_ms X node_storm_ms Y resolve_us R
+ *    connect_us C report_us P" (the last three: the mean per connect of each step, waits
+ *    included), and keeps its listeners until PEERS-FILE.done exists (other nodes may still
+ *    be connecting).
  * Only direct and port range are carried out (bench/scale runs open clusters); any other
  * method counts as failed.
  */
@@ -49,6 +51,7 @@ struct rank {
 	size_t self;             /* its index in the peer list */
 	long connects, failed;
 	double ms;               /* its whole storm */
+	double resolve_ms, connect_ms, report_ms; /* its storm's time in each step */
 };
 
 static const char *address, *mode;
@@ -70,12 +73,14 @@ connect_one(struct rank *r, const struct peer *p)
 	struct decision d;
 	char err[512];
 	int code, ok = 0;
-	double t0 = now_ms();
+	double t0 = now_ms(), t1, t2;
 	if (helper_client_resolve(&r->c, p->address, p->port, -1, &d, &code, err,
 	    sizeof(err)) != 0) {
 		fprintf(stderr, "resolve %s:%u: %s\n", p->address, p->port, err);
 		return -1;
 	}
+	t1 = now_ms();
+	r->resolve_ms += t1 - t0;
 	if (d.method == METHOD_DIRECT || d.method == METHOD_PORT_RANGE) {
 		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(d.target.port) };
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -90,9 +95,12 @@ connect_one(struct rank *r, const struct peer *p)
 		fprintf(stderr, "%s:%u: method %d is not carried out here\n", p->address, p->port,
 		    d.method);
 	}
+	t2 = now_ms();
+	r->connect_ms += t2 - t1;
 	if (helper_client_report(&r->c, d.method, p->address, p->port, ok,
-	    (uint64_t)((now_ms() - t0) * 1000), &code, err, sizeof(err)) != 0)
+	    (uint64_t)((t2 - t0) * 1000), &code, err, sizeof(err)) != 0)
 		fprintf(stderr, "report %s:%u: %s\n", p->address, p->port, err);
+	r->report_ms += now_ms() - t2;
 	return ok ? 0 : -1;
 }
 
@@ -238,16 +246,21 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		pthread_create(&ranks[i].thread, NULL, storm, &ranks[i]);
 	long connects = 0, failed = 0;
-	double slowest = 0;
+	double slowest = 0, resolve_ms = 0, connect_ms = 0, report_ms = 0;
 	for (size_t i = 0; i < n; i++) {
 		pthread_join(ranks[i].thread, NULL);
 		connects += ranks[i].connects;
 		failed += ranks[i].failed;
+		resolve_ms += ranks[i].resolve_ms;
+		connect_ms += ranks[i].connect_ms;
+		report_ms += ranks[i].report_ms;
 		if (ranks[i].ms > slowest)
 			slowest = ranks[i].ms;
 	}
-	printf("connects %ld failed %ld slowest_rank_ms %.1f node_storm_ms %.1f\n", connects,
-	    failed, slowest, now_ms() - t0);
+	double per = connects > 0 ? 1000.0 / (double)connects : 0;
+	printf("connects %ld failed %ld slowest_rank_ms %.1f node_storm_ms %.1f resolve_us %.1f "
+	       "connect_us %.1f report_us %.1f\n", connects, failed, slowest, now_ms() - t0,
+	    resolve_ms * per, connect_ms * per, report_ms * per);
 	fflush(stdout);
 	/* Our listeners stay until every node is done (PEERS-FILE.done): other nodes may still
 	 * connect to them. */

@@ -100,6 +100,11 @@ slowest=$(awk '/^connects/ { if ($6 > m) m = $6 } END { print m }' "$D"/out-*)
 # every node starts within a millisecond of the peers file: the storm lasts as long as the
 # slowest node's
 storm=$(awk '/^connects/ { if ($8 > m) m = $8 } END { print m }' "$D"/out-*)
+# Where a connect's time went, the mean over nodes of each step's mean (waits included): on
+# stderr, beside the table.
+awk '/^connects/ { r += $10; c += $12; p += $14; n++ }
+	END { if (n) printf "steps per connect (mean over nodes): resolve %.1f us, connect %.1f us, report %.1f us\n", r / n, c / n, p / n }' \
+	"$D"/out-* >&2
 b_res=$(grep -c -- '-> site-.* by ' "$D/broker.log")
 pair_hits=$(cat "$D"/fe-*.log | grep -c -- ' by [a-z-]* (pair cached)')
 b_batch=$(grep -c 'ReportOutcomes: ' "$D/broker.log")
