@@ -112,6 +112,9 @@ struct soap_server {
 	struct connection *idle_head, *idle_tail;
 	int idle_count;
 	int closing;
+	/* settings.max_serving: requests in a handler now, workers waiting for a place (lock) */
+	pthread_cond_t place_free;
+	int serving, serving_waiters;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -165,6 +168,7 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 		{ "xml_max_element_attributes", 64, 4, 100000 },
 		{ "xml_max_namespaces", 64, 4, 100000 },
 		{ "xml_max_attribute_names", 256, 4, XML_BOUNDS_NAME_SLOTS / 2 },
+		{ "max_serving", 0, 0, 1024 },
 	};
 	long values[sizeof(ints) / sizeof(ints[0])];
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
@@ -193,6 +197,7 @@ soap_server_settings_from_config(const struct config *cfg, const char *section,
 	out->xml_max_element_attributes = values[16];
 	out->xml_max_namespaces = values[17];
 	out->xml_max_attribute_names = values[18];
+	out->max_serving = (int)values[19];
 	return 0;
 }
 
@@ -703,14 +708,56 @@ input_pending(struct connection *c)
 	    (soap->ssl != NULL && SSL_pending(soap->ssl) > 0);
 }
 
-/* Whether other connections' requests wait in the queue for a worker. */
+/* Whether other connections' requests wait: in the queue for a worker, or on a worker for a
+ * place among max_serving. */
 static int
 requests_queued(struct soap_server *srv)
 {
 	pthread_mutex_lock(&srv->lock);
-	int queued = srv->count > 0;
+	int queued = srv->count > 0 || srv->serving_waiters > 0;
 	pthread_mutex_unlock(&srv->lock);
 	return queued;
+}
+
+/* A place among settings.max_serving, taken before a handler runs and given back after (or
+ * while it waits): more workers than places cover long polls without more requests than
+ * places competing for the CPUs (at 64 busy clients on 2 CPUs, 4 workers served 10 % more
+ * Resolves than 16, at about half the p99). */
+static void
+place_take(struct soap_server *srv)
+{
+	if (srv->settings.max_serving <= 0)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	srv->serving_waiters++;
+	while (srv->serving >= srv->settings.max_serving)
+		pthread_cond_wait(&srv->place_free, &srv->lock);
+	srv->serving_waiters--;
+	srv->serving++;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static void
+place_give(struct soap_server *srv)
+{
+	if (srv->settings.max_serving <= 0)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	srv->serving--;
+	pthread_cond_signal(&srv->place_free);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+void
+soap_server_wait_begin(struct soap *soap)
+{
+	place_give(connection_of(soap)->srv);
+}
+
+void
+soap_server_wait_end(struct soap *soap)
+{
+	place_take(connection_of(soap)->srv);
 }
 
 /* Whether the client's next request is here, or comes within keep_alive_linger_us: a client
@@ -876,7 +923,9 @@ serve_request(struct soap_server *srv, struct connection *c)
 	if (c->refusal == NULL) {
 		if (c->served + 1 >= srv->settings.max_keep_alive)
 			last_request_closes(c->soap);
+		place_take(srv);
 		srv->service.serve(c->soap); /* faults are sent by gSOAP; park stays 0 after one */
+		place_give(srv);
 		/* nothing more to say when the answer went out, or the client is gone (gSOAP
 		 * then closed the connection: a long poll whose client closed) */
 		if (c->sent > 0 || !had_request || c->soap->ssl == NULL ||
@@ -1337,6 +1386,7 @@ soap_server_open(struct soap_server **out, const struct soap_server_settings *se
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_cond_init(&srv->not_empty, NULL);
 	pthread_cond_init(&srv->not_full, NULL);
+	pthread_cond_init(&srv->place_free, NULL);
 	srv->queue = calloc((size_t)settings->queue, sizeof(*srv->queue));
 	srv->threads = calloc((size_t)settings->workers, sizeof(*srv->threads));
 	srv->master = soap_new1(SOAP_XML_STRICT | SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
@@ -1450,5 +1500,6 @@ soap_server_close(struct soap_server *srv)
 	pthread_mutex_destroy(&srv->lock);
 	pthread_cond_destroy(&srv->not_empty);
 	pthread_cond_destroy(&srv->not_full);
+	pthread_cond_destroy(&srv->place_free);
 	free(srv);
 }

@@ -30,6 +30,10 @@ struct soap_server_settings {
 	char host[QCG_ADDR_MAX]; /* address to bind, e.g. "127.0.0.1" or "0.0.0.0" */
 	int port;                /* 0 picks a free port (see soap_server_port) */
 	int workers;             /* threads serving connections */
+	int max_serving;         /* requests in a handler at once, 0 = one per worker: a handler
+				    that waits (a long poll) gives its place back meanwhile, so
+				    workers can cover the waits while the CPUs serve no more than
+				    this many requests at a time */
 	int queue;               /* accepted connections waiting for a worker */
 	int io_timeout;          /* seconds a send or receive may block */
 	int transfer_timeout;    /* seconds a whole message may take */
@@ -74,8 +78,8 @@ struct soap_service {
 	int (*put)(struct soap *soap, const char *target, uint64_t length);
 };
 
-/* [section] listen (host:port), workers, queue, io_timeout, transfer_timeout, max_message,
- * max_keep_alive, keep_alive_idle, max_idle, keep_alive_linger_us, handshake_timeout,
+/* [section] listen (host:port), workers, max_serving, queue, io_timeout, transfer_timeout,
+ * max_message, max_keep_alive, keep_alive_idle, max_idle, keep_alive_linger_us, handshake_timeout,
  * request_timeout, max_unauthenticated_per_address, max_intake, xml_max_depth,
  * xml_max_elements, xml_max_attributes, xml_max_element_attributes, xml_max_namespaces,
  * xml_max_attribute_names; defaults suit a small grid. */
@@ -93,6 +97,11 @@ int soap_server_port(const struct soap_server *srv);
 void soap_server_run(struct soap_server *srv);
 void soap_server_request_stop(void);
 void soap_server_close(struct soap_server *srv);
+
+/* A handler about to wait (a long poll) gives its place among max_serving back, and takes one
+ * again when it has waited: calls in pairs, on the handler's soap. */
+void soap_server_wait_begin(struct soap *soap);
+void soap_server_wait_end(struct soap *soap);
 
 /* The request context of a handler's soap. */
 struct soap_request *soap_request_of(struct soap *soap);

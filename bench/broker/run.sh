@@ -26,8 +26,8 @@
 # BENCH_CONTRAST (1, the default: also the reversal and new-connection rows; 0: only the
 # keep-alive rows, for interleaving runs of two brokers), BENCH_REPLAY (1: after each keep-alive
 # row, the same with bench-broker --replay, the light client of bench/broker/replay.h; 0, the
-# default: not), BENCH_WORKERS and BENCH_LINGER_US (the broker's workers and
-# keep_alive_linger_us instead of run.sh's choice and the default).
+# default: not), BENCH_WORKERS, BENCH_LINGER_US and BENCH_MAX_SERVING (the broker's workers,
+# keep_alive_linger_us and max_serving instead of run.sh's choice and the defaults).
 set -euo pipefail
 
 readonly PROG=bench/broker/run.sh
@@ -65,6 +65,9 @@ if ! [[ $WORKERS =~ ^[0-9]+$ ]] || ((WORKERS < 1 || WORKERS > 1024)); then
 	die "BENCH_WORKERS must be 1..1024, got '$WORKERS'"
 fi
 LINGER_US=${BENCH_LINGER_US:-}
+# BENCH_MAX_SERVING: the broker's max_serving (requests in a handler at once; 0 = one per
+# worker), instead of its default (two per CPU).
+MAX_SERVING=${BENCH_MAX_SERVING:-}
 
 BROKER=$BUILD_DIR/services/broker/qcg-broker
 # BENCH_BROKER_CLIENT: another bench-broker (compare.sh runs one client against two brokers).
@@ -121,6 +124,7 @@ write_config() {
 		genconf_soap_tunables "" "" "" 1000000
 		printf 'max_unauthenticated_per_address = %s\n' "$((MAX_CLIENTS + 2))"
 		[[ -z $LINGER_US ]] || printf 'keep_alive_linger_us = %s\n' "$LINGER_US"
+		[[ -z $MAX_SERVING ]] || printf 'max_serving = %s\n' "$MAX_SERVING"
 		genconf_log_level warn
 		genconf_tls "$WORK/broker-cert.pem" "$WORK/broker-key.pem" "$WORK/ca/certificates"
 	} >"$WORK/broker.conf"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* sysconf */
 
 #include "soapH.h"
 #include "broker.h"
@@ -113,6 +114,20 @@ struct broker_daemon {
 	struct pruner *pruner;
 };
 
+/* The broker's handlers compute and return, WaitEvents excepted, which gives its place back
+ * while it waits (soap_server_wait_begin): unless broker.max_serving says otherwise, two
+ * requests per CPU are served at once, however many workers cover the front-ends' long
+ * polls (bench/broker/README.md: 4 workers served 64 busy clients faster than 16 or 66). */
+static int
+default_max_serving(const struct config *cfg, struct soap_server_settings *s)
+{
+	if (config_get(cfg, "broker.max_serving", NULL) != NULL)
+		return 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	s->max_serving = cpus > 1 ? (int)(2 * (cpus < 512 ? cpus : 512)) : 2;
+	return 0;
+}
+
 static int
 broker_configure(void *app, const struct config *cfg, const struct daemon_args *args,
     char *err, size_t errlen)
@@ -125,6 +140,7 @@ broker_configure(void *app, const struct config *cfg, const struct daemon_args *
 	    tls_settings_check(&d->tls, err, errlen) != 0 ||
 	    soap_server_settings_from_config(cfg, "broker", &d->server_settings, err,
 		errlen) != 0 ||
+	    default_max_serving(cfg, &d->server_settings) != 0 ||
 	    load_policies(&d->broker, cfg, err, errlen) != 0 ||
 	    prune_settings_from_config(cfg, &d->prune, err, errlen) != 0 ||
 	    liveness_settings_from_config(cfg, &d->liveness, err, errlen) != 0 ||
@@ -158,8 +174,10 @@ broker_start(void *app, char *err, size_t errlen)
 	if (soap_server_open(&d->server, &d->server_settings, &d->tls, &service, err,
 	    errlen) != 0)
 		return -1;
-	log_info("qcg-broker %s listening on %s:%d with %d workers", PACKAGE_VERSION,
-	    d->server_settings.host, soap_server_port(d->server), d->server_settings.workers);
+	log_info("qcg-broker %s listening on %s:%d with %d workers, serving %d requests at once",
+	    PACKAGE_VERSION, d->server_settings.host, soap_server_port(d->server),
+	    d->server_settings.workers, d->server_settings.max_serving > 0 ?
+	    d->server_settings.max_serving : d->server_settings.workers);
 	return 0;
 }
 

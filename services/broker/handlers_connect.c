@@ -375,9 +375,13 @@ __qb__WaitEvents(struct soap *soap, struct _qb__WaitEvents *req,
 	owner = renew_lease(&call, req->cluster, req->timeoutSeconds);
 	/* Only the owner's polls are watched: they are what keeps the service alive. */
 	bool counted = owner && liveness_poll_begin(call.broker->liveness, req->cluster) == 0;
+	log_debug("WaitEvents %s: waiting up to %d s for events after %lld", req->cluster,
+	    req->timeoutSeconds, (long long)req->afterSequence);
+	soap_server_wait_begin(soap); /* the wait holds a worker, not a place among max_serving */
 	size_t n = events_wait_watching(call.broker->events, req->cluster, reader_dn,
 	    req->afterSequence, req->timeoutSeconds * 1000, counted ? poller_gone : NULL, soap,
 	    &gone, events, EVENTS_WAIT_MAX);
+	soap_server_wait_end(soap);
 	if (counted) {
 		size_t left = liveness_poll_end(call.broker->liveness, req->cluster);
 		if (gone) {

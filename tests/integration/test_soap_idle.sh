@@ -6,8 +6,8 @@
 # closed after keep_alive_idle; with max_idle = 2 the others are closed after their answer; and
 # the last answer a connection gets under max_keep_alive says "Connection: close" (a server
 # that closes a connection it announced as kept alive resets the request already sent on it);
-# and two clients calling back to back share one worker, which lingers for neither while the
-# other waits.
+# two clients calling back to back share one worker, which lingers for neither while the
+# other waits; and a long poll waits on its worker without its place among max_serving.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 D=$FIXTURE_DIR
 fixture_init
@@ -50,6 +50,35 @@ if [[ $out =~ ^first=([0-9]+)\ second=([0-9]+)$ ]] &&
 else
 	fail busy_client_does_not_starve_another "$out (1 worker, linger 100 ms, 400 answers)"
 fi
+fixture_stop qcg-broker "$BROKER_PID"
+
+# max_serving 1 on 3 workers: two long polls (WaitEvents, 120 s) wait without their serving
+# places, so a third request is answered while both still wait. Were a waiting poll to keep its
+# place, the second would start waiting only after the first ended, past the 30 s bound.
+broker_start -s broker.workers=3 -s broker.max_serving=1 -s broker.log_level=debug
+call_as gw-a register-cluster a open 127.0.0.1 127.0.1.0/24 >/dev/null &&
+	call_as gw-b register-cluster b open 127.0.0.1 127.0.2.0/24 >/dev/null ||
+	{ echo "could not register the clusters"; exit 99; }
+waiting_before=$(grep -c 'WaitEvents .*: waiting up to 120 s' "$D/broker.log" || true)
+call_as gw-a wait-events a 9000000000000000000 120 >"$D/poll-a.out" 2>&1 &
+POLL_A=$!
+call_as gw-b wait-events b 9000000000000000000 120 >"$D/poll-b.out" 2>&1 &
+POLL_B=$!
+polls_waiting() {
+	(($(grep -c 'WaitEvents .*: waiting up to 120 s' "$D/broker.log") >= waiting_before + 2))
+}
+if ! wait_until 300 polls_waiting; then
+	fail long_polls_keep_no_serving_place "the second poll never started waiting (max_serving 1):" \
+		"$(cat "$D"/poll-?.out)"
+elif ! out=$(query_as jane clusters 2>&1); then
+	fail long_polls_keep_no_serving_place "a query beside two waiting polls failed: $out"
+elif ! kill -0 "$POLL_A" 2>/dev/null || ! kill -0 "$POLL_B" 2>/dev/null; then
+	fail long_polls_keep_no_serving_place "the query was answered only after a poll ended"
+else
+	pass long_polls_keep_no_serving_place
+fi
+kill "$POLL_A" "$POLL_B" 2>/dev/null
+wait "$POLL_A" "$POLL_B" 2>/dev/null
 fixture_stop qcg-broker "$BROKER_PID"
 
 broker_start -s broker.workers=2 -s broker.keep_alive_idle=60 -s broker.max_idle=2
