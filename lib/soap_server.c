@@ -414,11 +414,37 @@ connection_close(struct connection *c)
 	free(c);
 }
 
+/* Whether a place among settings.max_serving is free for new work: long polls that have
+ * waited and want theirs back come first. */
 static int
-queue_pop(struct soap_server *srv, struct connection **out)
+place_free_for_work(const struct soap_server *srv)
+{
+	return srv->settings.max_serving <= 0 ||
+	    srv->serving + srv->serving_waiters < srv->settings.max_serving;
+}
+
+/* Whether a worker may take a connection now. */
+static int
+may_pop(const struct soap_server *srv)
+{
+	return srv->count > 0 && place_free_for_work(srv);
+}
+
+/* The next connection to serve, with a place among settings.max_serving: the worker keeps it
+ * for its whole turn and gives it back at its next pop (had_place), so a worker going on to
+ * the next queued request wakes nobody. -1 once closing. */
+static int
+queue_pop(struct soap_server *srv, struct connection **out, int had_place)
 {
 	pthread_mutex_lock(&srv->lock);
-	while (srv->count == 0 && !srv->closing)
+	if (had_place && srv->settings.max_serving > 0) {
+		srv->serving--;
+		/* A long poll that has waited comes first; else this worker takes the place again
+		 * itself (waking another for it would only send that one back to sleep). */
+		if (srv->serving_waiters > 0)
+			pthread_cond_signal(&srv->place_free);
+	}
+	while (!may_pop(srv) && !srv->closing)
 		pthread_cond_wait(&srv->not_empty, &srv->lock);
 	if (srv->count == 0) {
 		pthread_mutex_unlock(&srv->lock);
@@ -427,6 +453,8 @@ queue_pop(struct soap_server *srv, struct connection **out)
 	*out = srv->queue[srv->head];
 	srv->head = (srv->head + 1) % srv->settings.queue;
 	srv->count--;
+	if (srv->settings.max_serving > 0)
+		srv->serving++;
 	pthread_cond_signal(&srv->not_full);
 	pthread_mutex_unlock(&srv->lock);
 	return 0;
@@ -446,7 +474,8 @@ queue_push(struct soap_server *srv, struct connection *c)
 	}
 	srv->queue[(srv->head + srv->count) % srv->settings.queue] = c;
 	srv->count++;
-	pthread_cond_signal(&srv->not_empty);
+	if (place_free_for_work(srv)) /* else a worker giving its place back takes it */
+		pthread_cond_signal(&srv->not_empty);
 	pthread_mutex_unlock(&srv->lock);
 	return 0;
 }
@@ -719,10 +748,9 @@ requests_queued(struct soap_server *srv)
 	return queued;
 }
 
-/* A place among settings.max_serving, taken before a handler runs and given back after (or
- * while it waits): more workers than places cover long polls without more requests than
- * places competing for the CPUs (at 64 busy clients on 2 CPUs, 4 workers served 10 % more
- * Resolves than 16, at about half the p99). */
+/* A long poll's place among settings.max_serving, given back while it waits and taken again
+ * after: more workers than places cover long polls without more requests than places
+ * competing for the CPUs. */
 static void
 place_take(struct soap_server *srv)
 {
@@ -744,7 +772,10 @@ place_give(struct soap_server *srv)
 		return;
 	pthread_mutex_lock(&srv->lock);
 	srv->serving--;
-	pthread_cond_signal(&srv->place_free);
+	if (srv->serving_waiters > 0)
+		pthread_cond_signal(&srv->place_free);
+	else if (srv->count > 0)
+		pthread_cond_signal(&srv->not_empty);
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -923,9 +954,7 @@ serve_request(struct soap_server *srv, struct connection *c)
 	if (c->refusal == NULL) {
 		if (c->served + 1 >= srv->settings.max_keep_alive)
 			last_request_closes(c->soap);
-		place_take(srv);
 		srv->service.serve(c->soap); /* faults are sent by gSOAP; park stays 0 after one */
-		place_give(srv);
 		/* nothing more to say when the answer went out, or the client is gone (gSOAP
 		 * then closed the connection: a long poll whose client closed) */
 		if (c->sent > 0 || !had_request || c->soap->ssl == NULL ||
@@ -996,8 +1025,11 @@ worker_main(void *arg)
 
 	if (srv->service.worker_init && (state = srv->service.worker_init(srv->service.app)) == NULL)
 		fatal("worker: could not initialise its state");
-	while (queue_pop(srv, &c) == 0)
+	int had_place = 0;
+	while (queue_pop(srv, &c, had_place) == 0) {
 		serve_turn(srv, c, state);
+		had_place = 1;
+	}
 	if (srv->service.worker_fini)
 		srv->service.worker_fini(state);
 	return NULL;
