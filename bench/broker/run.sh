@@ -66,7 +66,7 @@ if ! [[ $WORKERS =~ ^[0-9]+$ ]] || ((WORKERS < 1 || WORKERS > 1024)); then
 fi
 LINGER_US=${BENCH_LINGER_US:-}
 # BENCH_MAX_SERVING: the broker's max_serving (requests in a handler at once; 0 = one per
-# worker), instead of its default (two per CPU).
+# worker), instead of its default (one per CPU).
 MAX_SERVING=${BENCH_MAX_SERVING:-}
 
 BROKER=$BUILD_DIR/services/broker/qcg-broker
@@ -244,7 +244,9 @@ done
 if [[ $CONTRAST == 1 ]]; then
 	# A reversal needs the target cluster's front-end alive, as the broker knows it: polling
 	# WaitEvents (else "withdrawn ... nobody there would take part"). gw-b polls as a
-	# front-end does, taking the row's events as they come.
+	# front-end does, taking the row's events as they come; its first poll (timeout 0) is
+	# answered before the row starts, so the cluster is alive again by then.
+	call gw-b wait-events site-b 0 0
 	poll_events site-b gw-b &
 	POLLER_PID=$!
 	row "open→nat (reversal + event), keep-alive" gw-a --clients 8 --from-cluster site-a \

@@ -115,16 +115,18 @@ struct broker_daemon {
 };
 
 /* The broker's handlers compute and return, WaitEvents excepted, which gives its place back
- * while it waits (soap_server_wait_begin): unless broker.max_serving says otherwise, two
- * requests per CPU are served at once, however many workers cover the front-ends' long
- * polls (bench/broker/README.md: 4 workers served 64 busy clients faster than 16 or 66). */
+ * while it waits (soap_server_wait_begin): unless broker.max_serving says otherwise, one
+ * request per CPU is served at a time (two on one CPU, so that a handler waiting on the disk
+ * does not stop the broker), however many workers cover the front-ends' long polls. At 64
+ * busy clients on 2 CPUs, 16 workers with 2 places gave p99 4.4 ms; with 4, 5.2-5.6 ms; with
+ * none, 8.8-9.7 ms; at the same throughput or better (bench/broker/README.md). */
 static int
 default_max_serving(const struct config *cfg, struct soap_server_settings *s)
 {
 	if (config_get(cfg, "broker.max_serving", NULL) != NULL)
 		return 0;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	s->max_serving = cpus > 1 ? (int)(2 * (cpus < 512 ? cpus : 512)) : 2;
+	s->max_serving = cpus > 1 ? (int)(cpus < 1024 ? cpus : 1024) : 2;
 	return 0;
 }
 
