@@ -11,8 +11,8 @@
 #include "http_head.h"
 
 /* The value of header name (case-insensitive) in head, or NULL; *vlen its length. */
-static const char *
-header_value(const char *head, size_t len, const char *name, size_t *vlen)
+const char *
+http_header_value(const char *head, size_t len, const char *name, size_t *vlen)
 {
 	size_t nlen = strlen(name);
 	const char *line = memchr(head, '\n', len);
@@ -75,14 +75,14 @@ http_request_examine(const char *buf, size_t len, size_t max_head, uint64_t max_
 	}
 
 	size_t vlen;
-	const char *v = header_value(buf, shape->head_len, "Transfer-Encoding", &vlen);
-	const char *expect = header_value(buf, shape->head_len, "Expect", &vlen);
+	const char *v = http_header_value(buf, shape->head_len, "Transfer-Encoding", &vlen);
+	const char *expect = http_header_value(buf, shape->head_len, "Expect", &vlen);
 	if ((v != NULL && value_contains(v, vlen, "chunked")) ||
 	    (expect != NULL && value_contains(expect, vlen, "100-continue"))) {
 		shape->body_streams = 1;
 		return HTTP_REQUEST_READY;
 	}
-	v = header_value(buf, shape->head_len, "Content-Length", &vlen);
+	v = http_header_value(buf, shape->head_len, "Content-Length", &vlen);
 	uint64_t body = 0;
 	if (v != NULL) {
 		if (vlen == 0 || vlen > 19)
@@ -117,7 +117,7 @@ static int
 content_length(const char *head, size_t len, uint64_t *length)
 {
 	size_t vlen;
-	const char *v = header_value(head, len, "Content-Length", &vlen);
+	const char *v = http_header_value(head, len, "Content-Length", &vlen);
 	*length = 0;
 	if (v == NULL)
 		return 0;
@@ -142,10 +142,10 @@ http_put_request(const char *head, size_t head_len, char *target, size_t target_
 	const char *sp = eol ? memchr(t, ' ', (size_t)(eol - t)) : NULL;
 	if (sp == NULL || sp == t || (size_t)(sp - t) >= target_max)
 		return -1;
-	const char *v = header_value(head, head_len, "Transfer-Encoding", &vlen);
-	const char *expect = header_value(head, head_len, "Expect", &vlen);
+	const char *v = http_header_value(head, head_len, "Transfer-Encoding", &vlen);
+	const char *expect = http_header_value(head, head_len, "Expect", &vlen);
 	if (v != NULL || expect != NULL ||
-	    header_value(head, head_len, "Content-Length", &vlen) == NULL ||
+	    http_header_value(head, head_len, "Content-Length", &vlen) == NULL ||
 	    content_length(head, head_len, length) != 0)
 		return -1;
 	memcpy(target, t, (size_t)(sp - t));

@@ -40,6 +40,10 @@ int http_body_looks_like_xml(const char *body, size_t len);
 int http_put_request(const char *head, size_t head_len, char *target, size_t target_max,
     uint64_t *length);
 
+/* The value of header name (case-insensitive, without the colon) in the first len bytes of a
+ * head, or NULL; *vlen its length. */
+const char *http_header_value(const char *head, size_t len, const char *name, size_t *vlen);
+
 /* An HTTP response's status and Content-Length (0 when absent) from its whole head (len
  * bytes up to and including the empty line); -1 when it is not an HTTP/1.x status line. */
 int http_response_status(const char *head, size_t len, uint64_t *length);

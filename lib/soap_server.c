@@ -430,6 +430,18 @@ may_pop(const struct soap_server *srv)
 	return srv->count > 0 && place_free_for_work(srv);
 }
 
+/* Give a place among settings.max_serving back (lock held): to a long poll that has waited for
+ * its own, first; else, with wake_worker, to a worker for a queued request. */
+static void
+place_return_locked(struct soap_server *srv, int wake_worker)
+{
+	srv->serving--;
+	if (srv->serving_waiters > 0)
+		pthread_cond_signal(&srv->place_free);
+	else if (wake_worker && srv->count > 0)
+		pthread_cond_signal(&srv->not_empty);
+}
+
 /* The next connection to serve, with a place among settings.max_serving: the worker keeps it
  * for its whole turn and gives it back at its next pop (had_place), so a worker going on to
  * the next queued request wakes nobody. -1 once closing. */
@@ -437,13 +449,10 @@ static int
 queue_pop(struct soap_server *srv, struct connection **out, int had_place)
 {
 	pthread_mutex_lock(&srv->lock);
-	if (had_place && srv->settings.max_serving > 0) {
-		srv->serving--;
-		/* A long poll that has waited comes first; else this worker takes the place again
-		 * itself (waking another for it would only send that one back to sleep). */
-		if (srv->serving_waiters > 0)
-			pthread_cond_signal(&srv->place_free);
-	}
+	/* This worker takes its place again itself: waking another for it would only send that
+	 * one back to sleep. */
+	if (had_place && srv->settings.max_serving > 0)
+		place_return_locked(srv, 0);
 	while (!may_pop(srv) && !srv->closing)
 		pthread_cond_wait(&srv->not_empty, &srv->lock);
 	if (srv->count == 0) {
@@ -771,11 +780,7 @@ place_give(struct soap_server *srv)
 	if (srv->settings.max_serving <= 0)
 		return;
 	pthread_mutex_lock(&srv->lock);
-	srv->serving--;
-	if (srv->serving_waiters > 0)
-		pthread_cond_signal(&srv->place_free);
-	else if (srv->count > 0)
-		pthread_cond_signal(&srv->not_empty);
+	place_return_locked(srv, 1);
 	pthread_mutex_unlock(&srv->lock);
 }
 

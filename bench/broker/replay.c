@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include <openssl/ssl.h>
 
 #include "soapH.h"
+#include "http_head.h"
 #include "replay.h"
 
 /* Each client thread records its own warm-up call: the send hook finds its replay here. */
@@ -81,33 +83,14 @@ send_all(SSL *ssl, int fd, const char *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-/* The value of header name (with its colon) in head[0..head_len), or NULL. */
-static const char *
-header_value(const char *head, size_t head_len, const char *name)
-{
-	size_t nlen = strlen(name);
-	for (const char *line = head; line < head + head_len;) {
-		const char *eol = memchr(line, '\n', (size_t)(head + head_len - line));
-		if (eol == NULL)
-			break;
-		if ((size_t)(eol - line) > nlen && strncasecmp(line, name, nlen) == 0) {
-			const char *v = line + nlen;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			return v;
-		}
-		line = eol + 1;
-	}
-	return NULL;
-}
-
 int
 replay_call(struct replay *r, struct soap *soap, const char *expect, int timeout_ms, char *err,
     size_t errlen)
 {
 	SSL *ssl = soap->ssl;
 	int fd = soap->socket;
-	size_t have = 0, head_len = 0, total = 0;
+	size_t have = 0, head_len = 0, total = 0, vlen;
+	int status = -1;
 
 	if (ssl == NULL || send_all(ssl, fd, r->request, r->request_len, timeout_ms) != 0) {
 		snprintf(err, errlen, "replay: sending the request failed");
@@ -133,12 +116,13 @@ replay_call(struct replay *r, struct soap *soap, const char *expect, int timeout
 			if (end == NULL)
 				continue;
 			head_len = (size_t)(end - r->response) + 4;
-			const char *cl = header_value(r->response, head_len, "Content-Length:");
-			if (cl == NULL) {
-				snprintf(err, errlen, "replay: answer without Content-Length");
+			uint64_t length;
+			status = http_response_status(r->response, head_len, &length);
+			if (status < 0 || length == 0) {
+				snprintf(err, errlen, "replay: answer without a status or a Content-Length");
 				return -1;
 			}
-			total = head_len + strtoul(cl, NULL, 10);
+			total = head_len + length;
 			if (total >= sizeof(r->response)) {
 				snprintf(err, errlen, "replay: answer of %zu bytes is too long", total);
 				return -1;
@@ -151,12 +135,12 @@ replay_call(struct replay *r, struct soap *soap, const char *expect, int timeout
 		snprintf(err, errlen, "replay: %zu bytes after the answer", have - total);
 		return -1;
 	}
-	if (strncmp(r->response, "HTTP/1.1 200 ", 13) != 0) {
+	if (status != 200) {
 		snprintf(err, errlen, "replay: answer %.40s", r->response);
 		return -1;
 	}
-	const char *conn = header_value(r->response, head_len, "Connection:");
-	if (conn != NULL && strncasecmp(conn, "close", 5) == 0) {
+	const char *conn = http_header_value(r->response, head_len, "Connection", &vlen);
+	if (conn != NULL && vlen == 5 && strncasecmp(conn, "close", 5) == 0) {
 		snprintf(err, errlen, "replay: the broker closes the connection");
 		return -1;
 	}
