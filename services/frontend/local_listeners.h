@@ -24,9 +24,10 @@ struct local_listener {
 
 struct local_listeners *local_listeners_new(void);
 void local_listeners_free(struct local_listeners *l);
-/* Add (job, address, port), replacing the job's entry of that port (ports are unique within a
- * job). 0, or -1 when the job holds LOCAL_LISTENERS_PER_JOB already (it is left out: its
- * connects are then resolved, which is always correct). */
+/* Add (job, address, port) unless the job lists it already. Not unique by port alone: each
+ * node has its own port space, so ranks on two nodes often bind the same port (as the broker's
+ * registry learnt, migration 008). 0, or -1 when the job holds LOCAL_LISTENERS_PER_JOB already
+ * (it is left out: its connects are then resolved, which is always correct). */
 int local_listeners_add(struct local_listeners *l, const char *job, const char *address,
     uint16_t port);
 /* Copy up to max of job's listeners into out; returns how many. */
