@@ -25,9 +25,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,10 +107,9 @@ connect_one(struct rank *r, const struct peer *p)
 	return ok ? 0 : -1;
 }
 
-static void *
-storm(void *arg)
+static void
+storm(struct rank *r)
 {
-	struct rank *r = arg;
 	double t0 = now_ms();
 	for (size_t k = 1; k < npeers; k++) {
 		if (strcmp(mode, "ring") == 0 && k > 1)
@@ -118,25 +120,23 @@ storm(void *arg)
 			r->failed++;
 	}
 	r->ms = now_ms() - t0;
-	return NULL;
 }
 
-/* Drain the listener's queue so that no connect waits on a full backlog. */
+/* Drain the listeners' queues so that no connect waits on a full backlog. It sleeps in
+ * epoll_wait, as a rank's event loop does: polling every listener each millisecond cost 128
+ * accept calls a millisecond per node at P = 1024, a load of the harness that grew with P. */
 static void *
 acceptor(void *arg)
 {
-	struct rank *ranks = arg;
+	int ep = (int)(intptr_t)arg;
+	struct epoll_event ev[64];
 	for (;;) {
-		int busy = 0;
-		for (size_t i = 0; ranks[i].listen_fd >= 0; i++) {
-			int fd = accept(ranks[i].listen_fd, NULL, NULL);
-			if (fd >= 0) {
+		int n = epoll_wait(ep, ev, 64, -1);
+		for (int i = 0; i < n; i++) {
+			int fd;
+			while ((fd = accept(ev[i].data.fd, NULL, NULL)) >= 0)
 				close(fd);
-				busy = 1;
-			}
 		}
-		if (!busy)
-			usleep(1000);
 	}
 	return NULL;
 }
@@ -169,17 +169,55 @@ open_rank(struct rank *r, const char *sock, const char *job, const char *token, 
 	return 0;
 }
 
+/* The ranks' threads live from registration to the end, as processes of a job do: the storm
+ * measures connection set-up, not the creation and teardown of 1024 threads. */
 static struct {
 	const char *sock, *job, *token;
 	struct rank *ranks;
-} opening;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	size_t opened, stormed; /* ranks that registered (or failed to), that ended their storm */
+	bool go;                /* the peers are known: storm */
+	bool ended;             /* every node is done: the threads may go */
+} job = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
+
+/* Wait until *count reaches want (with job.lock held). */
+static void
+wait_count(const size_t *count, size_t want)
+{
+	while (*count < want)
+		pthread_cond_wait(&job.changed, &job.lock);
+}
+
+static void
+count_up(size_t *count)
+{
+	pthread_mutex_lock(&job.lock);
+	(*count)++;
+	pthread_cond_broadcast(&job.changed);
+	pthread_mutex_unlock(&job.lock);
+}
 
 static void *
-open_thread(void *arg)
+rank_thread(void *arg)
 {
 	size_t i = (size_t)arg;
-	if (open_rank(&opening.ranks[i], opening.sock, opening.job, opening.token, i) != 0)
-		opening.ranks[i].port = 0;
+	struct rank *r = &job.ranks[i];
+	if (open_rank(r, job.sock, job.job, job.token, i) != 0)
+		r->port = 0;
+	count_up(&job.opened);
+	pthread_mutex_lock(&job.lock);
+	while (!job.go)
+		pthread_cond_wait(&job.changed, &job.lock);
+	pthread_mutex_unlock(&job.lock);
+	if (r->port != 0)
+		storm(r);
+	count_up(&job.stormed);
+	/* A thread's exit unmaps its stack: not while other nodes' ranks still connect. */
+	pthread_mutex_lock(&job.lock);
+	while (!job.ended)
+		pthread_cond_wait(&job.changed, &job.lock);
+	pthread_mutex_unlock(&job.lock);
 	return NULL;
 }
 
@@ -197,28 +235,39 @@ main(int argc, char **argv)
 	address = argv[4];
 	mode = argv[6];
 	size_t n = (size_t)atoi(argv[5]);
-	struct rank *ranks = calloc(n + 1, sizeof(*ranks));
+	struct rank *ranks = calloc(n, sizeof(*ranks));
 	peers = calloc(PEERS_MAX, sizeof(*peers));
 	if (ranks == NULL || peers == NULL)
 		return 1;
 	/* the ranks register together, as Open MPI's processes do in MPI_Init */
-	opening.sock = argv[1];
-	opening.job = argv[2];
-	opening.token = argv[3];
-	opening.ranks = ranks;
+	job.sock = argv[1];
+	job.job = argv[2];
+	job.token = argv[3];
+	job.ranks = ranks;
 	for (size_t i = 0; i < n; i++)
-		pthread_create(&ranks[i].thread, NULL, open_thread, (void *)i);
-	for (size_t i = 0; i < n; i++)
-		pthread_join(ranks[i].thread, NULL);
+		if (pthread_create(&ranks[i].thread, NULL, rank_thread, (void *)i) != 0) {
+			fprintf(stderr, "rank %zu: no thread\n", i);
+			return 1;
+		}
+	pthread_mutex_lock(&job.lock);
+	wait_count(&job.opened, n);
+	pthread_mutex_unlock(&job.lock);
 	for (size_t i = 0; i < n; i++) {
 		if (ranks[i].port == 0)
 			return 1;
 		printf("listener %s:%u\n", address, ranks[i].port);
 	}
-	ranks[n].listen_fd = -1;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	for (size_t i = 0; i < n; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = ranks[i].listen_fd };
+		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ranks[i].listen_fd, &ev) != 0) {
+			perror("epoll");
+			return 1;
+		}
+	}
 	printf("registered\n");
 	fflush(stdout);
-	pthread_create(&acc, NULL, acceptor, ranks);
+	pthread_create(&acc, NULL, acceptor, (void *)(intptr_t)ep);
 	FILE *in = NULL;
 	for (int waited = 0; in == NULL && waited < 600000; waited++) {
 		if ((in = fopen(argv[7], "r")) == NULL)
@@ -242,13 +291,16 @@ main(int argc, char **argv)
 		npeers++;
 	}
 	fclose(in);
+	pthread_mutex_lock(&job.lock);
 	double t0 = now_ms();
-	for (size_t i = 0; i < n; i++)
-		pthread_create(&ranks[i].thread, NULL, storm, &ranks[i]);
+	job.go = true;
+	pthread_cond_broadcast(&job.changed);
+	wait_count(&job.stormed, n);
+	double node_ms = now_ms() - t0;
+	pthread_mutex_unlock(&job.lock);
 	long connects = 0, failed = 0;
 	double slowest = 0, resolve_ms = 0, connect_ms = 0, report_ms = 0;
 	for (size_t i = 0; i < n; i++) {
-		pthread_join(ranks[i].thread, NULL);
 		connects += ranks[i].connects;
 		failed += ranks[i].failed;
 		resolve_ms += ranks[i].resolve_ms;
@@ -259,7 +311,7 @@ main(int argc, char **argv)
 	}
 	double per = connects > 0 ? 1000.0 / (double)connects : 0;
 	printf("connects %ld failed %ld slowest_rank_ms %.1f node_storm_ms %.1f resolve_us %.1f "
-	       "connect_us %.1f report_us %.1f\n", connects, failed, slowest, now_ms() - t0,
+	       "connect_us %.1f report_us %.1f\n", connects, failed, slowest, node_ms,
 	    resolve_ms * per, connect_ms * per, report_ms * per);
 	fflush(stdout);
 	/* Our listeners stay until every node is done (PEERS-FILE.done): other nodes may still
@@ -268,5 +320,11 @@ main(int argc, char **argv)
 	snprintf(done, sizeof(done), "%s.done", argv[7]);
 	for (int waited = 0; access(done, F_OK) != 0 && waited < 600000; waited++)
 		usleep(1000);
+	pthread_mutex_lock(&job.lock);
+	job.ended = true;
+	pthread_cond_broadcast(&job.changed);
+	pthread_mutex_unlock(&job.lock);
+	for (size_t i = 0; i < n; i++)
+		pthread_join(ranks[i].thread, NULL);
 	return failed ? 1 : 0;
 }
