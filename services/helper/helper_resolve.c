@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +23,40 @@
 #include "helper_net.h"
 #include "helper_paircache.h"
 #include "log.h"
+
+/* First attempts asked of the front-end at once, per node. When a job's ranks all connect at
+ * MPI_Init, a node of 128 ranks would otherwise open 128 TLS connections to its front-end for
+ * targets in clusters it has not asked about yet, and the first answer for a cluster brings
+ * every listener of it into the pair cache (helper_paircache.h) anyway. Those beyond the bound
+ * wait for a place and look in the cache again. At P = 1024 all-to-all (bench/scale) the burst
+ * timed out front-end handshakes after 30 s. The wait is bounded by the holders' calls, each
+ * bounded by helper.frontend_timeout. */
+#define FIRST_RESOLVES_AT_ONCE 8
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t freed;
+	unsigned busy;
+} first_resolves = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+
+static void
+first_resolve_enter(void)
+{
+	pthread_mutex_lock(&first_resolves.lock);
+	while (first_resolves.busy >= FIRST_RESOLVES_AT_ONCE)
+		pthread_cond_wait(&first_resolves.freed, &first_resolves.lock);
+	first_resolves.busy++;
+	pthread_mutex_unlock(&first_resolves.lock);
+}
+
+static void
+first_resolve_leave(void)
+{
+	pthread_mutex_lock(&first_resolves.lock);
+	first_resolves.busy--;
+	pthread_cond_signal(&first_resolves.freed);
+	pthread_mutex_unlock(&first_resolves.lock);
+}
 
 /* Hand the set-up socket to the caller (and close our copy), or say why there is none. */
 static int
@@ -113,15 +149,30 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 	if (req->method == HELPER_METHOD_NONE_WIRE &&
 	    helper_paircache_lookup(s->job, req->address, req->port, &res))
 		return answer_from_pair(s, req, &res);
-	if (req->method != HELPER_METHOD_NONE_WIRE)
+	bool first = req->method == HELPER_METHOD_NONE_WIRE;
+	if (first) {
+		first_resolve_enter();
+		/* a sibling's answer may have brought the target's cluster in while we waited */
+		if (helper_paircache_lookup(s->job, req->address, req->port, &res)) {
+			first_resolve_leave();
+			return answer_from_pair(s, req, &res);
+		}
+	} else {
 		forget_failed_pair(s, req);
+	}
 	int lfd = helper_net_listen_range(cfg->address, cfg->rendezvous_port_min,
 	    cfg->rendezvous_port_max, &port, err, sizeof(err));
-	if (lfd < 0)
+	if (lfd < 0) {
+		if (first)
+			first_resolve_leave();
 		return helper_wire_send_err(s->sock, HELPER_ERR_INTERNAL, "%s", err);
-	int after = req->method == HELPER_METHOD_NONE_WIRE ? -1 : req->method;
-	if (helper_frontend_resolve(s->h, s->job, port, req->address, req->port, after, &res,
-		&no_answer, err, sizeof(err)) != 0) {
+	}
+	int after = first ? -1 : req->method;
+	int asked = helper_frontend_resolve(s->h, s->job, port, req->address, req->port, after,
+	    &res, &no_answer, err, sizeof(err));
+	if (first)
+		first_resolve_leave();
+	if (asked != 0) {
 		close(lfd);
 		/* Connections to addresses no process of the job listens on are not the job's (the
 		 * shim then connects as usual): no warning for those. */
