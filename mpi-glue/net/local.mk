@@ -147,8 +147,8 @@ EXTRA_DIST += tests/net/resume_gateway.test tests/net/resume_wan.test tests/net/
 	tests/net/resume_loop.c
 
 # The front-end's decisions per cluster pair kept on the helper's node (issue 15).
-TESTS += tests/net/test_qcgnet_paircache.sh
-EXTRA_DIST += tests/net/test_qcgnet_paircache.sh
+TESTS += tests/net/test_qcgnet_paircache.sh tests/net/test_qcgnet_first_burst.sh
+EXTRA_DIST += tests/net/test_qcgnet_paircache.sh tests/net/test_qcgnet_first_burst.sh
 # Listeners of one job on the same port on different nodes and clusters (issue 15).
 TESTS += tests/net/test_qcgnet_sameport.sh
 EXTRA_DIST += tests/net/test_qcgnet_sameport.sh

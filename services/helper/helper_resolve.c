@@ -40,9 +40,12 @@ static struct {
 } first_resolves = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 
 static void
-first_resolve_enter(void)
+first_resolve_enter(const char *job)
 {
 	pthread_mutex_lock(&first_resolves.lock);
+	if (first_resolves.busy >= FIRST_RESOLVES_AT_ONCE)
+		log_debug("job %s: %d first Resolves at the front-end already; waiting for a place",
+		    job, FIRST_RESOLVES_AT_ONCE);
 	while (first_resolves.busy >= FIRST_RESOLVES_AT_ONCE)
 		pthread_cond_wait(&first_resolves.freed, &first_resolves.lock);
 	first_resolves.busy++;
@@ -151,7 +154,7 @@ helper_session_resolve(struct session *s, const struct helper_msg *req)
 		return answer_from_pair(s, req, &res);
 	bool first = req->method == HELPER_METHOD_NONE_WIRE;
 	if (first) {
-		first_resolve_enter();
+		first_resolve_enter(s->job);
 		/* a sibling's answer may have brought the target's cluster in while we waited */
 		if (helper_paircache_lookup(s->job, req->address, req->port, &res)) {
 			first_resolve_leave();
