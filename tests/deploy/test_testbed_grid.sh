@@ -20,8 +20,6 @@ export QCG_DEPLOY_DAEMONS=$top_builddir
 
 tb up --sites 2 --nodes 1 --policies open,closed --proxies 1 --frontend-proxy --wan-delay 0 ||
 	fail "up with services failed"
-bad=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
 G=$TB_DIR/grid.conf
 
 check "qcg-deploy check accepts the testbed's grid description" \

@@ -46,8 +46,6 @@ grid_env || fail "no usable $TB_DIR/env"
 JOBS_DIR=$TB_DIR/jobs
 mkdir -p "$JOBS_DIR"
 
-bad=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
 
 # The account runs as root on the testbed: Open MPI wants to be told that this is meant.
 submit() {

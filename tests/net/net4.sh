@@ -33,8 +33,6 @@ readonly NET4_SITES="a b c d" NET4_TIMEOUT=${NET4_TIMEOUT:-420}
 NET4_JOB=job-net4
 NET4_NODES=(a1 a2 b1 b2 c1 c2 d1 d2)
 declare -A NET4_POLICY=([user]=open)
-bad=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
 
 # Node $1's listening-port window (MIN-MAX): unique in the job, inside b's open range.
 net4_window() {

@@ -16,6 +16,10 @@ readonly TEST_LOCK_WAIT=600
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# check NAME EXPR: one checked line of a test that goes on after a failure ("ok   NAME" or
+# "FAIL NAME"); EXPR is evaluated; a failure sets bad=1 for the test's exit status.
+bad=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; bad=1; fi; }
 
 [[ $EUID == 0 ]] || skip "testbed tests need root (network namespaces)"
 ip netns list >/dev/null 2>&1 || skip "ip netns is not available"
