@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,11 @@
 #define FORWARD_BYTES (100ull << 20)
 #define BACKWARD_BYTES (16ull << 20)
 #define KILLS 5
-#define HELD_TAIL (16ull << 20) /* the forward writer holds this back until the kills are done,
+#define HELD_TAIL (16ull << 20) /* the kills fall before the forward flow's last HELD_TAIL bytes,
                                  * so that every kill meets a live stream */
+#define KILL_LEAD (4ull << 20) /* the forward writer runs at most this far past the next kill
+                                * point until that kill is done: a loaded machine may starve
+                                * the killing thread, but never lets the flow outrun it */
 #define AFTER_RESUME (2ull << 20) /* a kill waits for this much progress since the last one:
                                    * more than the socketpair holds, so it came over the new
                                    * leg, and both ends have resumed */
@@ -126,7 +130,7 @@ struct flow {
 	int wfd, rfd;
 	uint64_t total, seed;
 	_Atomic uint64_t got;       /* bytes the reader checked */
-	_Atomic int hold_tail;      /* the writer waits before its last HELD_TAIL bytes */
+	_Atomic uint64_t hold_at;   /* the writer writes no byte at or past this offset */
 	int ok;                     /* the reader saw exactly the stream, then EOF */
 	uint64_t sum_sent, sum_got; /* checksums (printed) */
 	pthread_t writer, reader;
@@ -150,9 +154,9 @@ flow_write(void *arg)
 	uint64_t sum = 14695981039346656037ull;
 	for (uint64_t off = 0; off < f->total;) {
 		size_t n = f->total - off < sizeof(block) ? (size_t)(f->total - off) : sizeof(block);
-		if (f->total - off <= HELD_TAIL) {
+		if (off + n > atomic_load(&f->hold_at)) {
 			long long end = tp_now_ms() + WATCHDOG_S * 1000LL;
-			while (atomic_load(&f->hold_tail) && tp_now_ms() < end)
+			while (off + n > atomic_load(&f->hold_at) && tp_now_ms() < end)
 				usleep(1000);
 		}
 		gen_fill(&g, block, n);
@@ -300,9 +304,9 @@ stream_survives_five_proxy_kills(uint64_t seed)
 	start_pair(identity, identity, &cfg, &a, &b);
 
 	struct flow fwd = { .name = "a->b", .wfd = a, .rfd = b, .total = FORWARD_BYTES,
-		.seed = seed | 1, .hold_tail = 1 };
+		.seed = seed | 1, .hold_at = 0 };
 	struct flow back = { .name = "b->a", .wfd = b, .rfd = a, .total = BACKWARD_BYTES,
-		.seed = (seed * 3) | 1 };
+		.seed = (seed * 3) | 1, .hold_at = UINT64_MAX };
 	long long t0 = tp_now_ms();
 	pthread_create(&fwd.reader, NULL, flow_read, &fwd);
 	pthread_create(&back.reader, NULL, flow_read, &back);
@@ -321,6 +325,7 @@ stream_survives_five_proxy_kills(uint64_t seed)
 			CHECK(!"kill point beyond the held tail: the kills came too late");
 			break;
 		}
+		atomic_store(&fwd.hold_at, at + KILL_LEAD);
 		if (wait_progress(&fwd, at, 60000) != 0) {
 			CHECK(!"forward flow stalled before a kill");
 			break;
@@ -342,7 +347,7 @@ stream_survives_five_proxy_kills(uint64_t seed)
 		path.proxy[dying] = fresh;
 		pthread_mutex_unlock(&path.lock);
 	}
-	atomic_store(&fwd.hold_tail, 0);
+	atomic_store(&fwd.hold_at, UINT64_MAX);
 	pthread_join(fwd.writer, NULL);
 	pthread_join(back.writer, NULL);
 	pthread_join(fwd.reader, NULL);
