@@ -86,7 +86,8 @@ local_listeners_add(struct local_listeners *l, const char *job, const char *addr
 	pthread_mutex_lock(&l->lock);
 	struct job_list *j = list_of(l, job, 1);
 	size_t i;
-	for (i = 0; i < j->n && (j->v[i].port != port || strcmp(j->v[i].address, address) != 0); i++)
+	for (i = 0; i < j->n &&
+	    (j->v[i].port != port || strcmp(j->v[i].address, address) != 0); i++)
 		;
 	if (i == j->n) {
 		if (j->n == LOCAL_LISTENERS_PER_JOB) {

@@ -1,7 +1,7 @@
 /*
  * test_local_listeners.c: the per-job lists of this cluster's listeners (local_listeners.h)
- * keep one entry per (job, address, port), are bounded per job and in jobs (the oldest job goes), and
- * forget a job that ended.
+ * keep one entry per (job, address, port), are bounded per job and in jobs (the oldest job
+ * goes), and forget a job that ended.
  */
 #include "config.h"
 
