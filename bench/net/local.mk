@@ -15,7 +15,8 @@ EXTRA_DIST += bench/net/run_net_bench.sh bench/net/net_parts.sh bench/net/net_re
 noinst_PROGRAMS += bench/net/resume_bench
 bench_net_resume_bench_SOURCES = bench/net/resume_bench.c \
 	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_frame.c \
-	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_real.c $(PROXY_TEST_UTIL)
+	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_resume_recv.c \
+	mpi-glue/net/qcgnet_real.c $(PROXY_TEST_UTIL)
 bench_net_resume_bench_CPPFLAGS = $(PROXY_TEST_CPPFLAGS) -I$(top_srcdir)/mpi-glue/net \
 	-I$(top_srcdir)/tests/integration
 bench_net_resume_bench_LDADD = $(PROXY_TEST_LDADD) -ldl

@@ -21,13 +21,13 @@ mpi_glue_net_libqcgnet_la_SOURCES = \
 # Relay failover (issue 14): resumable relays keep their leg in the resumable stream.
 mpi_glue_net_libqcgnet_la_SOURCES += mpi-glue/net/qcgnet_resume.c \
 	mpi-glue/net/qcgnet_resume_stream.c mpi-glue/net/qcgnet_resume_stream.h \
-	mpi-glue/net/qcgnet_resume_send.c \
+	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_resume_recv.c \
 	mpi-glue/net/qcgnet_resume_frame.c mpi-glue/net/qcgnet_resume_frame.h lib/relay_id.c
 mpi_glue_net_libqcgnet_la_CPPFLAGS = $(AM_CPPFLAGS) $(QCG_PROTO_CPPFLAGS)
 # Only the wrapped libc functions leave the library: its internals (and the helper client inside
 # it) must not interpose on anything of the program it is preloaded into.
 mpi_glue_net_libqcgnet_la_LDFLAGS = -module -avoid-version -shared -no-undefined -Wl,-z,defs \
-	-export-symbols-regex '^(accept|accept4|bind|close|connect|getpeername|listen|send|sendmsg|setpgid|setsockopt|write|writev)$$'
+	-export-symbols-regex '^(accept|accept4|bind|close|connect|epoll_ctl|getpeername|listen|poll|read|__read_chk|readv|recv|__recv_chk|recvfrom|recvmsg|send|sendmsg|setpgid|setsockopt|shutdown|write|writev)$$'
 mpi_glue_net_libqcgnet_la_LIBADD = $(QCG_PROTO_LIBS) lib/libqcgbase.la -ldl -lpthread
 EXTRA_DIST += mpi-glue/net/README.md
 
@@ -92,7 +92,8 @@ TESTS += tests/net/test_resume_failover
 # bytes through the socketpair mix across the kills, and must still arrive once and in order.
 check_PROGRAMS += tests/net/test_resume_interposed
 tests_net_test_resume_interposed_SOURCES = $(tests_net_test_resume_failover_SOURCES) \
-	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_real.c
+	mpi-glue/net/qcgnet_resume_send.c mpi-glue/net/qcgnet_resume_recv.c \
+	mpi-glue/net/qcgnet_real.c
 tests_net_test_resume_interposed_CPPFLAGS = $(tests_net_test_resume_failover_CPPFLAGS) \
 	-DRESUME_INTERPOSED
 tests_net_test_resume_interposed_LDADD = $(PROXY_TEST_LDADD) -ldl

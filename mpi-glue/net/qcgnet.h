@@ -24,6 +24,7 @@
 #define QCG_QCGNET_H
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -48,6 +49,9 @@ struct qn_config {
 	int resolve_wait_ms;       /* QCG_NET_RESOLVE_WAIT_MS: retry a failing RESOLVE this long */
 	int resume_timeout_ms;     /* QCG_NET_RESUME_TIMEOUT_MS: a resumable relay whose leg broke
 	                            * fails when no new leg came within this (issue 14) */
+	int resume_app_read;       /* QCG_NET_RESUME_APP_READ=0: the stream's I/O thread delivers
+	                            * every byte through the socketpair (default 1: the
+	                            * application's epoll-driven reads take them off the leg) */
 	int resume_spin_us;        /* QCG_NET_RESUME_SPIN_US: the stream's I/O thread polls without
 	                            * sleeping this long after activity (0, the default: never) */
 	int debug;                 /* QCG_NET_DEBUG=1: say what happens on stderr */
@@ -58,6 +62,7 @@ extern int qn_active;               /* 0: every wrapper calls the real function 
 extern struct qn_config qn_cfg;
 
 /* --- qcgnet_real.c ---------------------------------------------------------------------- */
+struct epoll_event;
 struct qn_real {
 	int (*bind)(int, const struct sockaddr *, socklen_t);
 	int (*listen)(int, int);
@@ -72,6 +77,15 @@ struct qn_real {
 	ssize_t (*send)(int, const void *, size_t, int);
 	ssize_t (*sendmsg)(int, const struct msghdr *, int);
 	int (*shutdown)(int, int);
+	ssize_t (*read)(int, void *, size_t);             /* these nine: qcgnet_resume_recv.c */
+	ssize_t (*read_chk)(int, void *, size_t, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *, socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*poll)(struct pollfd *, nfds_t, int);
 	int (*setsockopt)(int, int, int, const void *, socklen_t);
 };
 extern struct qn_real qn_real;

@@ -51,5 +51,14 @@ qn_real_init(void)
 	qn_real.send = must_find("send");
 	qn_real.sendmsg = must_find("sendmsg");
 	qn_real.shutdown = must_find("shutdown");
+	qn_real.read = must_find("read");
+	qn_real.read_chk = must_find("__read_chk");
+	qn_real.readv = must_find("readv");
+	qn_real.recv = must_find("recv");
+	qn_real.recv_chk = must_find("__recv_chk");
+	qn_real.recvfrom = must_find("recvfrom");
+	qn_real.recvmsg = must_find("recvmsg");
+	qn_real.epoll_ctl = must_find("epoll_ctl");
+	qn_real.poll = must_find("poll");
 	__atomic_store_n(&qn_real.setsockopt, must_find("setsockopt"), __ATOMIC_RELEASE);
 }

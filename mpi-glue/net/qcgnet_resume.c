@@ -185,6 +185,7 @@ qn_resume_wrap(int leg, const uint8_t relay_id[QCG_RELAY_ID_BYTES], int initiato
 	qrs_config_default(&cfg);
 	cfg.resume_timeout_ms = qn_cfg.resume_timeout_ms;
 	cfg.spin_us = qn_cfg.resume_spin_us;
+	cfg.app_read = qn_cfg.resume_app_read;
 	cfg.log = resume_log;
 	cfg.resumed = resume_replayed;
 	/* The stream's threads take no signals: they stay the application's. */

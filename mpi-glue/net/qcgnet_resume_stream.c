@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -101,6 +102,29 @@ struct stream {
 	long stepped_us;                 /* last step: a quiet stream is still stepped now and
 	                                  * then, for its stall check and acks */
 
+	/* The application's reads on its own thread (qrs_app_recv): while its epoll set watches
+	 * its end, the leg is in that set too, with the same event data, so that a frame wakes
+	 * the application and not this thread; the application's read then takes it off the leg.
+	 * The I/O thread still sees the leg (edge-triggered) and reads it itself when the
+	 * application has not within DEFER_GRACE_US, so that acks never wait on a busy
+	 * application. */
+	int mirror_ep;                   /* the application's epoll set, or -1 */
+	dev_t mirror_dev;                /* which epoll set mirror_ep must still be */
+	ino_t mirror_ino;
+	struct epoll_event mirror_ev;    /* EPOLLIN (EPOLLET if asked) and the application's data */
+	int mirror_leg;                  /* the leg registered in mirror_ep, or -1 */
+	int mirror_off;                  /* never again for this stream (a second epoll set, a
+	                                  * blocking read) */
+	int leg_ended;                   /* the application's read met the leg's end or mark: the
+	                                  * I/O thread's now, out of the application's set */
+	int leg_deferred;                /* the I/O thread's leg interest leaves reads to the app */
+	long leg_seen_us;                /* the I/O thread saw leg bytes it left to the app, or 0 */
+	long app_took_us;                /* the application's thread last took bytes off the leg */
+	_Atomic long app_polled_us;      /* the application's poll() last asked for its end's
+	                                  * readability (qrs_app_poll), or 0 */
+	unsigned busy_skips;             /* rounds of the I/O thread that found the stream held
+	                                  * (read and written by the I/O thread only) */
+
 	long heard_us;                   /* last byte from the leg */
 	long broke_us;                   /* first break since the last RESUME exchange, or 0 */
 	unsigned legs_lost;              /* legs that broke since then: backs the path off */
@@ -172,6 +196,7 @@ qrs_config_default(struct qrs_config *cfg)
 	cfg->resume_timeout_ms = QRS_RESUME_TIMEOUT_DEFAULT_MS;
 	cfg->stall_ms = QRS_STALL_DEFAULT_MS;
 	cfg->ack_ms = 5;
+	cfg->app_read = 1;
 }
 
 void
@@ -179,10 +204,13 @@ qrs_get_totals(struct qrs_totals *out)
 {
 	pthread_mutex_lock(&g_lock);
 	*out = g_totals;
+	out->io_rounds = g_loops;
 	pthread_mutex_unlock(&g_lock);
 	/* counted by application threads without g_lock */
 	out->bytes_direct = __atomic_load_n(&g_totals.bytes_direct, __ATOMIC_RELAXED);
 	out->bytes_queued = __atomic_load_n(&g_totals.bytes_queued, __ATOMIC_RELAXED);
+	out->bytes_read_direct = __atomic_load_n(&g_totals.bytes_read_direct, __ATOMIC_RELAXED);
+	out->bytes_read_queued = __atomic_load_n(&g_totals.bytes_read_queued, __ATOMIC_RELAXED);
 }
 
 /* Take fd out of the epoll set before closing it: a copy of it in a child of fork() would keep
@@ -200,8 +228,10 @@ leg_close(struct stream *s)
 {
 	if (s->leg_ev != 0)
 		ep_forget(s->leg_ev_fd, &s->leg_ev);
-	close(s->leg);
+	close(s->leg); /* which takes it out of the application's epoll set too */
 	s->leg = -1;
+	s->mirror_leg = -1;
+	s->leg_seen_us = 0;
 }
 
 static void tab_forget(struct stream *s);
@@ -348,6 +378,7 @@ set_leg(struct stream *s, int fd)
 	s->peer_resumed = 0;
 	s->urgent = s->peer_gone_marked = 0; /* a mark belongs to the leg it came on */
 	s->leg_readable = 0;
+	s->leg_ended = 0;
 	s->heard_us = now_us();
 }
 
@@ -559,11 +590,40 @@ take_resume(struct stream *s, const struct qrf_header *h, const uint8_t *identit
 	return 0;
 }
 
-/* Parse and carry out frames in inbuf. 0, or -1 on a protocol error (s->why says). */
-static int
-consume(struct stream *s)
+/* Where consume() delivers payload: the application's own buffers, on its thread. */
+struct app_sink {
+	const struct iovec *iov;
+	int iovcnt, i;   /* the piece being filled */
+	size_t off, got; /* within iov[i]; in all */
+};
+
+/* Copy up to n bytes into the sink; returns how many fit. */
+static size_t
+sink_put(struct app_sink *k, const uint8_t *p, size_t n)
 {
-	s->app_blocked = 0;
+	size_t done = 0;
+	while (done < n && k->i < k->iovcnt) {
+		size_t room = k->iov[k->i].iov_len - k->off;
+		if (room == 0) {
+			k->i++, k->off = 0;
+			continue;
+		}
+		size_t c = n - done < room ? n - done : room;
+		memcpy((uint8_t *)k->iov[k->i].iov_base + k->off, p + done, c);
+		k->off += c, done += c;
+	}
+	k->got += done;
+	return done;
+}
+
+/* Parse and carry out frames in inbuf, delivering payload to the socketpair (sink NULL: the
+ * I/O thread) or into the application's buffers (qrs_app_recv). 0 (inbuf used up, the
+ * socketpair or sink full), or -1 on a protocol error (s->why says). */
+static int
+consume(struct stream *s, struct app_sink *sink)
+{
+	if (sink == NULL)
+		s->app_blocked = 0;
 	for (;;) {
 		size_t avail = s->in_len - s->in_off;
 		if (s->have_cur) {
@@ -573,7 +633,9 @@ consume(struct stream *s)
 			if (want == 0 && s->cur_left > 0)
 				return 0;
 			ssize_t w = want;
-			if (want > 0 && !s->app_gone) {
+			if (want > 0 && sink != NULL) {
+				w = (ssize_t)sink_put(sink, s->in + s->in_off, want);
+			} else if (want > 0 && !s->app_gone) {
 				w = send(s->app, s->in + s->in_off, want, MSG_NOSIGNAL);
 				if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
 					s->app_blocked = errno == EAGAIN;
@@ -586,8 +648,12 @@ consume(struct stream *s)
 			}
 			s->in_off += (size_t)w, s->cur_left -= (uint32_t)w;
 			s->rx_delivered += (uint64_t)w;
+			if (sink == NULL && !s->app_gone)
+				__atomic_fetch_add(&g_totals.bytes_read_queued, (uint64_t)w,
+				    __ATOMIC_RELAXED);
 			if ((uint32_t)w < want) {
-				s->app_blocked = 1; /* a short write: its buffer is full, wait for EPOLLOUT */
+				/* a short write: its buffer is full, wait for EPOLLOUT; or the sink is */
+				s->app_blocked = sink == NULL;
 				return 0;
 			}
 			if (s->cur_left > 0)
@@ -639,6 +705,19 @@ consume(struct stream *s)
 	}
 }
 
+/* Move what is left in inbuf to its start when that makes room. */
+static void
+inbuf_compact(struct stream *s)
+{
+	if (s->in_off == s->in_len) {
+		s->in_off = s->in_len = 0;
+	} else if (s->in_off > INBUF_SIZE / 2) {
+		memmove(s->in, s->in + s->in_off, s->in_len - s->in_off);
+		s->in_len -= s->in_off;
+		s->in_off = 0;
+	}
+}
+
 /* Read from the leg and deliver; 0, or -1 on a protocol error or when the peer is gone (s->why
  * says which). The leg may break meanwhile. */
 static int
@@ -650,15 +729,9 @@ leg_read(struct stream *s)
 			if (peer_gone_marked(s->leg))
 				s->peer_gone_marked = 1; /* the bytes before it still count */
 		}
-		if (consume(s) != 0)
+		if (consume(s, NULL) != 0)
 			return -1;
-		if (s->in_off == s->in_len)
-			s->in_off = s->in_len = 0;
-		else if (s->in_off > INBUF_SIZE / 2) {
-			memmove(s->in, s->in + s->in_off, s->in_len - s->in_off);
-			s->in_len -= s->in_off;
-			s->in_off = 0;
-		}
+		inbuf_compact(s);
 		if (s->in_len == INBUF_SIZE)
 			return 0; /* the application is behind: stop reading the leg */
 		/* Read only what epoll said is there. A read that starts at the peer-gone mark steps
@@ -677,7 +750,7 @@ leg_read(struct stream *s)
 				/* A short read: the leg is drained for now, or the read stopped at an
 				 * urgent mark, which the next read would pass and lose. epoll says. */
 				s->leg_readable = 0;
-				if (consume(s) != 0)
+				if (consume(s, NULL) != 0)
 					return -1;
 				return 0;
 			}
@@ -693,7 +766,7 @@ leg_read(struct stream *s)
 			return 0;
 		}
 		int read_errno = errno; /* consume() writes to the application */
-		if (consume(s) != 0) /* frames read before the end still count */
+		if (consume(s, NULL) != 0) /* frames read before the end still count */
 			return -1;
 		if (n == 0 && s->fin_sent && s->tx_base == s->tx_end && s->peer_fin) {
 			s->closed_clean = 1; /* the peer finished first and left: nothing is owed */
@@ -766,6 +839,7 @@ fail:
 /* --- the application's sends on its own thread (qrs_app_send) ---------------------------- */
 
 static int stream_interest(struct stream *s, int timeout);
+static void mirror_stop(struct stream *s, int off);
 
 /* Put s into the send table under its application end fd; a stream whose descriptor does not
  * fit (or no table: no memory) still works, through the socketpair. */
@@ -854,6 +928,13 @@ qrs_app_closing(int fd)
 	if (s != NULL) {
 		g_tab[fd] = NULL;
 		s->app_fd = -1;
+		/* the application's set forgets its end with the close, and must forget the leg */
+		pthread_mutex_lock(&s->lock);
+		int in_stream = t_in_stream;
+		t_in_stream = 1;
+		mirror_stop(s, 1);
+		t_in_stream = in_stream;
+		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_unlock(&g_tab_lock);
 }
@@ -1022,6 +1103,353 @@ qrs_app_shutdown(int fd, int how)
 	pthread_mutex_unlock(&g_tab_lock);
 }
 
+
+/* --- the application's reads on its own thread (qrs_app_recv) ---------------------------- */
+
+/*
+ * The receive side's wake-up of the I/O thread was what a resumable relay still added to the
+ * latency of ranks not bound to one core (bench/net run 10: +10 to +13 us against <= 5). When
+ * the application waits for its end in an epoll set (Open MPI's libevent does), the leg joins
+ * that set with the same event data: a frame arriving on it wakes the application's event
+ * loop as if its end were readable, and its read (the read wrappers, qcgnet_resume_recv.c)
+ * takes the frames off the leg here, under the stream's lock, into its own buffer: no
+ * hand-off to the I/O thread and no socketpair hop. Bytes the I/O thread has already put on
+ * the socketpair are read there first: nothing overtakes them.
+ *
+ * The I/O thread keeps the leg in its own set, edge-triggered, so that the peer-gone mark,
+ * the leg's end and a stalled application are still its business: bytes the application has
+ * not taken within DEFER_GRACE_US of their arrival (it is computing, or its thread was not
+ * scheduled) are read and delivered to the socketpair as before, so that the acks behind them
+ * are never held up for long. A full window, a closing stream, a leg before the peer's
+ * RESUME: the I/O thread reads the leg itself, as before.
+ */
+#define DEFER_GRACE_US 50000
+/* A poll()-driven application (Open MPI's default event loop) watches the leg while it polled
+ * for its end this recently; an epoll-driven one while the leg is in its set. */
+#define POLL_WATCH_US 50000
+
+/* Whether the application's reads may take frames off the leg: it waits for its end in a
+ * way that watches the leg too (its epoll set holds the leg, or its poll() asked for the end).
+ * Under s->lock. */
+static int
+app_may_read_leg(const struct stream *s)
+{
+	return s->leg >= 0 && s->peer_resumed && !s->leg_ended && !s->peer_gone &&
+	    !s->mirror_off && s->cfg.app_read &&
+	    (s->mirror_leg == s->leg || __atomic_load_n(&s->app_polled_us, __ATOMIC_RELAXED) != 0);
+}
+
+/* ... and whether it does so now, so that the I/O thread leaves the leg's data to it. */
+static int
+app_watches_leg(const struct stream *s, long now)
+{
+	long polled = __atomic_load_n(&s->app_polled_us, __ATOMIC_RELAXED);
+	return app_may_read_leg(s) &&
+	    (s->mirror_leg == s->leg || now - polled < POLL_WATCH_US);
+}
+
+/* Whether mirror_ep is still the epoll set it was when the application registered with it. */
+static int
+mirror_ep_same(const struct stream *s)
+{
+	struct stat st;
+	return fstat(s->mirror_ep, &st) == 0 && st.st_dev == s->mirror_dev &&
+	    st.st_ino == s->mirror_ino;
+}
+
+/* Keep the leg in the application's epoll set exactly while its thread may read it: the leg
+ * up, the peer's RESUME taken, its end not met. Under s->lock; from either thread. */
+static void
+mirror_sync(struct stream *s)
+{
+	int want = s->mirror_ep >= 0 && s->leg >= 0 && s->peer_resumed && !s->leg_ended &&
+	    !s->peer_gone;
+	if (want == (s->mirror_leg >= 0))
+		return;
+	if (!want) {
+		epoll_ctl(s->mirror_ep, EPOLL_CTL_DEL, s->mirror_leg, NULL);
+		s->mirror_leg = -1;
+		return;
+	}
+	struct epoll_event ev = s->mirror_ev;
+	if (!mirror_ep_same(s) || epoll_ctl(s->mirror_ep, EPOLL_CTL_ADD, s->leg, &ev) != 0) {
+		s->mirror_ep = -1; /* the application closed that set: it reads as before */
+		return;
+	}
+	s->mirror_leg = s->leg;
+}
+
+/* Take the leg out of the application's set; for good when `off`. */
+static void
+mirror_stop(struct stream *s, int off)
+{
+	if (s->mirror_leg >= 0 && s->mirror_ep >= 0)
+		epoll_ctl(s->mirror_ep, EPOLL_CTL_DEL, s->mirror_leg, NULL);
+	int was = s->mirror_ep >= 0;
+	s->mirror_leg = -1;
+	s->mirror_ep = -1;
+	s->mirror_off |= off;
+	if (was) {
+		s->kick = 1; /* the I/O thread takes the leg's reads back */
+		wake();
+	}
+}
+
+void
+qrs_app_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev)
+{
+	if (!tab_may_hold(fd) || t_in_stream)
+		return;
+	/* Unlike a send this waits for the I/O thread: the registration must not be missed.
+	 * Lock order: g_tab_lock, then the stream's. */
+	pthread_mutex_lock(&g_tab_lock);
+	struct stream *s = g_tab[fd];
+	struct stat st;
+	if (s == NULL || fstat(fd, &st) != 0 || st.st_dev != s->app_dev ||
+	    st.st_ino != s->app_ino) {
+		pthread_mutex_unlock(&g_tab_lock);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	pthread_mutex_unlock(&g_tab_lock);
+	t_in_stream = 1;
+	int reads = op != EPOLL_CTL_DEL && ev != NULL && (ev->events & EPOLLIN) &&
+	    !(ev->events & (EPOLLONESHOT | EPOLLEXCLUSIVE));
+	if (op == EPOLL_CTL_DEL || !reads) {
+		if (s->mirror_ep == epfd)
+			mirror_stop(s, 0);
+	} else if (!s->cfg.app_read || s->mirror_off ||
+	    (s->mirror_ep >= 0 && s->mirror_ep != epfd) ||
+	    !(fcntl(fd, F_GETFL) & O_NONBLOCK) || fstat(epfd, &st) != 0) {
+		/* off; or a second set (the leg can wake one); or a blocking end, whose reads
+		 * would sleep on the socketpair that only the I/O thread fills */
+		mirror_stop(s, s->mirror_ep >= 0 && s->mirror_ep != epfd);
+	} else {
+		struct epoll_event want = { .events = EPOLLIN | (ev->events & EPOLLET),
+			                    .data = ev->data };
+		if (s->mirror_ep != epfd || s->mirror_ev.events != want.events ||
+		    memcmp(&s->mirror_ev.data, &want.data, sizeof(want.data)) != 0) {
+			mirror_stop(s, 0);
+			s->mirror_ep = epfd;
+			s->mirror_dev = st.st_dev;
+			s->mirror_ino = st.st_ino;
+			s->mirror_ev = want;
+			mirror_sync(s);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	t_in_stream = 0;
+}
+
+/* What the leg holds now, looked at without reading (a read that starts at the peer-gone
+ * mark steps over it, and the kernel forgets it). The bytes are counted before the mark is
+ * looked for, so they come before any mark that arrives meanwhile: a read of at most that
+ * many never starts at it. */
+enum leg_holds { LEG_NOTHING, LEG_BYTES, LEG_MARK, LEG_ENDED };
+static enum leg_holds
+leg_holds(int leg, int *bytes, int look_for_end)
+{
+	*bytes = 0;
+	if (ioctl(leg, FIONREAD, bytes) != 0)
+		return LEG_ENDED;
+	if (*bytes == 0 && look_for_end) {
+		/* readable with nothing queued (bytes may have come since the count): its end */
+		struct pollfd p = { .fd = leg, .events = POLLIN | POLLRDHUP };
+		if (poll(&p, 1, 0) == 1 && (ioctl(leg, FIONREAD, bytes) != 0 || *bytes == 0))
+			return LEG_ENDED;
+	}
+	if (*bytes == 0)
+		return LEG_NOTHING;
+	return sockatmark(leg) != 0 ? LEG_MARK : LEG_BYTES;
+}
+
+/* One read of the leg on the application's thread. 1: bytes came; 0: none now; -1: the leg
+ * is the I/O thread's business (the mark, its end, an error). look_for_end: the caller got
+ * nothing so far, so its wake-up may have been the leg's end. */
+static int
+leg_read_app(struct stream *s, int look_for_end)
+{
+	int queued;
+	enum leg_holds holds = leg_holds(s->leg, &queued, look_for_end);
+	if (holds != LEG_BYTES)
+		return holds == LEG_NOTHING ? 0 : -1;
+	size_t room = INBUF_SIZE - s->in_len;
+	if (room > (size_t)queued)
+		room = (size_t)queued;
+	if (room == 0)
+		return 0;
+	ssize_t n = recv(s->leg, s->in + s->in_len, room, MSG_DONTWAIT);
+	if (n > 0) {
+		s->in_len += (size_t)n;
+		s->heard_us = now_us();
+		return 1;
+	}
+	return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+}
+
+int
+qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *result)
+{
+	if ((flags & ~MSG_DONTWAIT) || iovcnt <= 0 || t_in_stream)
+		return 0; /* MSG_PEEK, MSG_WAITALL and the like: the socketpair's semantics */
+	size_t cap = 0;
+	for (int i = 0; i < iovcnt; i++)
+		cap += iov[i].iov_len;
+	if (cap == 0)
+		return 0;
+	struct stream *s = tab_find_locked(fd);
+	if (s == NULL)
+		return 0;
+	t_in_stream = 1;
+	int handled = 0, queued = 0;
+	ssize_t got = 0;
+	if (!app_may_read_leg(s) || ioctl(fd, FIONREAD, &queued) != 0 ||
+	    queued > 0)
+		goto out; /* not watched by the application, or bytes wait on the socketpair */
+	struct app_sink sink = { .iov = iov, .iovcnt = iovcnt };
+	int ended = 0, took = 0;
+	uint64_t acked_before = s->tx_base;
+	for (;;) {
+		size_t before = s->in_off;
+		if (consume(s, &sink) != 0) {
+			ended = 1; /* the I/O thread's consume() meets the same frame and says why */
+			break;
+		}
+		took |= s->in_off != before;
+		inbuf_compact(s);
+		if (sink.got == cap)
+			break;
+		int r = leg_read_app(s, !took);
+		if (r < 0)
+			ended = 1;
+		if (r <= 0)
+			break;
+	}
+	if (took)
+		s->app_took_us = now_us();
+	if (ended) {
+		s->leg_ended = 1;
+		mirror_sync(s); /* out of the application's set: it would report the end forever */
+		s->leg_readable = 1;
+		s->kick = 1;
+		wake();
+	}
+	/* Payload the buffer had no room for goes to the socketpair, which then reads as ready:
+	 * the application's event loop learns of it there. */
+	if (s->have_cur && s->in_off < s->in_len && consume(s, NULL) != 0) {
+		s->leg_readable = 1;
+		s->kick = 1;
+		wake();
+	}
+	if (s->leg >= 0 && s->peer_resumed && s->rx_delivered - s->rx_acked >= s->cfg.window / 4)
+		leg_write(s); /* the ack a quarter window calls for; others ride on the next DATA */
+	/* acks made room in the window (the I/O thread reads the application's end again), or
+	 * the leg took a frame short: the I/O thread's interest changes */
+	if (s->leg >= 0 && (s->tx_base != acked_before || s->out_off < s->out_len ||
+		s->out_payload > 0))
+		(void)stream_interest(s, 0);
+	if (s->peer_fin && !s->have_cur && !s->app_shut) {
+		s->kick = 1; /* the I/O thread ends the socketpair: the application reads EOF */
+		wake();
+	}
+	got = (ssize_t)sink.got;
+	if (got > 0) {
+		__atomic_fetch_add(&g_totals.bytes_read_direct, (uint64_t)got, __ATOMIC_RELAXED);
+		handled = 1;
+	} else if (!(flags & MSG_DONTWAIT) && !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
+		mirror_stop(s, 1); /* it went blocking: only the I/O thread may fill its reads */
+	} else if (!ended && !s->peer_fin) {
+		handled = 1; /* nothing yet: as a non-blocking socket says */
+		got = -1;
+	}
+out:
+	pthread_mutex_unlock(&s->lock);
+	t_in_stream = 0;
+	if (handled && got < 0)
+		errno = EAGAIN;
+	*result = got;
+	return handled;
+}
+
+
+/*
+ * poll() with the legs of the streams whose ends the caller polls for reading: a frame on a
+ * leg reports the end readable, and the read then takes it (qrs_app_recv). Open MPI's event
+ * loop is libevent's poll backend by default (opal_event_include = poll), where epoll_ctl is
+ * never called. Returns 0 when fds holds no such end (the caller makes the real call).
+ */
+#define POLL_FDS_MAX 1024
+#define POLL_LEGS_MAX 64
+int
+qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
+{
+	if (t_in_stream || nfds == 0 || nfds > POLL_FDS_MAX ||
+	    __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE) == NULL)
+		return 0;
+	int at[POLL_LEGS_MAX], legs = 0;
+	struct pollfd all[POLL_FDS_MAX + POLL_LEGS_MAX];
+	long now = now_us();
+	for (unsigned long i = 0; i < nfds && legs < POLL_LEGS_MAX; i++) {
+		if (!(fds[i].events & POLLIN) || !tab_may_hold(fds[i].fd))
+			continue;
+		struct stream *s = tab_find_locked(fds[i].fd);
+		if (s == NULL)
+			continue;
+		__atomic_store_n(&s->app_polled_us, now, __ATOMIC_RELAXED);
+		if (app_watches_leg(s, now)) {
+			all[nfds + (unsigned long)legs] = (struct pollfd){ .fd = s->leg,
+				.events = POLLIN | POLLRDHUP };
+			at[legs++] = (int)i;
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	if (legs == 0)
+		return 0;
+	memcpy(all, fds, nfds * sizeof(*fds));
+	long deadline = timeout > 0 ? now + timeout * 1000L : 0;
+	for (;;) {
+		t_in_stream = 1; /* the real poll, past the wrapper */
+		int n = poll(all, nfds + (unsigned long)legs, timeout);
+		t_in_stream = 0;
+		if (n <= 0) {
+			*result = n;
+			break;
+		}
+		int ready = 0;
+		for (unsigned long i = 0; i < nfds; i++) {
+			fds[i].revents = all[i].revents;
+			ready += all[i].revents != 0;
+		}
+		/* A leg closed by a resume meanwhile (POLLNVAL, or its number taken again) only
+		 * costs a read that finds nothing. */
+		for (int k = 0; k < legs; k++) {
+			short r = all[nfds + (unsigned long)k].revents;
+			if (r != 0 && !(r & POLLNVAL) && fds[at[k]].revents == 0) {
+				fds[at[k]].revents = POLLIN;
+				ready++;
+			} else if (r != 0 && !(r & POLLNVAL)) {
+				fds[at[k]].revents |= POLLIN;
+			}
+		}
+		if (ready > 0 || timeout == 0) {
+			*result = ready;
+			break;
+		}
+		/* only a stale leg answered: wait on for the rest of the time */
+		for (int k = 0; k < legs; k++)
+			all[nfds + (unsigned long)k].fd = -1;
+		if (timeout > 0) {
+			long left = (deadline - now_us()) / 1000;
+			if (left <= 0) {
+				*result = 0;
+				break;
+			}
+			timeout = (int)left;
+		}
+	}
+	return 1;
+}
+
 /* --- the I/O thread --------------------------------------------------------------------- */
 
 /* Register fd with the interest `want`, or change or drop it, when it differs from what is
@@ -1053,10 +1481,33 @@ stream_interest(struct stream *s, int timeout)
 	/* No interest, not registered: a closed application end would otherwise report
 	 * EPOLLHUP in every round. */
 	ep_want(s->app, &s->app_ref, app_ev, &s->app_ev);
+	mirror_sync(s);
+	/* The application's thread reads the leg (see qrs_app_recv): this thread only learns
+	 * that bytes came (edge-triggered, once per DEFER_GRACE_US), unless the window is full
+	 * and acks must come at once, or the application's end is closing. */
+	s->leg_deferred = app_watches_leg(s, now_us()) && s->tx_end - s->tx_base < s->cfg.window &&
+	    !s->app_eof;
+	if (!s->leg_deferred)
+		s->leg_seen_us = 0;
 	if (s->leg >= 0) {
-		leg_ev |= EPOLLPRI; /* the peer-gone mark */
-		if (s->in_len < INBUF_SIZE)
-			leg_ev |= EPOLLIN;
+		if (!s->leg_deferred) {
+			leg_ev |= EPOLLPRI; /* the peer-gone mark */
+			if (s->in_len < INBUF_SIZE)
+				leg_ev |= EPOLLIN;
+		} else {
+			/* Not EPOLLPRI: every arrival's wake-up carries it, and the thread would wake
+			 * per message to find nothing to report. The leg's end (EPOLLRDHUP, and
+			 * EPOLLHUP, EPOLLERR) comes with a wake-up of its own; a mark comes before
+			 * the end, and is read once the leg is this thread's again (leg_ended). */
+			leg_ev |= EPOLLRDHUP | EPOLLET;
+			if (s->in_len < INBUF_SIZE && s->leg_seen_us == 0)
+				leg_ev |= EPOLLIN;
+		}
+		if (s->leg_seen_us != 0) {
+			long left = (s->leg_seen_us + DEFER_GRACE_US - now_us() + 999) / 1000;
+			if (left < timeout)
+				timeout = left < 0 ? 0 : (int)left;
+		}
 		if (s->out_off < s->out_len || s->out_payload > 0 ||
 		    (s->peer_resumed && s->tx_sent < s->tx_end))
 			leg_ev |= EPOLLOUT;
@@ -1071,6 +1522,7 @@ stream_interest(struct stream *s, int timeout)
 }
 
 #define EVENTS_MAX 64
+#define BUSY_SKIPS_MAX 8
 
 static void *
 io_main(void *unused)
@@ -1098,9 +1550,35 @@ io_main(void *unused)
 		unsigned closing = 0; /* for qrs_flush_at_exit: closed, not yet all on the leg */
 		for (struct stream **p = &list; *p != NULL;) {
 			struct stream *s = *p;
-			pthread_mutex_lock(&s->lock);
+			/* An application thread that reads and sends on its own holds the stream
+			 * between every two messages; a blocked lock() here would be woken by each
+			 * of its unlocks and lose the race to its next trylock (a wake-up per message,
+			 * bench/net run 11). Held: it is busy with the stream now, so look again in a
+			 * millisecond, and wait for the lock only after BUSY_SKIPS_MAX tries. */
+			if (pthread_mutex_trylock(&s->lock) != 0) {
+				if (s->busy_skips < BUSY_SKIPS_MAX) {
+					s->busy_skips++;
+					timeout = timeout > 1 ? 1 : timeout;
+					p = &s->next;
+					continue;
+				}
+				pthread_mutex_lock(&s->lock);
+			}
+			s->busy_skips = 0;
 			int ack_due = s->rx_delivered != s->rx_acked &&
 			    now - s->ack_sent_us >= s->cfg.ack_ms * 1000L;
+			if (s->leg_seen_us != 0 && now - s->leg_seen_us >= DEFER_GRACE_US) {
+				/* Bytes left to the application: taken, or this thread takes them. */
+				int bytes;
+				enum leg_holds holds = s->app_took_us < s->leg_seen_us && s->leg >= 0 ?
+				    leg_holds(s->leg, &bytes, 1) : LEG_NOTHING;
+				if (holds != LEG_NOTHING) {
+					s->urgent |= holds == LEG_MARK;
+					s->leg_readable = 1;
+					s->kick = 1;
+				}
+				s->leg_seen_us = 0;
+			}
 			if (s->kick || s->resuming || ack_due || now - s->stepped_us > 1000000) {
 				s->kick = 0;
 				s->stepped_us = now;
@@ -1154,6 +1632,17 @@ io_main(void *unused)
 			if (!r->is_leg) {
 				if (e & (EPOLLIN | EPOLLHUP | EPOLLERR))
 					s->app_readable = 1; /* read says which */
+			} else if (s->leg_deferred &&
+			    !(e & (EPOLLPRI | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+				/* bytes for the application's thread: only note when they came */
+				if ((e & EPOLLIN) && s->leg_seen_us == 0)
+					s->leg_seen_us = busy_us;
+				s->kick = (e & EPOLLOUT) != 0;
+			} else if (s->leg_deferred) {
+				/* Its end: this thread's again, read only once epoll (level, with
+				 * EPOLLPRI) says what is there, so that a mark before the end is not
+				 * stepped over. */
+				s->leg_ended = 1;
 			} else {
 				if (e & EPOLLPRI)
 					s->urgent = 1;
@@ -1286,6 +1775,7 @@ qrs_start(int leg, const uint8_t identity[QRS_IDENTITY_SIZE], const struct qrs_c
 		pthread_mutex_init(&s->lock, &ma);
 		pthread_mutexattr_destroy(&ma);
 		s->app_fd = -1;
+		s->mirror_ep = s->mirror_leg = -1;
 	}
 	if (s == NULL || (s->ring = malloc(cfg->window)) == NULL ||
 	    (s->in = malloc(INBUF_SIZE)) == NULL) {

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* ssize_t */
 
 #define QRS_IDENTITY_SIZE 16
 #define QRS_WINDOW_DEFAULT (4u << 20)      /* unacknowledged bytes kept per direction */
@@ -60,6 +61,10 @@ struct qrs_config {
 	int spin_us;
 	/* SO_SNDBUF and SO_RCVBUF of the application's socketpair (bytes); 0 = the kernel's. */
 	int app_sockbuf;
+	/* 1 (the default): while the application waits for its end in an epoll set, its reads
+	 * take the frames off the leg on its own thread (qrs_app_recv). 0: the I/O thread always
+	 * delivers through the socketpair. */
+	int app_read;
 };
 
 /* Process-wide counters since the first stream, for statistics and the tests. */
@@ -71,6 +76,9 @@ struct qrs_totals {
 	uint64_t bytes_replayed;   /* payload sent again after a resume */
 	uint64_t bytes_direct;     /* taken from the application's sends on its own thread */
 	uint64_t bytes_queued;     /* taken from the socketpair by the I/O thread */
+	uint64_t bytes_read_direct; /* delivered into the application's reads on its thread */
+	uint64_t bytes_read_queued; /* delivered through the socketpair by the I/O thread */
+	uint64_t io_rounds;        /* the I/O thread's rounds: its wake-ups, about */
 };
 
 /* Fill cfg with the defaults above. */
@@ -101,6 +109,26 @@ void qrs_get_totals(struct qrs_totals *out);
  */
 struct iovec;
 int qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t *taken);
+
+/*
+ * The receive side on the application's own thread (qcgnet_resume_recv.c wraps read, readv,
+ * recv, recvfrom and recvmsg with qrs_app_recv, and epoll_ctl with qrs_app_epoll_ctl). When
+ * the application registers a stream's end for EPOLLIN in an epoll set (non-blocking, not
+ * one-shot), the leg joins that set with the same event data; a read on the end then takes
+ * the frames off the leg into the caller's buffers. Returns 1 with *result (bytes, or -1 and
+ * errno EAGAIN) when the stream answered the call; 0 when the caller makes the real call on
+ * fd (another descriptor, flags other than MSG_DONTWAIT, bytes queued on the socketpair, the
+ * leg not watched by the application, the end of the stream).
+ */
+struct epoll_event;
+int qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *result);
+/* epoll_ctl(epfd, op, fd, ev) succeeded. */
+void qrs_app_epoll_ctl(int epfd, int op, int fd, const struct epoll_event *ev);
+/* poll(fds, nfds, timeout) of an application that polls a stream's end for reading: the leg
+ * is polled beside it and reported as the end. Returns 1 with *result as poll's; 0 when the
+ * caller makes the real call. */
+struct pollfd;
+int qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result);
 
 /* shutdown(fd, how) is about to run (qcgnet_resume_send.c): when fd is a stream's application
  * end and how stops its writing, qrs_app_send takes nothing more from it, so that a later

@@ -174,6 +174,7 @@ read_config(void)
 	qn_cfg.resume_timeout_ms = env_ms("QCG_NET_RESUME_TIMEOUT_MS",
 	    QRS_RESUME_TIMEOUT_DEFAULT_MS);
 	qn_cfg.resume_spin_us = env_ms("QCG_NET_RESUME_SPIN_US", 0); /* µs, same bounds */
+	qn_cfg.resume_app_read = env_ms("QCG_NET_RESUME_APP_READ", 1) != 0;
 	read_identity();
 }
 
@@ -262,9 +263,12 @@ qn_stop(void)
 	qrs_get_totals(&t);
 	if (t.streams_started > 0)
 		qn_debug("resumable streams: %llu started, %llu resumes; bytes framed on the "
+		    "application's threads %llu, through the socketpair %llu; bytes read on the "
 		    "application's threads %llu, through the socketpair %llu",
 		    (unsigned long long)t.streams_started, (unsigned long long)t.resumes,
-		    (unsigned long long)t.bytes_direct, (unsigned long long)t.bytes_queued);
+		    (unsigned long long)t.bytes_direct, (unsigned long long)t.bytes_queued,
+		    (unsigned long long)t.bytes_read_direct,
+		    (unsigned long long)t.bytes_read_queued);
 }
 
 __attribute__((constructor)) static void

@@ -9,7 +9,10 @@
 # through the shim: towards site-a direct, from site-a to a nat site by reversal (the accepting
 # BTL checks the handed socket's source address), between the two nat sites through the proxy.
 # Proves: the job passes; every connection the broker logged succeeded with the best method
-# for its pair of clusters, and every pair of clusters got connected.
+# for its pair of clusters, and every pair of clusters got connected; the relayed ranks' reads
+# took frames off the leg on their own threads (Open MPI's event loop polls their ends, and
+# qcgnet_resume_recv.c's poll polls the leg with them) and their small sends went straight
+# onto the leg.
 . "$top_srcdir/tests/integration/grid_fixture.sh"
 LIB=$top_builddir/mpi-glue/net/.libs/libqcgnet.so
 PROG=$top_builddir/tests/net/allpairs
@@ -52,7 +55,8 @@ proxy_start "$D/pw.conf" "$D/pw.log"
 # one app context per rank: the rank's helper socket and the shim's environment
 rank_of() {
 	local sock_var="SOCK_$1"
-	echo "-np 1 env LD_PRELOAD=$LIB QCG_NET=1 QCG_NET_LOOPBACK=1 QCG_NET_ADDRESS=127.0.0.1" \
+	echo "-np 1 env LD_PRELOAD=$LIB QCG_NET=1 QCG_NET_DEBUG=1 QCG_NET_LOOPBACK=1" \
+		"QCG_NET_ADDRESS=127.0.0.1" \
 		"QCG_HELPER_SOCKET=${!sock_var} QCG_JOB_ID=job-1 QCG_JOB_TOKEN=$TOKEN $PROG"
 }
 start=$(date +%s%N)
@@ -91,5 +95,12 @@ for pair in "a b" "a d" "b d"; do
 	echo "$log" | grep -Eq "site-($1/.*site-$2|$2/.*site-$1)/" ||
 		fail "clusters_${1}_and_${2}_connected" "no connection logged"
 done
+# Each process with resumable streams says at exit which paths its bytes took.
+paths=$(grep -h "resumable streams:" "$D/mpi.out")
+echo "$paths"
+echo "$paths" | grep -Eq "bytes read on the application's threads [1-9]" &&
+	echo "$paths" | grep -Eq "bytes framed on the application's threads [1-9]" &&
+	pass relayed_ranks_read_and_send_on_their_own_threads ||
+	fail relayed_ranks_read_and_send_on_their_own_threads "${paths:-no process said}"
 [ "$FAILURES" -eq 0 ] || grep -h "libqcgnet" "$D/mpi.out" | head -20
 fixture_exit

@@ -18,7 +18,9 @@
  * I/O thread) and test_resume_interposed (-DRESUME_INTERPOSED, linked with
  * qcgnet_resume_send.c as libqcgnet is: the writers' write() calls are framed on their own
  * threads straight onto the leg, and fall back to the socketpair while a leg is down or the
- * window full, so both paths interleave across every kill).
+ * window full, so both paths interleave across every kill; and the readers wait in epoll on
+ * non-blocking ends and read in odd-sized pieces, so that qcgnet_resume_recv.c takes frames off
+ * the leg on their own threads, mixed with what the I/O thread delivers through the socketpair).
  *
  * What stands in for the broker here is `current`: the endpoint and id a resume gets. The
  * broker's part of issue 14 (choosing the other proxy, marking the dead one, announcing to
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -144,6 +147,45 @@ sum_add(uint64_t sum, const uint8_t *b, size_t n)
 	return sum;
 }
 
+/* Write all of buf, waiting for room on an end the reader made non-blocking (RESUME_INTERPOSED
+ * shares each end between a writer and an epoll-driven reader). */
+static int
+write_all(int fd, const uint8_t *b, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			poll(&p, 1, 1000);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+#ifdef RESUME_INTERPOSED
+/* A read as an event loop makes it: wait in epoll until the end is readable, read a piece. */
+static ssize_t
+flow_recv(struct flow *f, int ep, uint8_t *buf, size_t len, struct gen *sizes)
+{
+	size_t piece = 1 + gen_next(sizes) % 20000;
+	for (;;) {
+		ssize_t n = read(f->rfd, buf, piece < len ? piece : len);
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		struct epoll_event ev;
+		if (epoll_wait(ep, &ev, 1, 1000) < 0 && errno != EINTR)
+			return -1;
+	}
+}
+#endif
+
 /* Generate in 64 KiB blocks (a whole number of generator words), write in odd pieces. */
 static void *
 flow_write(void *arg)
@@ -165,7 +207,7 @@ flow_write(void *arg)
 			size_t piece = 1 + gen_next(&sizes) % 20000;
 			if (piece > n - done)
 				piece = n - done;
-			if (tp_write_all(f->wfd, block + done, piece) != 0) {
+			if (write_all(f->wfd, block + done, piece) != 0) {
 				fprintf(stderr, "%s: write at %llu: %s\n", f->name,
 				    (unsigned long long)(off + done), strerror(errno));
 				return NULL;
@@ -187,8 +229,20 @@ flow_read(void *arg)
 	struct gen g = { f->seed };
 	uint64_t sum = 14695981039346656037ull, off = 0;
 	size_t want_len = 0, want_off = 0;
+#ifdef RESUME_INTERPOSED
+	struct gen sizes = { f->seed ^ 0x3333 };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = f->rfd };
+	CHECK(ep >= 0);
+	CHECK_INT_EQ(fcntl(f->rfd, F_SETFL, fcntl(f->rfd, F_GETFL) | O_NONBLOCK), 0);
+	CHECK_INT_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, f->rfd, &ev), 0);
+#endif
 	for (;;) {
+#ifdef RESUME_INTERPOSED
+		ssize_t n = flow_recv(f, ep, got, sizeof(got), &sizes);
+#else
 		ssize_t n = recv(f->rfd, got, sizeof(got), 0);
+#endif
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -224,6 +278,9 @@ flow_read(void *arg)
 		atomic_store(&f->got, off);
 	}
 	f->sum_got = sum;
+#ifdef RESUME_INTERPOSED
+	close(ep);
+#endif
 	return NULL;
 }
 
@@ -374,12 +431,21 @@ stream_survives_five_proxy_kills(uint64_t seed)
 	printf("bytes framed on the application's thread %llu, through the socketpair %llu\n",
 	    (unsigned long long)direct, (unsigned long long)queued);
 	CHECK(direct + queued == FORWARD_BYTES + BACKWARD_BYTES); /* each byte taken once */
+	uint64_t read_direct = after.bytes_read_direct - before.bytes_read_direct;
+	uint64_t read_queued = after.bytes_read_queued - before.bytes_read_queued;
+	printf("bytes read on the application's thread %llu, through the socketpair %llu\n",
+	    (unsigned long long)read_direct, (unsigned long long)read_queued);
+	CHECK(read_direct + read_queued == FORWARD_BYTES + BACKWARD_BYTES); /* delivered once */
 #ifdef RESUME_INTERPOSED
 	/* Both paths carried bytes: the window fills while a leg is down, and the writers then
-	 * queue on the socketpair; sends after it drains go straight to the leg again. */
+	 * queue on the socketpair; sends after it drains go straight to the leg again. The
+	 * readers' reads take frames off the leg; what their pieces had no room for, and what
+	 * came while they were behind, the I/O thread put on the socketpair. */
 	CHECK(direct > 0 && queued > 0);
+	CHECK(read_direct > 0 && read_queued > 0);
 #else
 	CHECK(direct == 0);
+	CHECK(read_direct == 0);
 #endif
 }
 
