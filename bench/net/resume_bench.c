@@ -2,7 +2,8 @@
  * resume_bench.c: the resumable relayed stream (issue 14) against today's plain relay, side
  * by side in one run, on loopback through real qcg-proxy processes.
  *
- *   resume_bench [-1] [ROUNDS]  (from the build directory: it starts services/proxy/qcg-proxy)
+ *   resume_bench [-1] [-b] [-e] [ROUNDS]  (from the build directory: it starts
+ *                                         services/proxy/qcg-proxy)
  *
  * Per round, in turn on the same proxy: the plain relay, then the resumable stream with the
  * defaults, and variants of it that trade CPU or memory for speed (KINDS below: the I/O
@@ -13,7 +14,10 @@
  *              (getrusage; the applications and their I/O threads, not the proxy).
  * Each measurement has a pair of its own. Its far end runs in a child process, as the other
  * rank of a job does, with its own I/O thread; -1 keeps both ends in this process instead,
- * one I/O thread serving both (how runs 1-7 of bench/net/README.md were made).
+ * one I/O thread serving both (how runs 1-7 of bench/net/README.md were made). -e: every
+ * application read, at both ends and for every kind, waits in epoll on a non-blocking end, as
+ * Open MPI's event loop does; the resumable stream's reads then take frames off the leg on the
+ * application's thread (qcgnet_resume_recv.c), which "resumable, socketpair reads" turns off.
  * Then the failover, both ends in this process: a 1-byte ping-pong runs through the resumable stream while the proxy
  * carrying it is SIGKILLed (a fresh id already announced on a standby); "kill to first byte"
  * is the time from kill() to the first round trip that completes afterwards, i.e. until bytes
@@ -30,6 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -50,12 +57,13 @@
 /* What is measured: kind 0 the plain relay, the others resumable streams so configured. */
 static const struct {
 	const char *name;
-	int spin_us, app_sockbuf;
+	int spin_us, app_sockbuf, app_read;
 } KINDS[] = {
-	{ "plain", 0, 0 },
-	{ "resumable", 0, 0 },
-	{ "resumable+spin", SPIN_US, 0 },
-	{ "resumable+spin+buf", SPIN_US, APP_SOCKBUF },
+	{ "plain", 0, 0, 1 },
+	{ "resumable", 0, 0, 1 },
+	{ "resumable,socketpair-reads", 0, 0, 0 },
+	{ "resumable+spin", SPIN_US, 0, 1 },
+	{ "resumable+spin+buf", SPIN_US, APP_SOCKBUF, 1 },
 };
 #define NKINDS ((int)(sizeof(KINDS) / sizeof(KINDS[0])))
 
@@ -130,6 +138,7 @@ end_start(int kind, int leg, const uint8_t identity[QRS_IDENTITY_SIZE])
 	qrs_config_default(&cfg);
 	cfg.spin_us = KINDS[kind].spin_us;
 	cfg.app_sockbuf = KINDS[kind].app_sockbuf;
+	cfg.app_read = KINDS[kind].app_read;
 	int fd = qrs_start(leg, identity, &cfg, leg_now, NULL, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "qrs_start: %s\n", err);
@@ -172,6 +181,82 @@ median_d(double *v, int n)
 	return median(tmp, n) / 1000.0;
 }
 
+/* -e: the applications' I/O as an event loop makes it (non-blocking ends, reads after
+ * epoll_wait); otherwise blocking calls. ep_of[fd]: the end's epoll set. */
+static int evloop;
+static int ep_of[4096];
+
+static void
+io_setup(int fd)
+{
+	if (!evloop)
+		return;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || fd >= (int)(sizeof(ep_of) / sizeof(ep_of[0])) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		perror("event loop set-up");
+		exit(1);
+	}
+	ep_of[fd] = ep;
+}
+
+static void
+io_close(int fd)
+{
+	if (evloop && ep_of[fd] > 0) {
+		close(ep_of[fd]);
+		ep_of[fd] = 0;
+	}
+	close(fd);
+}
+
+/* One read: what is there, after waiting for it. */
+static ssize_t
+io_read(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
+			return n;
+		struct epoll_event ev;
+		if (errno == EAGAIN && epoll_wait(ep_of[fd], &ev, 1, -1) < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+static int
+io_read_all(int fd, void *buf, size_t len)
+{
+	for (char *b = buf; len > 0;) {
+		ssize_t n = io_read(fd, b, len);
+		if (n <= 0)
+			return -1;
+		b += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+io_write_all(int fd, const void *buf, size_t len)
+{
+	for (const char *b = buf; len > 0;) {
+		ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			poll(&p, 1, -1);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		b += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
 struct echo {
 	int fd;
 	long trips;
@@ -183,7 +268,7 @@ echo_main(void *arg)
 	struct echo *e = arg;
 	char c;
 	for (long i = 0; i < e->trips; i++)
-		if (tp_read_all(e->fd, &c, 1) != 0 || tp_write_all(e->fd, &c, 1) != 0)
+		if (io_read_all(e->fd, &c, 1) != 0 || io_write_all(e->fd, &c, 1) != 0)
 			break;
 	return NULL;
 }
@@ -203,9 +288,9 @@ far_main(void *arg)
 	struct far *f = arg;
 	char buf[4096];
 	f->work(f->arg);
-	while (read(f->fd, buf, sizeof(buf)) > 0)
+	while (io_read(f->fd, buf, sizeof(buf)) > 0)
 		;
-	close(f->fd);
+	io_close(f->fd);
 	return NULL;
 }
 
@@ -237,9 +322,12 @@ far_start(int kind, struct far *f, int *far_fd)
 	legs(&la, &lb, identity);
 	if (one_process) {
 		*far_fd = f->fd = end_start(kind, lb, identity);
+		io_setup(f->fd);
 		f->pid = 0;
 		pthread_create(&f->thread, NULL, far_main, f);
-		return end_start(kind, la, identity);
+		int near = end_start(kind, la, identity);
+		io_setup(near);
+		return near;
 	}
 	fflush(stdout);
 	f->pid = fork();
@@ -253,19 +341,22 @@ far_start(int kind, struct far *f, int *far_fd)
 			bind_to(1);
 		qrs_after_fork_child(); /* the parent's I/O thread is not here */
 		*far_fd = f->fd = end_start(kind, lb, identity);
+		io_setup(f->fd);
 		far_main(f);
 		qrs_flush_at_exit(2000); /* the FIN, before the leg goes with this process */
 		_exit(0);
 	}
 	close(lb);
-	return end_start(kind, la, identity);
+	int near = end_start(kind, la, identity);
+	io_setup(near);
+	return near;
 }
 
 /* Close the near end and wait for the far one to see it. */
 static void
 far_end(int near, struct far *f)
 {
-	close(near);
+	io_close(near);
 	if (f->pid > 0)
 		waitpid(f->pid, NULL, 0);
 	else
@@ -305,6 +396,9 @@ static struct cost lat_cost, bw_cost; /* of the last latency_us and bandwidth_mb
 /* Of the bytes this process's streams took from their applications since the last call, the
  * share sent on the application's own thread (qrs_app_send) rather than via the socketpair
  * and the I/O thread; -1 when none were taken. */
+static double io_rounds; /* the I/O thread's rounds (this process's) since the last call */
+static double read_share; /* the same for the bytes delivered: read on the application's
+                           * thread (qrs_app_recv) rather than through the socketpair */
 static double
 direct_share_since(void)
 {
@@ -312,11 +406,15 @@ direct_share_since(void)
 	struct qrs_totals now;
 	qrs_get_totals(&now);
 	double direct = (double)(now.bytes_direct - last.bytes_direct),
-	    queued = (double)(now.bytes_queued - last.bytes_queued);
+	    queued = (double)(now.bytes_queued - last.bytes_queued),
+	    rd = (double)(now.bytes_read_direct - last.bytes_read_direct),
+	    rq = (double)(now.bytes_read_queued - last.bytes_read_queued);
+	io_rounds = (double)(now.io_rounds - last.io_rounds);
 	last = now;
+	read_share = rd + rq > 0 ? rd / (rd + rq) : -1;
 	return direct + queued > 0 ? direct / (direct + queued) : -1;
 }
-static double lat_direct; /* direct_share_since of the last latency_us */
+static double lat_direct, lat_read, lat_rounds; /* of the last latency_us */
 
 /* Half the median round trip of a fresh pair of `kind`, in microseconds. */
 static double
@@ -331,13 +429,15 @@ latency_us(int kind)
 	int a = far_start(kind, &f, &e.fd);
 	for (int i = 0; i < LAT_TRIPS; i++) {
 		long long t0 = now_ns();
-		if (tp_write_all(a, &c, 1) != 0 || tp_read_all(a, &c, 1) != 0) {
+		if (io_write_all(a, &c, 1) != 0 || io_read_all(a, &c, 1) != 0) {
 			fprintf(stderr, "ping-pong broke at %d\n", i);
 			exit(1);
 		}
 		rtt[i] = now_ns() - t0;
 	}
 	lat_direct = direct_share_since();
+	lat_read = read_share;
+	lat_rounds = io_rounds / LAT_TRIPS;
 	far_end(a, &f);
 	lat_cost = cost_since();
 	return median(rtt, LAT_TRIPS) / 2000.0;
@@ -355,14 +455,14 @@ sink_main(void *arg)
 	struct sink *s = arg;
 	static char buf[1 << 16];
 	for (unsigned long long got = 0; got < s->bytes;) {
-		ssize_t n = recv(s->fd, buf, sizeof(buf), 0);
+		ssize_t n = io_read(s->fd, buf, sizeof(buf));
 		if (n <= 0) {
 			fprintf(stderr, "sink ended at %llu\n", got);
 			exit(1);
 		}
 		got += (unsigned long long)n;
 	}
-	if (tp_write_all(s->fd, "k", 1) != 0) {
+	if (io_write_all(s->fd, "k", 1) != 0) {
 		fprintf(stderr, "sink answer: %s\n", strerror(errno));
 		exit(1);
 	}
@@ -382,11 +482,11 @@ bandwidth_mbs(int kind)
 	int a = far_start(kind, &f, &s.fd);
 	long long t0 = now_ns();
 	for (unsigned long long sent = 0; sent < BW_BYTES; sent += sizeof(buf))
-		if (tp_write_all(a, buf, sizeof(buf)) != 0) {
+		if (io_write_all(a, buf, sizeof(buf)) != 0) {
 			fprintf(stderr, "bandwidth write: %s\n", strerror(errno));
 			exit(1);
 		}
-	if (tp_read_all(a, &c, 1) != 0) {
+	if (io_read_all(a, &c, 1) != 0) {
 		fprintf(stderr, "bandwidth: no answer from the reader\n");
 		exit(1);
 	}
@@ -437,11 +537,13 @@ main(int argc, char **argv)
 			one_process = 1;
 		else if (strcmp(argv[arg], "-b") == 0)
 			bound = 1;
+		else if (strcmp(argv[arg], "-e") == 0)
+			evloop = 1;
 		else
 			break;
 	int rounds = arg < argc ? atoi(argv[arg]) : 5;
 	if (rounds < 1 || rounds > ROUNDS_MAX || arg + 1 < argc) {
-		fprintf(stderr, "usage: resume_bench [-1] [-b] [ROUNDS 1..%d]\n", ROUNDS_MAX);
+		fprintf(stderr, "usage: resume_bench [-1] [-b] [-e] [ROUNDS 1..%d]\n", ROUNDS_MAX);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -452,16 +554,22 @@ main(int argc, char **argv)
 	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
 	printf("# far ends %s\n", one_process ? "in this process (-1): one I/O thread serves "
 	    "both" : "in child processes, each with its own I/O thread");
+	printf("# applications read %s\n", evloop ? "after epoll_wait, non-blocking (-e)" :
+	    "with blocking calls");
 	printf("# round kind latency_us bandwidth_MBps switches_per_round_trip "
-	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB latency_direct_share\n");
+	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB latency_direct_share "
+	    "latency_read_share io_rounds_per_round_trip\n");
 	for (int r = 0; r < rounds; r++)
 		for (int kind = 0; kind < NKINDS; kind++) {
+			if (getenv("RB_ONLY") != NULL && atoi(getenv("RB_ONLY")) != kind)
+				continue;
 			lat[kind][r] = latency_us(kind);
 			bw[kind][r] = bandwidth_mbs(kind);
-			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f %.2f\n", r, KINDS[kind].name,
+			printf("%d %s %.2f %.0f %.2f %.1f %.1f %.0f %.2f %.2f %.2f\n", r,
+			    KINDS[kind].name,
 			    lat[kind][r], bw[kind][r], lat_cost.switches / LAT_TRIPS,
 			    lat_cost.cpu_us / LAT_TRIPS, bw_cost.switches / (BW_BYTES >> 20),
-			    bw_cost.cpu_us / (BW_BYTES >> 20), lat_direct);
+			    bw_cost.cpu_us / (BW_BYTES >> 20), lat_direct, lat_read, lat_rounds);
 			fflush(stdout);
 		}
 	int a, b;
