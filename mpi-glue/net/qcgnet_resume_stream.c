@@ -121,7 +121,9 @@ struct stream {
 	long leg_seen_us;                /* the I/O thread saw leg bytes it left to the app, or 0 */
 	long app_took_us;                /* the application's thread last took bytes off the leg */
 	_Atomic long app_polled_us;      /* the application's poll() last asked for its end's
-	                                  * readability (qrs_app_poll), or 0 */
+	                                  * readability (qrs_app_poll, or a blocked read), or 0 */
+	unsigned leg_gen;                /* counts the legs (set_leg) */
+	_Atomic unsigned polled_gen;     /* the leg that poll or blocked read waited on */
 	unsigned busy_skips;             /* rounds of the I/O thread that found the stream held
 	                                  * (read and written by the I/O thread only) */
 
@@ -379,6 +381,7 @@ set_leg(struct stream *s, int fd)
 	s->urgent = s->peer_gone_marked = 0; /* a mark belongs to the leg it came on */
 	s->leg_readable = 0;
 	s->leg_ended = 0;
+	s->leg_gen++;
 	s->heard_us = now_us();
 }
 
@@ -1139,13 +1142,24 @@ app_may_read_leg(const struct stream *s)
 	    (s->mirror_leg == s->leg || __atomic_load_n(&s->app_polled_us, __ATOMIC_RELAXED) != 0);
 }
 
-/* ... and whether it does so now, so that the I/O thread leaves the leg's data to it. */
+/* ... and whether it does so now, so that the I/O thread leaves the leg's data to it: the leg
+ * is in its epoll set, or it polled this very leg lately (not the one before a resume: its
+ * poll may still wait without the new one). */
 static int
 app_watches_leg(const struct stream *s, long now)
 {
 	long polled = __atomic_load_n(&s->app_polled_us, __ATOMIC_RELAXED);
 	return app_may_read_leg(s) &&
-	    (s->mirror_leg == s->leg || now - polled < POLL_WATCH_US);
+	    (s->mirror_leg == s->leg || (now - polled < POLL_WATCH_US &&
+		__atomic_load_n(&s->polled_gen, __ATOMIC_RELAXED) == s->leg_gen));
+}
+
+/* The application is about to wait on the leg (its poll, or a blocked read). Under s->lock. */
+static void
+app_waits_on_leg(struct stream *s, long now)
+{
+	__atomic_store_n(&s->app_polled_us, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->polled_gen, s->leg_gen, __ATOMIC_RELAXED);
 }
 
 /* Whether mirror_ep is still the epoll set it was when the application registered with it. */
@@ -1287,19 +1301,24 @@ leg_read_app(struct stream *s, int look_for_end)
 	return n < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
 }
 
-int
-qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *result)
+/* Whether inbuf holds payload of the current frame that no read has taken yet. */
+static int
+app_leftover(const struct stream *s)
 {
-	if ((flags & ~MSG_DONTWAIT) || iovcnt <= 0 || t_in_stream)
-		return 0; /* MSG_PEEK, MSG_WAITALL and the like: the socketpair's semantics */
-	size_t cap = 0;
-	for (int i = 0; i < iovcnt; i++)
-		cap += iov[i].iov_len;
-	if (cap == 0)
-		return 0;
+	return s->have_cur && s->in_len - s->in_off > s->cur_skip;
+}
+
+/* One try of qrs_app_recv: 1 answered (*result), 0 the caller reads libc's way, 2 nothing yet
+ * for a blocking caller, which waits for its end or *leg (the leg's number then). */
+static int
+app_recv_once(int fd, const struct iovec *iov, int iovcnt, size_t cap, int blocking,
+    ssize_t *result, int *leg)
+{
 	struct stream *s = tab_find_locked(fd);
 	if (s == NULL)
 		return 0;
+	if (blocking) /* a blocked read watches the leg as a poll does */
+		__atomic_store_n(&s->app_polled_us, now_us(), __ATOMIC_RELAXED);
 	t_in_stream = 1;
 	int handled = 0, queued = 0;
 	ssize_t got = 0;
@@ -1335,8 +1354,10 @@ qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *re
 		wake();
 	}
 	/* Payload the buffer had no room for goes to the socketpair, which then reads as ready:
-	 * the application's event loop learns of it there. */
-	if (s->have_cur && s->in_off < s->in_len && consume(s, NULL) != 0) {
+	 * the application's event loop learns of it there. A blocking reader comes back for it
+	 * (and qrs_app_poll moves it there first, should it poll instead): in bulk, moving it
+	 * made every next read a socketpair read (bench/net run 11). */
+	if (!blocking && app_leftover(s) && consume(s, NULL) != 0) {
 		s->leg_readable = 1;
 		s->kick = 1;
 		wake();
@@ -1356,19 +1377,76 @@ qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *re
 	if (got > 0) {
 		__atomic_fetch_add(&g_totals.bytes_read_direct, (uint64_t)got, __ATOMIC_RELAXED);
 		handled = 1;
-	} else if (!(flags & MSG_DONTWAIT) && !(fcntl(fd, F_GETFL) & O_NONBLOCK)) {
-		mirror_stop(s, 1); /* it went blocking: only the I/O thread may fill its reads */
+	} else if (!ended && !s->peer_fin && blocking) {
+		handled = 2; /* nothing yet: wait as a blocking socket waits */
+		*leg = s->leg;
+		app_waits_on_leg(s, now_us());
 	} else if (!ended && !s->peer_fin) {
 		handled = 1; /* nothing yet: as a non-blocking socket says */
 		got = -1;
 	}
 out:
+	if (handled == 0 && blocking) {
+		/* it sleeps on the socketpair, which only the I/O thread fills: that thread must
+		 * read the leg at once, not after DEFER_GRACE_US */
+		__atomic_store_n(&s->app_polled_us, 0, __ATOMIC_RELAXED);
+		if (s->leg_deferred) {
+			s->kick = 1;
+			wake();
+		}
+	}
 	pthread_mutex_unlock(&s->lock);
 	t_in_stream = 0;
-	if (handled && got < 0)
+	if (handled == 1 && got < 0)
 		errno = EAGAIN;
 	*result = got;
 	return handled;
+}
+
+int
+qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *result)
+{
+	if ((flags & ~MSG_DONTWAIT) || iovcnt <= 0 || t_in_stream || !tab_may_hold(fd))
+		return 0; /* MSG_PEEK, MSG_WAITALL and the like: the socketpair's semantics */
+	size_t cap = 0;
+	for (int i = 0; i < iovcnt; i++)
+		cap += iov[i].iov_len;
+	if (cap == 0)
+		return 0;
+	int blocking = !(flags & MSG_DONTWAIT) && !(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	long deadline = -1;
+	for (;;) {
+		int leg = -1, r = app_recv_once(fd, iov, iovcnt, cap, blocking, result, &leg);
+		if (r != 2)
+			return r;
+		/* A blocking read with nothing yet: wait for the end (the I/O thread's bytes) or
+		 * the leg, for at most the end's SO_RCVTIMEO, as the socketpair's read would. */
+		if (deadline < 0) {
+			struct timeval tv = { 0, 0 };
+			socklen_t len = sizeof(tv);
+			deadline = getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &len) == 0 &&
+			    (tv.tv_sec > 0 || tv.tv_usec > 0) ? now_us() + tv.tv_sec * 1000000L +
+			    tv.tv_usec : 0;
+		}
+		int timeout = -1;
+		if (deadline > 0) {
+			long left = deadline - now_us();
+			timeout = left <= 0 ? 0 : (int)((left + 999) / 1000);
+		}
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+			               { .fd = leg, .events = POLLIN | POLLRDHUP } };
+		t_in_stream = 1; /* the real poll, past the wrapper */
+		int n = poll(p, 2, timeout);
+		t_in_stream = 0;
+		if (n == 0) {
+			errno = EAGAIN; /* SO_RCVTIMEO ran out */
+			*result = -1;
+			return 1;
+		}
+		if (n < 0)
+			return 0; /* a signal: libc's read does what the application's handler asks
+			           * (EINTR, or a restart) */
+	}
 }
 
 
@@ -1396,7 +1474,14 @@ qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
 		if (s == NULL)
 			continue;
 		__atomic_store_n(&s->app_polled_us, now, __ATOMIC_RELAXED);
-		if (app_watches_leg(s, now)) {
+		/* what a blocking read left in inbuf: onto the socketpair, which poll sees */
+		if (app_leftover(s) && consume(s, NULL) != 0) {
+			s->leg_readable = 1;
+			s->kick = 1;
+			wake();
+		}
+		if (app_may_read_leg(s)) {
+			app_waits_on_leg(s, now);
 			all[nfds + (unsigned long)legs] = (struct pollfd){ .fd = s->leg,
 				.events = POLLIN | POLLRDHUP };
 			at[legs++] = (int)i;

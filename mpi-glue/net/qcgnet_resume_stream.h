@@ -114,11 +114,13 @@ int qrs_app_send(int fd, const struct iovec *iov, int iovcnt, int flags, size_t 
  * The receive side on the application's own thread (qcgnet_resume_recv.c wraps read, readv,
  * recv, recvfrom and recvmsg with qrs_app_recv, and epoll_ctl with qrs_app_epoll_ctl). When
  * the application registers a stream's end for EPOLLIN in an epoll set (non-blocking, not
- * one-shot), the leg joins that set with the same event data; a read on the end then takes
- * the frames off the leg into the caller's buffers. Returns 1 with *result (bytes, or -1 and
- * errno EAGAIN) when the stream answered the call; 0 when the caller makes the real call on
- * fd (another descriptor, flags other than MSG_DONTWAIT, bytes queued on the socketpair, the
- * leg not watched by the application, the end of the stream).
+ * one-shot), the leg joins that set with the same event data; when it polls the end, the leg
+ * is polled too (qrs_app_poll); a read on the end then takes the frames off the leg into the
+ * caller's buffers, and a blocking read that finds nothing waits on the end and the leg.
+ * Returns 1 with *result (bytes, or -1 and errno EAGAIN) when the stream answered the call; 0
+ * when the caller makes the real call on fd (another descriptor, flags other than
+ * MSG_DONTWAIT, bytes queued on the socketpair, the leg not watched by the application, the
+ * end of the stream, a signal during a blocking wait).
  */
 struct epoll_event;
 int qrs_app_recv(int fd, const struct iovec *iov, int iovcnt, int flags, ssize_t *result);

@@ -56,7 +56,8 @@ joined_more() { [ "$(joined "$1")" -gt "$2" ]; }
 paused() { grep -q "^paused $2$" "$1"; }
 
 # --- 96 MiB, its proxy killed twice -----------------------------------------------------------
-on d1 "$PROBE" listen 127.0.0.5 "$BYTES" "$SEED" "$D/gate" 3 >"$D/d.out" 2>"$D/d.err" &
+on d1 QCG_NET_DEBUG=1 "$PROBE" listen 127.0.0.5 "$BYTES" "$SEED" "$D/gate" 3 >"$D/d.out" \
+	2>"$D/d.err" &
 RECV=$! PIDS="$PIDS $!"
 wait_until 300 grep -q '^listening' "$D/d.out" || { echo "no listener: $(cat "$D/d.out" "$D/d.err")"; exit 99; }
 PORT=$(sed -n 's/^listening //p' "$D/d.out")
@@ -104,6 +105,13 @@ if [ -n "$eof_ms" ] && [ "$eof_ms" -lt 20000 ]; then
 else
 	fail peer_exit_is_an_end_not_a_break "'$eof_ms' ms: $(tail -3 "$D/b.err")"
 fi
+# The receiver reads with blocking read(): while it waits, it waits on the leg too, and takes
+# the frames off it on its own thread (mpi-glue/net/README.md); QCG_NET_DEBUG says at exit.
+paths=$(grep -h "resumable streams:" "$D/d.err")
+echo "receiver: $paths"
+echo "$paths" | grep -Eq "bytes read on the application's threads [1-9]" &&
+	pass the_blocking_receiver_read_on_its_own_thread ||
+	fail the_blocking_receiver_read_on_its_own_thread "${paths:-the receiver did not say}"
 n=$(grep -c "relay resumed through" "$D/b.err") m=$(grep -c "relay resumed through" "$D/d.err")
 [ "$n" -ge 2 ] && [ "$m" -ge 2 ] && pass both_ends_resumed_twice ||
 	fail both_ends_resumed_twice "initiator $n, target $m: $(grep -h resum "$D/b.err" "$D/d.err")"
