@@ -2,7 +2,7 @@
  * resume_bench.c: the resumable relayed stream (issue 14) against today's plain relay, side
  * by side in one run, on loopback through real qcg-proxy processes.
  *
- *   resume_bench [-1] [-b] [-e] [ROUNDS]  (from the build directory: it starts
+ *   resume_bench [-1] [-b] [-e|-p] [ROUNDS]  (from the build directory: it starts
  *                                         services/proxy/qcg-proxy)
  *
  * Per round, in turn on the same proxy: the plain relay, then the resumable stream with the
@@ -14,10 +14,11 @@
  *              (getrusage; the applications and their I/O threads, not the proxy).
  * Each measurement has a pair of its own. Its far end runs in a child process, as the other
  * rank of a job does, with its own I/O thread; -1 keeps both ends in this process instead,
- * one I/O thread serving both (how runs 1-7 of bench/net/README.md were made). -e: every
- * application read, at both ends and for every kind, waits in epoll on a non-blocking end, as
- * Open MPI's event loop does; the resumable stream's reads then take frames off the leg on the
- * application's thread (qcgnet_resume_recv.c), which "resumable, socketpair reads" turns off.
+ * one I/O thread serving both (how runs 1-7 of bench/net/README.md were made). -e (-p): every
+ * application read, at both ends and for every kind, waits in epoll (poll, Open MPI's default
+ * event loop) on a non-blocking end; without either, reads block. The resumable stream's reads
+ * take frames off the leg on the application's thread in all three (qcgnet_resume_recv.c),
+ * which "resumable,socketpair-reads" turns off.
  * Then the failover, both ends in this process: a 1-byte ping-pong runs through the resumable stream while the proxy
  * carrying it is SIGKILLed (a fresh id already announced on a standby); "kill to first byte"
  * is the time from kill() to the first round trip that completes afterwards, i.e. until bytes
@@ -181,15 +182,20 @@ median_d(double *v, int n)
 	return median(tmp, n) / 1000.0;
 }
 
-/* -e: the applications' I/O as an event loop makes it (non-blocking ends, reads after
- * epoll_wait); otherwise blocking calls. ep_of[fd]: the end's epoll set. */
-static int evloop;
+/* -e, -p: the applications' I/O as an event loop makes it (non-blocking ends, reads after
+ * epoll_wait, or after poll as Open MPI's libevent does by default); otherwise blocking
+ * calls. ep_of[fd]: the end's epoll set. */
+static int evloop; /* 'e' or 'p', or 0 */
 static int ep_of[4096];
 
 static void
 io_setup(int fd)
 {
-	if (!evloop)
+	if (evloop == 'p' && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+		perror("poll loop set-up");
+		exit(1);
+	}
+	if (evloop != 'e')
 		return;
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -205,7 +211,7 @@ io_setup(int fd)
 static void
 io_close(int fd)
 {
-	if (evloop && ep_of[fd] > 0) {
+	if (evloop == 'e' && ep_of[fd] > 0) {
 		close(ep_of[fd]);
 		ep_of[fd] = 0;
 	}
@@ -221,7 +227,9 @@ io_read(int fd, void *buf, size_t len)
 		if (n >= 0 || (errno != EAGAIN && errno != EINTR))
 			return n;
 		struct epoll_event ev;
-		if (errno == EAGAIN && epoll_wait(ep_of[fd], &ev, 1, -1) < 0 && errno != EINTR)
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (errno == EAGAIN && (evloop == 'e' ? epoll_wait(ep_of[fd], &ev, 1, -1) :
+			poll(&p, 1, -1)) < 0 && errno != EINTR)
 			return -1;
 	}
 }
@@ -537,13 +545,13 @@ main(int argc, char **argv)
 			one_process = 1;
 		else if (strcmp(argv[arg], "-b") == 0)
 			bound = 1;
-		else if (strcmp(argv[arg], "-e") == 0)
-			evloop = 1;
+		else if (strcmp(argv[arg], "-e") == 0 || strcmp(argv[arg], "-p") == 0)
+			evloop = argv[arg][1];
 		else
 			break;
 	int rounds = arg < argc ? atoi(argv[arg]) : 5;
 	if (rounds < 1 || rounds > ROUNDS_MAX || arg + 1 < argc) {
-		fprintf(stderr, "usage: resume_bench [-1] [-b] [-e] [ROUNDS 1..%d]\n", ROUNDS_MAX);
+		fprintf(stderr, "usage: resume_bench [-1] [-b] [-e|-p] [ROUNDS 1..%d]\n", ROUNDS_MAX);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -554,8 +562,8 @@ main(int argc, char **argv)
 	double lat[NKINDS][ROUNDS_MAX], bw[NKINDS][ROUNDS_MAX], kill_ms[KILLS];
 	printf("# far ends %s\n", one_process ? "in this process (-1): one I/O thread serves "
 	    "both" : "in child processes, each with its own I/O thread");
-	printf("# applications read %s\n", evloop ? "after epoll_wait, non-blocking (-e)" :
-	    "with blocking calls");
+	printf("# applications read %s\n", evloop == 'e' ? "after epoll_wait, non-blocking (-e)" :
+	    evloop == 'p' ? "after poll, non-blocking (-p)" : "with blocking calls");
 	printf("# round kind latency_us bandwidth_MBps switches_per_round_trip "
 	    "cpu_us_per_round_trip switches_per_MiB cpu_us_per_MiB latency_direct_share "
 	    "latency_read_share io_rounds_per_round_trip\n");

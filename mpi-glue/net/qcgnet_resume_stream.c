@@ -1353,11 +1353,11 @@ app_recv_once(int fd, const struct iovec *iov, int iovcnt, size_t cap, int block
 		s->kick = 1;
 		wake();
 	}
-	/* Payload the buffer had no room for goes to the socketpair, which then reads as ready:
-	 * the application's event loop learns of it there. A blocking reader comes back for it
-	 * (and qrs_app_poll moves it there first, should it poll instead): in bulk, moving it
-	 * made every next read a socketpair read (bench/net run 11). */
-	if (!blocking && app_leftover(s) && consume(s, NULL) != 0) {
+	/* Payload the buffer had no room for stays in inbuf for the next read: a blocking reader
+	 * comes back for it, and qrs_app_poll reports the end readable while it is there (in
+	 * bulk, moving it to the socketpair made every next read a socketpair read: bench/net
+	 * run 11). An epoll-driven reader learns of it only from the socketpair, where it goes. */
+	if (!blocking && s->mirror_leg >= 0 && app_leftover(s) && consume(s, NULL) != 0) {
 		s->leg_readable = 1;
 		s->kick = 1;
 		wake();
@@ -1464,18 +1464,22 @@ qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
 	if (t_in_stream || nfds == 0 || nfds > POLL_FDS_MAX ||
 	    __atomic_load_n(&g_tab, __ATOMIC_ACQUIRE) == NULL)
 		return 0;
-	int at[POLL_LEGS_MAX], legs = 0;
+	int at[POLL_LEGS_MAX], legs = 0, held = 0;
+	unsigned long held_at[POLL_LEGS_MAX];
 	struct pollfd all[POLL_FDS_MAX + POLL_LEGS_MAX];
 	long now = now_us();
-	for (unsigned long i = 0; i < nfds && legs < POLL_LEGS_MAX; i++) {
+	for (unsigned long i = 0; i < nfds && legs < POLL_LEGS_MAX && held < POLL_LEGS_MAX; i++) {
 		if (!(fds[i].events & POLLIN) || !tab_may_hold(fds[i].fd))
 			continue;
 		struct stream *s = tab_find_locked(fds[i].fd);
 		if (s == NULL)
 			continue;
 		__atomic_store_n(&s->app_polled_us, now, __ATOMIC_RELAXED);
-		/* what a blocking read left in inbuf: onto the socketpair, which poll sees */
-		if (app_leftover(s) && consume(s, NULL) != 0) {
+		/* A read left payload in inbuf: the end is readable now, for the next read to take
+		 * it; or, if reads may not take it here now, through the socketpair. */
+		if (app_leftover(s) && app_may_read_leg(s)) {
+			held_at[held++] = i;
+		} else if (app_leftover(s) && consume(s, NULL) != 0) {
 			s->leg_readable = 1;
 			s->kick = 1;
 			wake();
@@ -1488,19 +1492,23 @@ qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
 		}
 		pthread_mutex_unlock(&s->lock);
 	}
-	if (legs == 0)
+	if (legs == 0 && held == 0)
 		return 0;
 	memcpy(all, fds, nfds * sizeof(*fds));
+	if (held > 0)
+		timeout = 0;
 	long deadline = timeout > 0 ? now + timeout * 1000L : 0;
 	for (;;) {
 		t_in_stream = 1; /* the real poll, past the wrapper */
 		int n = poll(all, nfds + (unsigned long)legs, timeout);
 		t_in_stream = 0;
-		if (n <= 0) {
+		if (n < 0 || (n == 0 && held == 0)) {
 			*result = n;
 			break;
 		}
 		int ready = 0;
+		for (int k = 0; k < held; k++)
+			all[held_at[k]].revents |= POLLIN;
 		for (unsigned long i = 0; i < nfds; i++) {
 			fds[i].revents = all[i].revents;
 			ready += all[i].revents != 0;
