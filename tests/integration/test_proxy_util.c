@@ -309,6 +309,11 @@ tp_write_all(int fd, const void *buf, size_t len)
 
 	while (len > 0) {
 		ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EAGAIN) { /* a non-blocking end: wait for room */
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			poll(&p, 1, 1000);
+			continue;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

@@ -61,7 +61,8 @@ int tp_leg(struct tp_proxy *p, const struct relay_id *id);
 /* The same with hello flags (RELAY_HELLO_FLAG_*), as a resumable stream's leg sends them. */
 int tp_leg_flags(struct tp_proxy *p, const struct relay_id *id, uint8_t flags);
 
-/* Write or read exactly len bytes on a blocking socket; 0, or -1 (read: EOF counts as -1). */
+/* Write or read exactly len bytes on a blocking socket (a write waits for room on a
+ * non-blocking one too); 0, or -1 (read: EOF counts as -1). */
 int tp_write_all(int fd, const void *buf, size_t len);
 int tp_read_all(int fd, void *buf, size_t len);
 

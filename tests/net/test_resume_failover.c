@@ -147,28 +147,6 @@ sum_add(uint64_t sum, const uint8_t *b, size_t n)
 	return sum;
 }
 
-/* Write all of buf, waiting for room on an end the reader made non-blocking (RESUME_INTERPOSED
- * shares each end between a writer and an epoll-driven reader). */
-static int
-write_all(int fd, const uint8_t *b, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EAGAIN) {
-			struct pollfd p = { .fd = fd, .events = POLLOUT };
-			poll(&p, 1, 1000);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		b += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 #ifdef RESUME_INTERPOSED
 /* A read as an event loop makes it: wait in epoll until the end is readable, read a piece. */
 static ssize_t
@@ -207,7 +185,9 @@ flow_write(void *arg)
 			size_t piece = 1 + gen_next(&sizes) % 20000;
 			if (piece > n - done)
 				piece = n - done;
-			if (write_all(f->wfd, block + done, piece) != 0) {
+			/* (waits for room on an end the reader made non-blocking: under
+			 * RESUME_INTERPOSED each end is shared with an epoll-driven reader) */
+			if (tp_write_all(f->wfd, block + done, piece) != 0) {
 				fprintf(stderr, "%s: write at %llu: %s\n", f->name,
 				    (unsigned long long)(off + done), strerror(errno));
 				return NULL;
