@@ -15,11 +15,15 @@
  * is closed and a resume thread asks the path function for another; the I/O thread picks the
  * new leg up from `pending_leg` when the thread rings the eventfd.
  *
- * Cost (issue 14): a byte crosses this thread twice per direction, so each system call and
- * wake-up here adds to the relayed latency. The descriptors stay registered with epoll and
- * their interest changes only when the stream's state does; a descriptor is read only after
- * epoll reported it readable and until one short read (no read just to meet EAGAIN); a frame
- * the leg takes short is left for EPOLLOUT. bench/net/README.md has the figures.
+ * Cost (issue 14): a byte that crosses this thread costs a wake-up and system calls on the
+ * relayed path. So the application's own threads frame their small sends onto the leg
+ * (qrs_app_send) and take received frames off it (qrs_app_recv, with the leg in their poll,
+ * epoll set or blocked read), and this thread is left the rest: bulk sends, replay, acks when
+ * the application is busy elsewhere, the leg's end and the peer-gone mark. Its descriptors
+ * stay registered with epoll and their interest changes only when the stream's state does; a
+ * descriptor is read only after epoll reported it readable and until one short read (no read
+ * just to meet EAGAIN); a frame the leg takes short is left for EPOLLOUT. bench/net/README.md
+ * has the figures.
  */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_ADAPTIVE_NP */
 #include "config.h"
@@ -1356,8 +1360,14 @@ app_recv_once(int fd, const struct iovec *iov, int iovcnt, size_t cap, int block
 	/* Payload the buffer had no room for stays in inbuf for the next read: a blocking reader
 	 * comes back for it, and qrs_app_poll reports the end readable while it is there (in
 	 * bulk, moving it to the socketpair made every next read a socketpair read: bench/net
-	 * run 11). An epoll-driven reader learns of it only from the socketpair, where it goes. */
-	if (!blocking && s->mirror_leg >= 0 && app_leftover(s) && consume(s, NULL) != 0) {
+	 * run 11). An epoll-driven reader comes back while the leg holds more (its epoll set
+	 * reports the leg, level-triggered); otherwise only the socketpair can tell it, and the
+	 * payload goes there. */
+	int leg_more = 0;
+	if (!blocking && s->mirror_leg >= 0 && app_leftover(s) &&
+	    ((s->mirror_ev.events & EPOLLET) || s->leg < 0 ||
+		ioctl(s->leg, FIONREAD, &leg_more) != 0 || leg_more == 0) &&
+	    consume(s, NULL) != 0) {
 		s->leg_readable = 1;
 		s->kick = 1;
 		wake();
