@@ -1166,6 +1166,16 @@ app_waits_on_leg(struct stream *s, long now)
 	__atomic_store_n(&s->polled_gen, s->leg_gen, __ATOMIC_RELAXED);
 }
 
+/* The leg needs the I/O thread now (its end, the mark, a bad frame, bytes no read may take):
+ * it reads it at its next round, which this starts. Under s->lock. */
+static void
+leg_to_io_thread(struct stream *s)
+{
+	s->leg_readable = 1;
+	s->kick = 1;
+	wake();
+}
+
 /* Whether mirror_ep is still the epoll set it was when the application registered with it. */
 static int
 mirror_ep_same(const struct stream *s)
@@ -1353,9 +1363,7 @@ app_recv_once(int fd, const struct iovec *iov, int iovcnt, size_t cap, int block
 	if (ended) {
 		s->leg_ended = 1;
 		mirror_sync(s); /* out of the application's set: it would report the end forever */
-		s->leg_readable = 1;
-		s->kick = 1;
-		wake();
+		leg_to_io_thread(s);
 	}
 	/* Payload the buffer had no room for stays in inbuf for the next read: a blocking reader
 	 * comes back for it, and qrs_app_poll reports the end readable while it is there (in
@@ -1368,9 +1376,7 @@ app_recv_once(int fd, const struct iovec *iov, int iovcnt, size_t cap, int block
 	    ((s->mirror_ev.events & EPOLLET) || s->leg < 0 ||
 		ioctl(s->leg, FIONREAD, &leg_more) != 0 || leg_more == 0) &&
 	    consume(s, NULL) != 0) {
-		s->leg_readable = 1;
-		s->kick = 1;
-		wake();
+		leg_to_io_thread(s);
 	}
 	if (s->leg >= 0 && s->peer_resumed && s->rx_delivered - s->rx_acked >= s->cfg.window / 4)
 		leg_write(s); /* the ack a quarter window calls for; others ride on the next DATA */
@@ -1490,9 +1496,7 @@ qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
 		if (app_leftover(s) && app_may_read_leg(s)) {
 			held_at[held++] = i;
 		} else if (app_leftover(s) && consume(s, NULL) != 0) {
-			s->leg_readable = 1;
-			s->kick = 1;
-			wake();
+			leg_to_io_thread(s);
 		}
 		if (app_may_read_leg(s)) {
 			app_waits_on_leg(s, now);
@@ -1527,12 +1531,10 @@ qrs_app_poll(struct pollfd *fds, unsigned long nfds, int timeout, int *result)
 		 * costs a read that finds nothing. */
 		for (int k = 0; k < legs; k++) {
 			short r = all[nfds + (unsigned long)k].revents;
-			if (r != 0 && !(r & POLLNVAL) && fds[at[k]].revents == 0) {
-				fds[at[k]].revents = POLLIN;
-				ready++;
-			} else if (r != 0 && !(r & POLLNVAL)) {
-				fds[at[k]].revents |= POLLIN;
-			}
+			if (r == 0 || (r & POLLNVAL))
+				continue;
+			ready += fds[at[k]].revents == 0;
+			fds[at[k]].revents |= POLLIN;
 		}
 		if (ready > 0 || timeout == 0) {
 			*result = ready;
