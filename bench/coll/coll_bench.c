@@ -52,6 +52,14 @@ static double lat_us[NLINKS], bw[NLINKS];
 /* Bytes/us into one site when every rank of the other sites sends to it at once: what the
  * site's WAN link carries, which one pair's connection need not fill. */
 static double bw_site_in;
+/* The same into each site while every site receives so at once (reported, not in the bound:
+ * on a real grid the sites' links are their own; on the testbed they share two cores). */
+static double bw_every_site_in;
+
+/* The raw forms (raw_transfers): not collectives, the traffic of one. */
+enum { RAW_ALLREDUCE = NCOLLS, RAW_ALLREDUCE_NODES, RAW_ALLREDUCE_WAN, RAW_ALLGATHER,
+	RAW_ALLTOALL };
+static void raw_transfers(int c, int bytes);
 
 /* One call of collective c with `bytes` per rank on comm; root for rooted ones. */
 static void
@@ -59,6 +67,11 @@ run_one(int c, int bytes, int root, MPI_Comm comm)
 {
 	int ints = bytes / 4 > 0 ? bytes / 4 : 1;
 	switch (c) {
+	case RAW_ALLREDUCE:
+	case RAW_ALLREDUCE_NODES:
+	case RAW_ALLREDUCE_WAN:
+	case RAW_ALLGATHER:
+	case RAW_ALLTOALL: raw_transfers(c, bytes); break;
 	case BCAST: MPI_Bcast(sbuf, bytes, MPI_BYTE, root, comm); break;
 	case REDUCE: MPI_Reduce(sbuf, rbuf, ints, MPI_INT, MPI_SUM, root, comm); break;
 	case ALLREDUCE: MPI_Allreduce(sbuf, rbuf, ints, MPI_INT, MPI_SUM, comm); break;
@@ -229,49 +242,57 @@ pingpong_us(int peer, int bytes, int reps)
 }
 
 /*
- * bw_site_in: each rank of site 0 asks (one byte) the ranks of the other sites assigned to it
- * (rank mod its site's size) for BIG bytes each and times the answer from its own request, so
- * no barrier's skew across the WAN enters the figure: elapsed = two WAN latencies + the
- * transfer. The slowest receiver's least time of `reps` counts.
+ * Bytes/us into a site from every rank of the others: each rank of a receiving site asks (one
+ * byte) the rank at its own position in each other site for BIG bytes and times the answer from
+ * its own request, so no barrier's skew across the WAN enters the figure: elapsed = two WAN
+ * latencies + the transfer. The slowest receiver's least time of `reps` counts. With `every`,
+ * every site receives so at once (and sends to the others): what each site's link carries
+ * while all are loaded, as they are in an allgather, an alltoall or an allreduce's WAN step.
  */
 static double
-site_ingress_bw(int reps)
+site_ingress_bw(int reps, int every)
 {
-	int me, n = nsites * nnodes * nper, nS = nnodes * nper;
+	int me, nS = nnodes * nper;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	int k = (n - nS + nS - 1) / nS; /* senders per receiver, at most */
-	MPI_Request *req = malloc((size_t)k * (MAX_PIECES + 1) * sizeof(*req));
+	int site = me / nS, pos = me % nS;
+	int receiving = every || site == 0, sending = every || site != 0;
+	/* per other site: the pieces in, a request out, the pieces out */
+	MPI_Request *req = malloc((size_t)nsites * (2 * MAX_PIECES + 1) * sizeof(*req));
 	double best = 1e30;
 	if (req == NULL)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	char go = 1;
+	char go = 1, got;
 	for (int i = 0; i <= reps; i++) { /* i == 0 warms the connections up */
 		MPI_Barrier(MPI_COMM_WORLD);
 		double t0 = MPI_Wtime(), t = 0;
 		int nreq = 0, j = 0;
-		if (me < nS) {
-			for (int s = nS + me; s < n; s += nS, j++)
-				for (int at = 0; at < BIG; at += PIECE)
-					MPI_Irecv(rbuf + (size_t)j * BIG + at, PIECE, MPI_BYTE, s, 2,
-					    MPI_COMM_WORLD, &req[nreq++]);
-			for (int s = nS + me; s < n; s += nS)
-				MPI_Isend(&go, 1, MPI_BYTE, s, 3, MPI_COMM_WORLD, &req[nreq++]);
-			MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-			t = (MPI_Wtime() - t0) * 1e6;
-		} else {
-			MPI_Recv(&go, 1, MPI_BYTE, me % nS, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		for (int T = 0; T < nsites && receiving; T++) {
+			if (T == site)
+				continue;
 			for (int at = 0; at < BIG; at += PIECE)
-				MPI_Isend(sbuf + at, PIECE, MPI_BYTE, me % nS, 2, MPI_COMM_WORLD,
-				    &req[nreq++]);
-			MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+				MPI_Irecv(rbuf + (size_t)j * BIG + at, PIECE, MPI_BYTE, T * nS + pos, 2,
+				    MPI_COMM_WORLD, &req[nreq++]);
+			MPI_Isend(&go, 1, MPI_BYTE, T * nS + pos, 3, MPI_COMM_WORLD, &req[nreq++]);
+			j++;
 		}
+		for (int T = 0; T < nsites && sending; T++) {
+			if (T == site || (!every && T != 0))
+				continue;
+			MPI_Recv(&got, 1, MPI_BYTE, T * nS + pos, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			for (int at = 0; at < BIG; at += PIECE)
+				MPI_Isend(sbuf + at, PIECE, MPI_BYTE, T * nS + pos, 2, MPI_COMM_WORLD,
+				    &req[nreq++]);
+		}
+		MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+		if (receiving)
+			t = (MPI_Wtime() - t0) * 1e6;
 		MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 		if (i > 0 && t < best)
 			best = t;
 	}
 	free(req);
 	double transfer = best - 2 * lat_us[L_WAN];
-	return (double)(n - nS) * BIG / (transfer > 1 ? transfer : 1);
+	return (double)nS * (nsites - 1) * BIG / (transfer > 1 ? transfer : 1);
 }
 
 static void
@@ -283,7 +304,80 @@ measure_links(void)
 		double big = pingpong_us(peer[k], BIG, 5);
 		bw[k] = BIG / (big - lat_us[k] > 1 ? big - lat_us[k] : 1);
 	}
-	bw_site_in = nsites > 1 ? site_ingress_bw(3) : 0;
+	bw_site_in = nsites > 1 ? site_ingress_bw(3, 0) : 0;
+	bw_every_site_in = nsites > 1 ? site_ingress_bw(3, 1) : 0;
+}
+
+/*
+ * The raw transfers of a collective's form at 1 MiB: every message the form (for allreduce and
+ * allgather the spread forms, mpi-glue/coll/README.md) moves, posted at once, with no dependency
+ * between them, no reduction and no copy. No execution of that form can be faster on this
+ * machine, so the raw time over the bound says how much of the bound the machine itself can
+ * give, with every rank and the WAN moving data at once (the bound's rates are each measured
+ * with the rest idle).
+ *   allreduce: inside the site a slice m/k to and from each other member twice (reduce-scatter,
+ *   then allgather), and across the WAN the slice to and from member j of every other site
+ *   (also timed alone: the one WAN step that every allreduce with one WAN latency needs; and
+ *   with the site's steps by node: m/P to and from each other rank of the node, then m/k to
+ *   and from the rank at the same place in each other node of the site, each twice, fewer
+ *   bytes over the site's network than the flat form: P ranks per node);
+ *   allgather: the block to and from member j of every other site, then everything a member
+ *   holds (S blocks) to and from each other member of its site;
+ *   alltoall (its only form: every block goes once, straight to its destination): each block
+ *   to and from its rank.
+ * k members per site, S sites; WAN messages in pieces under the eager limit, as qcg's are.
+ */
+static void
+raw_post(MPI_Request *req, int *n, size_t *roff, int peer, int len, int wan)
+{
+	int piece = wan ? PIECE : len;
+	for (int at = 0; at < len; at += piece) {
+		int l = len - at < piece ? len - at : piece;
+		MPI_Isend(sbuf + at, l, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req[(*n)++]);
+		MPI_Irecv(rbuf + *roff, l, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &req[(*n)++]);
+		*roff += (size_t)l;
+	}
+}
+
+static void
+raw_transfers(int c, int bytes)
+{
+	int me, k = nnodes * nper, S = nsites;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	int site = me / k, j = me % k, n = 0;
+	size_t roff = 0;
+	int reduce = c == RAW_ALLREDUCE || c == RAW_ALLREDUCE_NODES || c == RAW_ALLREDUCE_WAN;
+	int slice = bytes / k, site_len = reduce ? slice : S * bytes, wan_len = reduce ? slice : bytes;
+	MPI_Request *req = malloc(((size_t)2 * S * k * (wan_len / PIECE + 1) + (size_t)4 * k) *
+	    sizeof(*req));
+	if (req == NULL)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (c == RAW_ALLTOALL) {
+		for (int p = 0; p < S * k; p++)
+			if (p != me)
+				raw_post(req, &n, &roff, p, bytes, p / k != site);
+		MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+		free(req);
+		return;
+	}
+	for (int T = 0; T < S; T++)
+		if (T != site)
+			raw_post(req, &n, &roff, T * k + j, wan_len, 1);
+	for (int pass = 0; pass < 2 && c == RAW_ALLREDUCE_NODES; pass++) {
+		int node = j / nper, at = j % nper;
+		for (int i = 0; i < nper; i++)
+			if (i != at)
+				raw_post(req, &n, &roff, site * k + node * nper + i, bytes / nper, 0);
+		for (int o = 0; o < nnodes; o++)
+			if (o != node)
+				raw_post(req, &n, &roff, site * k + o * nper + at, slice, 0);
+	}
+	for (int pass = 0; pass < (c == RAW_ALLREDUCE ? 2 : c == RAW_ALLGATHER); pass++)
+		for (int i = 0; i < k; i++)
+			if (i != j)
+				raw_post(req, &n, &roff, site * k + i, site_len, 0);
+	MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+	free(req);
 }
 
 /* Time of one hop of kind k carrying v bytes: over the WAN at the faster of one pair and a
@@ -445,6 +539,29 @@ print_lateness(struct sampler *smp, double err_max, double off_max)
 	    smp->margin * 1e3);
 }
 
+/* The raw transfers `raw` (raw_transfers), timed as the collectives are: the least of
+ * RAW_REPS x reps samples (they are short, and a floor wants the machine's best moment),
+ * printed after its collective's 1 MiB row with its ratio to the bound b. */
+#define RAW_REPS 5
+static void
+measure_raw(struct sampler *smp, int raw, int reps, int me, double b)
+{
+	static const char *what[] = { "allreduce: the transfers of its spread form",
+		"allreduce: the same with the site's steps by node", "allreduce: its WAN step", "allgather: the transfers of its spread form",
+		"alltoall: the transfers of its direct form" };
+	double best = INFINITY;
+	run_one(raw, BIG, 0, MPI_COMM_WORLD); /* warm, as every timed call is */
+	sampler_restart(smp);
+	for (int r = 0; r < RAW_REPS * reps; r++) {
+		run_one(raw, BIG, 0, MPI_COMM_WORLD);
+		sampler_restart(smp);
+		best = fmin(best, sample_prompt(smp, raw, BIG, 0, MPI_COMM_WORLD));
+	}
+	if (me == 0)
+		printf("# raw %s %d B alone, posted at once, no dependency, no reduction: %.0f us, "
+		    "%.2fx the bound\n", what[raw - RAW_ALLREDUCE], BIG, best * 1e6, best * 1e6 / b);
+}
+
 static void
 run_all(MPI_Comm *comm, struct sampler *smp, int reps, int me, int n, const char *only)
 {
@@ -473,6 +590,13 @@ run_all(MPI_Comm *comm, struct sampler *smp, int reps, int me, int n, const char
 				printf("%-10s %8d %11.0f %11.0f %11.0f %11.0f %9.2f %9.2f %9.2f %9.2f "
 				    "%9.2f\n", colls[c], c == BARRIER ? 0 : sizes[s], t[0], t[1],
 				    t[2], b, t[0] / t[1], t[0] / t[2], t[0] / b, t[1] / b, t[2] / b);
+			if (sizes[s] == BIG && c == ALLREDUCE) {
+				measure_raw(smp, RAW_ALLREDUCE, reps, me, b);
+				measure_raw(smp, RAW_ALLREDUCE_NODES, reps, me, b);
+				measure_raw(smp, RAW_ALLREDUCE_WAN, reps, me, b);
+			} else if (sizes[s] == BIG && (c == ALLGATHER || c == ALLTOALL)) {
+				measure_raw(smp, c == ALLGATHER ? RAW_ALLGATHER : RAW_ALLTOALL, reps, me, b);
+			}
 			fflush(stdout);
 		}
 	}
@@ -517,8 +641,9 @@ main(int argc, char **argv)
 			    link_names[k], lat_us[k], bw[k], k == L_WAN && nsites > 1 ?
 			    ", one pair (the bound takes the faster of it and the next)" : "");
 	if (me == 0 && nsites > 1)
-		printf("# link wan  into one site from every rank of the others at once: %8.1f MB/s\n",
-		    bw_site_in);
+		printf("# link wan  into one site from every rank of the others at once: %8.1f MB/s; "
+		    "into each site while every site receives so: %8.1f MB/s\n", bw_site_in,
+		    bw_every_site_in);
 	static struct sampler smp; /* static: the lateness record is large */
 	/* its own communicator, tuned: control never mixes with the timed calls */
 	dup_with_pref(comm_pref[C_TUNED], &smp.ctl);
