@@ -33,7 +33,9 @@ bench_up() {
 	shift 2
 	exec 8>/run/qcg-testbed-tests.lock
 	flock -w 900 8 || { echo "$name: the testbed lock stayed busy" >&2; exit 1; }
-	trap '"$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
+	# KEEP_OUT=DIR: the jobs' outputs (descriptions, qcg-submit's output, staged-back files) are
+	# copied there before the testbed goes
+	trap '[[ -z ${KEEP_OUT:-} ]] || cp -r "$OUT/." "$KEEP_OUT/"; "$QTB" --dir "$TB" down >/dev/null 2>&1 8>&-' EXIT
 	"$QTB" --dir "$TB" up "$@" 8>&- >/dev/null
 	# shellcheck source=/dev/null
 	. "$TB/env"
