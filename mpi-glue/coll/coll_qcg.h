@@ -211,6 +211,8 @@ int mca_coll_qcg_scatter_verified(const void *sbuf, int scount, struct ompi_data
 
 /* coll_qcg_subcomms.c */
 int mca_coll_qcg_subcomms_ensure(struct ompi_communicator_t *comm, mca_coll_qcg_module_t *m);
+/* Frees them (MPI_COMM_SELF, which stands for a level of one-member units, is not ours). */
+void mca_coll_qcg_subcomms_free(mca_coll_qcg_module_t *m);
 
 /* coll_qcg_tree.c: buffers and the point-to-point steps between unit holders. */
 void *mca_coll_qcg_tmp_alloc(struct ompi_datatype_t *dtype, int count, char **base);

@@ -81,10 +81,7 @@ static void
 qcg_module_destruct(mca_coll_qcg_module_t *m)
 {
 	mca_coll_qcg_mcast_free(m);
-	if (m->node_comm != NULL)
-		ompi_comm_free(&m->node_comm);
-	if (m->cluster_comm != NULL)
-		ompi_comm_free(&m->cluster_comm);
+	mca_coll_qcg_subcomms_free(m);
 	qcg_release_previous(m);
 	free(m->holders);
 	qcg_topo_layout_free(&m->layout);

@@ -130,6 +130,8 @@ EXTRA_DIST += tests/coll/qcg_discovery_tiers.test
 # Topologies of any depth, folded to three levels (issue 20).
 TESTS += tests/coll/qcg_coll_depth.sh
 EXTRA_DIST += tests/coll/qcg_coll_depth.sh
+TESTS += tests/coll/qcg_coll_singletons.sh
+EXTRA_DIST += tests/coll/qcg_coll_singletons.sh
 
 
 # --- the multicast broadcast (paper 001) in mca_coll_qcg, see mpi-glue/coll/README.md --------
