@@ -9,6 +9,7 @@
 # residual, PTRANS's residual, MPIFFT's error, RandomAccess's error fraction) or the bench fails.
 # Prints a table: hpcc's figures per variant (median over REPS rounds, default 1) and qcg/tuned.
 #   WAN_DELAY=5 REPS=1 bench/apps/hpcc.sh     # from the build tree, after make
+# APP_ENV="K=V ..." adds environment to both variants' jobs; KEEP_OUT=DIR keeps the jobs' outputs.
 # Takes /tmp/qcg-heavy.lock (the machine is shared) unless QCG_HEAVY_LOCKED=1, and the testbed
 # lock; its testbed is always brought down.
 set -euo pipefail
@@ -37,6 +38,9 @@ job() {
 	{
 		printf '#QCG name=hpcc-%s-%s\n#QCG executable=%s\n#QCG walltime=PT30M\n' "$1" "$2" "$HPCC"
 		printf '#QCG environment=%s\n' "$env"
+		# APP_ENV="K=V ...": more environment for both variants (an experiment's MCA
+		# parameters, e.g. OMPI_MCA_mpi_preconnect_mpi=1)
+		for e in ${APP_ENV:-}; do printf '#QCG environment=%s\n' "$e"; done
 		printf '#QCG stage-in-file=%s -> hpccinf.txt\n' "$OUT/hpccinf.txt"
 		printf '#QCG stage-out-file=hpccoutf.txt -> %s\n' "$OUT/hpccoutf-$1-$2.txt"
 		printf '#QCG host=%s\n#QCG nodes=2:1\n' a b c
