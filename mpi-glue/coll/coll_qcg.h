@@ -194,6 +194,13 @@ int mca_coll_qcg_allgather_verified(const void *sbuf, int scount, struct ompi_da
 int mca_coll_qcg_alltoall_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
     void *rbuf, int rcount, struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
     mca_coll_base_module_t *module);
+int mca_coll_qcg_allgatherv_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_qcg_alltoallv_verified(const void *sbuf, const int *scounts, const int *sdispls,
+    struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdispls,
+    struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module);
 int mca_coll_qcg_bcast_verified(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_qcg_reduce_verified(const void *sbuf, void *rbuf, int count,

@@ -72,9 +72,12 @@ qcg_verify_worth(int coll, size_t bytes, int alg, const double *predicted, long 
     int margin_pct)
 {
 	int unrooted = coll == QCG_COLL_ALLREDUCE || coll == QCG_COLL_ALLGATHER ||
-	    coll == QCG_COLL_ALLTOALL;
-	if (alg == QCG_ALG_PREVIOUS || alg < 0 || alg >= QCG_NALGS || verify_bytes <= 0 ||
-	    !(unrooted || qcg_coll_rooted(coll)) || bytes == QCG_BYTES_UNKNOWN)
+	    coll == QCG_COLL_ALLTOALL || coll == QCG_COLL_ALLGATHERV;
+	if (alg == QCG_ALG_PREVIOUS || alg < 0 || alg >= QCG_NALGS || verify_bytes <= 0)
+		return 0;
+	if (coll == QCG_COLL_ALLTOALLV)
+		return bytes == QCG_BYTES_UNKNOWN;
+	if (!(unrooted || qcg_coll_rooted(coll)) || bytes == QCG_BYTES_UNKNOWN)
 		return 0;
 	if (bytes >= (size_t)verify_bytes)
 		return 1;

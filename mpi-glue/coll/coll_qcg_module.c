@@ -188,7 +188,7 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.ft_event = NULL;
 	/* Collectives left NULL keep the previous component's function. */
 	m->super.coll_allgather = mca_coll_qcg_allgather_verified;
-	m->super.coll_allgatherv = mca_coll_qcg_allgatherv;
+	m->super.coll_allgatherv = mca_coll_qcg_allgatherv_verified;
 	m->super.coll_allreduce = mca_coll_qcg_allreduce_verified;
 	m->super.coll_alltoall = mca_coll_qcg_alltoall_verified;
 	m->super.coll_barrier = mca_coll_qcg_barrier;
@@ -200,7 +200,7 @@ mca_coll_qcg_comm_query(struct ompi_communicator_t *comm, int *priority)
 	m->super.coll_scatter = mca_coll_qcg_scatter_verified;
 	m->super.coll_gatherv = mca_coll_qcg_gatherv;
 	m->super.coll_scatterv = mca_coll_qcg_scatterv;
-	m->super.coll_alltoallv = mca_coll_qcg_alltoallv;
+	m->super.coll_alltoallv = mca_coll_qcg_alltoallv_verified;
 	m->super.coll_scan = mca_coll_qcg_scan;
 	m->super.coll_exscan = mca_coll_qcg_exscan;
 	*priority = mca_coll_qcg_component.priority;

@@ -167,6 +167,29 @@ mca_coll_qcg_alltoall_verified(const void *sbuf, int scount, struct ompi_datatyp
 }
 
 int
+mca_coll_qcg_allgatherv_verified(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+    void *rbuf, const int *rcounts, const int *displs, struct ompi_datatype_t *rdtype,
+    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_allgatherv(sbuf, scount, sdtype, rbuf, rcounts, displs, rdtype, comm,
+	    module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_ALLGATHERV);
+	return rc;
+}
+
+int
+mca_coll_qcg_alltoallv_verified(const void *sbuf, const int *scounts, const int *sdispls,
+    struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts, const int *rdispls,
+    struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+    mca_coll_base_module_t *module)
+{
+	int rc = mca_coll_qcg_alltoallv(sbuf, scounts, sdispls, sdtype, rbuf, rcounts, rdispls,
+	    rdtype, comm, module);
+	verify_end((mca_coll_qcg_module_t *)module, QCG_COLL_ALLTOALLV);
+	return rc;
+}
+
+int
 mca_coll_qcg_bcast_verified(void *buf, int count, struct ompi_datatype_t *dtype, int root,
     struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {

@@ -403,6 +403,15 @@ verify_large_calls_and_thin_margins(void)
 	CHECK(!qcg_verify_worth(QCG_COLL_ALLGATHER, 1 << 20, QCG_ALG_SPREAD, t, 0, 25));
 	CHECK(!qcg_verify_worth(QCG_COLL_ALLGATHER, QCG_BYTES_UNKNOWN, QCG_ALG_SPREAD, t, 1, 25));
 	CHECK(!qcg_verify_worth(QCG_COLL_SCAN, 1 << 20, QCG_ALG_MULTILEVEL, t, 1, 1000));
+	CHECK(!qcg_verify_worth(QCG_COLL_GATHERV, QCG_BYTES_UNKNOWN, QCG_ALG_MULTILEVEL, t, 1, 25));
+	/* allgatherv as allgather; alltoallv (sizes differ by rank) at its first calls, any size */
+	CHECK(qcg_verify_worth(QCG_COLL_ALLGATHERV, 1 << 20, QCG_ALG_MULTILEVEL, t, 65536, 25));
+	CHECK(qcg_verify_worth(QCG_COLL_ALLTOALLV, QCG_BYTES_UNKNOWN, QCG_ALG_MULTILEVEL, NULL,
+	    65536, 25));
+	CHECK(!qcg_verify_worth(QCG_COLL_ALLTOALLV, QCG_BYTES_UNKNOWN, QCG_ALG_MULTILEVEL, t, 0,
+	    25));
+	CHECK(!qcg_verify_worth(QCG_COLL_ALLTOALLV, QCG_BYTES_UNKNOWN, QCG_ALG_PREVIOUS, t, 65536,
+	    25));
 	CHECK(!qcg_verify_worth(QCG_COLL_BARRIER, 0, QCG_ALG_MULTILEVEL, t, 1, 1000));
 }
 
