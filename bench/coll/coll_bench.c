@@ -352,15 +352,10 @@ raw_transfers(int c, int bytes)
 	    sizeof(*req));
 	if (req == NULL)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	if (c == RAW_ALLTOALL) {
-		for (int p = 0; p < S * k; p++)
-			if (p != me)
-				raw_post(req, &n, &roff, p, bytes, p / k != site);
-		MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-		free(req);
-		return;
-	}
-	for (int T = 0; T < S; T++)
+	for (int p = 0; p < S * k && c == RAW_ALLTOALL; p++)
+		if (p != me)
+			raw_post(req, &n, &roff, p, bytes, p / k != site);
+	for (int T = 0; T < S && c != RAW_ALLTOALL; T++)
 		if (T != site)
 			raw_post(req, &n, &roff, T * k + j, wan_len, 1);
 	for (int pass = 0; pass < 2 && c == RAW_ALLREDUCE_NODES; pass++) {
@@ -547,7 +542,8 @@ static void
 measure_raw(struct sampler *smp, int raw, int reps, int me, double b)
 {
 	static const char *what[] = { "allreduce: the transfers of its spread form",
-		"allreduce: the same with the site's steps by node", "allreduce: its WAN step", "allgather: the transfers of its spread form",
+		"allreduce: the same with the site's steps by node", "allreduce: its WAN step",
+		"allgather: the transfers of its spread form",
 		"alltoall: the transfers of its direct form" };
 	double best = INFINITY;
 	run_one(raw, BIG, 0, MPI_COMM_WORLD); /* warm, as every timed call is */
